@@ -1,0 +1,34 @@
+# make run: the service with demo data on SQLite at http://127.0.0.1:8000
+# make test: the test suite (SQLite, or PostgreSQL when DATABASE_URL is set)
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+export DEBUG ?= 1
+
+.PHONY: run test lint install migrate clean
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	mkdir -p var
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+
+run: migrate
+	$(PY) manage.py bootstrap_demo
+	$(VENV)/bin/gunicorn vault.wsgi:application --bind 127.0.0.1:8000 --workers 2 --access-logfile -
+
+test: install
+	$(VENV)/bin/pytest
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+clean:
+	rm -rf $(VENV) var

@@ -1,0 +1,55 @@
+"""The permission vocabulary and the route -> action table (SPEC 5, CONTRACT 3): the one truth the
+permission class reads. Keys are (URL name, HTTP method)."""
+from __future__ import annotations
+
+from django.db import models
+
+
+class Action(models.TextChoices):
+    CREATE_CUSTOMER = "CreateCustomer"
+    GET_CUSTOMER = "GetCustomer"
+    LIST_CUSTOMERS = "ListCustomers"
+    UPDATE_CUSTOMER = "UpdateCustomer"
+    MANAGE_PAYMENT_METHODS = "ManagePaymentMethods"
+    VIEW_PAYMENT_METHODS = "ViewPaymentMethods"
+    CREATE_TRANSACTION = "CreateTransaction"
+    VIEW_TRANSACTIONS = "ViewTransactions"
+    VIEW_REPORTS = "ViewReports"
+
+
+ALL_ACTIONS: tuple[str, ...] = tuple(Action.values)
+
+# Actions an API key of a company in staged rollout may use only when its rollout flag is set (SPEC 5 rule 2).
+ROLLOUT_GATED_ACTIONS = frozenset({Action.CREATE_CUSTOMER, Action.MANAGE_PAYMENT_METHODS})
+
+DEFAULT_ROLES: dict[str, tuple[str, ...]] = {
+    "admin": ALL_ACTIONS,
+    "support": (
+        Action.GET_CUSTOMER,
+        Action.LIST_CUSTOMERS,
+        Action.UPDATE_CUSTOMER,
+        Action.VIEW_PAYMENT_METHODS,
+        Action.VIEW_TRANSACTIONS,
+        Action.VIEW_REPORTS,
+    ),
+    "reporting": (Action.VIEW_REPORTS, Action.VIEW_TRANSACTIONS),
+}
+
+LIVE_API_KEY_GROUP = "live-api-key"
+
+ROUTE_ACTIONS: dict[tuple[str, str], str] = {
+    ("customer-list", "POST"): Action.CREATE_CUSTOMER,
+    ("customer-list", "GET"): Action.LIST_CUSTOMERS,
+    ("customer-detail", "GET"): Action.GET_CUSTOMER,
+    ("customer-detail", "PATCH"): Action.UPDATE_CUSTOMER,
+    ("payment-method-create", "POST"): Action.MANAGE_PAYMENT_METHODS,
+    ("payment-method-list", "GET"): Action.VIEW_PAYMENT_METHODS,
+    ("payment-method-detail", "GET"): Action.VIEW_PAYMENT_METHODS,
+    ("payment-method-detail", "DELETE"): Action.MANAGE_PAYMENT_METHODS,
+    ("payment-method-set-default", "POST"): Action.MANAGE_PAYMENT_METHODS,
+    ("transaction-create", "PUT"): Action.CREATE_TRANSACTION,
+    ("transaction-detail", "GET"): Action.VIEW_TRANSACTIONS,
+    ("transaction-void", "POST"): Action.CREATE_TRANSACTION,
+    ("transaction-reverse", "POST"): Action.CREATE_TRANSACTION,
+    ("reporting-transactions", "GET"): Action.VIEW_REPORTS,
+}

@@ -1,0 +1,146 @@
+"""Merchants (companies), their users, roles, memberships, API keys and the API-key action group."""
+from __future__ import annotations
+
+from uuid import uuid4
+
+from django.contrib.auth.models import AbstractBaseUser, BaseUserManager, PermissionsMixin
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils import timezone
+
+from accounts.actions import ALL_ACTIONS
+
+
+def validate_actions(value: object) -> None:
+    if not isinstance(value, list) or any(not isinstance(item, str) for item in value):
+        raise ValidationError("actions must be a list of action names")
+    unknown = sorted(set(value) - set(ALL_ACTIONS))
+    if unknown:
+        raise ValidationError(f"unknown actions: {', '.join(unknown)}")
+
+
+def new_ach_company_id() -> str:
+    return "9" + uuid4().hex[:9].upper()
+
+
+class Company(models.Model):
+    """The merchant entity every customer, method and transaction belongs to."""
+
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=255)
+    staged_rollout = models.BooleanField(
+        default=False, help_text="In a staged role-based rollout: API keys need their rollout flag for gated actions."
+    )
+    hold_over = models.BigIntegerField(default=1_000_000, help_text="Charges above this many cents are HELD.")
+    decline_over = models.BigIntegerField(default=2_500_000, help_text="Charges above this many cents are DECLINED.")
+    daily_volume_limit = models.BigIntegerField(
+        null=True, blank=True, help_text="Cents per day; a charge that would pass it is HELD. Empty: no limit."
+    )
+    cutoff_time = models.TimeField(default="16:00", help_text="ACH cut-off (Eastern time) for same-day processing.")
+    ach_company_id = models.CharField(
+        max_length=10, default=new_ach_company_id, help_text="NACHA Company Identification."
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        verbose_name_plural = "companies"
+        constraints = [
+            models.CheckConstraint(condition=models.Q(hold_over__gte=0), name="company_hold_over_nonnegative"),
+            models.CheckConstraint(condition=models.Q(decline_over__gte=0), name="company_decline_over_nonnegative"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class UserManager(BaseUserManager):
+    use_in_migrations = True
+
+    def create_user(self, email: str, password: str | None = None, **extra) -> User:
+        if not email:
+            raise ValueError("email is required")
+        user = self.model(email=self.normalize_email(email).lower(), **extra)
+        user.set_password(password)
+        user.save(using=self._db)
+        return user
+
+    def create_superuser(self, email: str, password: str | None = None, **extra) -> User:
+        extra.setdefault("is_staff", True)
+        extra.setdefault("is_superuser", True)
+        return self.create_user(email, password, **extra)
+
+
+class User(AbstractBaseUser, PermissionsMixin):
+    """A person who logs in with an email address: merchant developers and support staff."""
+
+    email = models.EmailField(unique=True)
+    full_name = models.CharField(max_length=255, blank=True)
+    is_active = models.BooleanField(default=True)
+    is_staff = models.BooleanField(default=False)
+    date_joined = models.DateTimeField(default=timezone.now)
+
+    objects = UserManager()
+
+    USERNAME_FIELD = "email"
+    EMAIL_FIELD = "email"
+
+    def __str__(self) -> str:
+        return self.email
+
+
+class Role(models.Model):
+    """A named set of actions granted to a user through a membership."""
+
+    name = models.CharField(max_length=64, unique=True)
+    actions = models.JSONField(default=list, validators=[validate_actions])
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memberships")
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="memberships")
+    role = models.ForeignKey(Role, on_delete=models.PROTECT, related_name="memberships")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["company", "user"], name="membership_one_per_company")]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.company} ({self.role})"
+
+
+class ActionGroup(models.Model):
+    """A named set of actions that applies to every API key (the live API-key action group)."""
+
+    name = models.CharField(max_length=64, unique=True)
+    actions = models.JSONField(default=list, validators=[validate_actions])
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ApiKey(models.Model):
+    """A merchant's API key. Only the prefix and a SHA-256 of the whole high-entropy key are kept."""
+
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=16, unique=True, editable=False)
+    key_hash = models.CharField(max_length=64, editable=False)
+    rollout_allowed = models.BooleanField(
+        default=False, help_text="Rollout registry: may use gated actions while the company is in staged rollout."
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["company", "created_at"], name="apikey_company_created")]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.name or 'unnamed'})"
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None

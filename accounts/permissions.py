@@ -1,0 +1,68 @@
+"""One permission class for every route: resolves the acting company and checks the route's action."""
+from __future__ import annotations
+
+import uuid
+
+from rest_framework import exceptions
+from rest_framework.permissions import BasePermission
+
+from accounts.actions import ROLLOUT_GATED_ACTIONS, ROUTE_ACTIONS
+from accounts.authentication import ApiKeyPrincipal
+from accounts.selectors import live_api_key_actions, membership_for
+from vault.errors import ApiError, Forbidden
+
+ENTITY_PARAM = "entityUuid"
+
+
+def _entity_uuid(request) -> uuid.UUID | None:
+    raw = request.query_params.get(ENTITY_PARAM)
+    if raw in (None, ""):
+        return None
+    try:
+        return uuid.UUID(raw)
+    except ValueError:
+        raise ApiError(f"{ENTITY_PARAM} must be a UUID", field=ENTITY_PARAM, code="invalid") from None
+
+
+def route_action(request) -> str | None:
+    match = request.resolver_match
+    return ROUTE_ACTIONS.get((match.url_name if match else None, request.method))
+
+
+class RouteActionPermission(BasePermission):
+    """Fails closed: a route missing from ROUTE_ACTIONS is refused to every caller.
+
+    Sets `request.company` (the merchant acted for) and `request.action` for the view."""
+
+    def has_permission(self, request, view) -> bool:
+        if getattr(view, "public", False):
+            return True
+        principal = request.user
+        if principal is None or not getattr(principal, "is_authenticated", False):
+            raise exceptions.NotAuthenticated("Authentication credentials were not provided.")
+        action = route_action(request)
+        if action is None:
+            raise Forbidden("This route is not open to API callers.")
+        entity = _entity_uuid(request)
+
+        if isinstance(principal, ApiKeyPrincipal):
+            company = principal.company
+            if entity is not None and entity != company.uuid:
+                raise Forbidden("The API key may not act for that entity.")
+            allowed = action in live_api_key_actions()
+            if allowed and action in ROLLOUT_GATED_ACTIONS and company.staged_rollout:
+                allowed = principal.api_key.rollout_allowed
+        else:
+            if entity is None:
+                raise ApiError(f"{ENTITY_PARAM} is required with a Bearer token", field=ENTITY_PARAM, code="required")
+            membership = membership_for(user_id=principal.pk, company_uuid=entity)
+            if membership is None:
+                raise Forbidden("You may not act for that entity.")
+            company = membership.company
+            allowed = action in membership.role.actions
+
+        if not allowed:
+            raise Forbidden("Forbidden.")
+        request.company = company
+        request.action = action
+        return True

@@ -1,0 +1,38 @@
+"""Reads for the security model: API keys by prefix, memberships, the live action group."""
+from __future__ import annotations
+
+import time
+
+from accounts.actions import ALL_ACTIONS, LIVE_API_KEY_GROUP
+from accounts.models import ActionGroup, ApiKey, Membership
+
+_GROUP_CACHE_SECONDS = 5.0
+_group_cache: dict[str, tuple[float, frozenset[str]]] = {}
+
+
+def api_key_by_prefix(prefix: str) -> ApiKey | None:
+    return ApiKey.objects.select_related("company").filter(prefix=prefix).first()
+
+
+def membership_for(*, user_id: int, company_uuid) -> Membership | None:
+    return (
+        Membership.objects.select_related("company", "role")
+        .filter(user_id=user_id, company__uuid=company_uuid)
+        .first()
+    )
+
+
+def live_api_key_actions() -> frozenset[str]:
+    """The live API-key action group; cached per process for a few seconds, since every request reads it."""
+    cached = _group_cache.get(LIVE_API_KEY_GROUP)
+    now = time.monotonic()
+    if cached and now - cached[0] < _GROUP_CACHE_SECONDS:
+        return cached[1]
+    group = ActionGroup.objects.filter(name=LIVE_API_KEY_GROUP).first()
+    actions = frozenset(group.actions if group else ALL_ACTIONS)
+    _group_cache[LIVE_API_KEY_GROUP] = (now, actions)
+    return actions
+
+
+def clear_action_group_cache() -> None:
+    _group_cache.clear()

@@ -1,0 +1,94 @@
+"""Writes for companies, users and API keys."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.actions import DEFAULT_ROLES
+from accounts.models import ApiKey, Company, Membership, Role, User
+
+API_KEY_PREFIX_BYTES = 6
+API_KEY_SECRET_BYTES = 32
+
+
+def hash_api_key(raw_key: str) -> str:
+    # The key carries 256 bits of randomness, so a fast hash is enough: no offline guessing is feasible,
+    # and each request pays microseconds instead of a password hash.
+    return hashlib.sha256(raw_key.encode()).hexdigest()
+
+
+def split_api_key(raw_key: str) -> tuple[str, str] | None:
+    """`vk_<prefix>_<secret>` -> (prefix, secret); None for anything not of that shape."""
+    parts = raw_key.split("_")
+    if len(parts) != 3 or parts[0] != "vk" or not parts[1] or not parts[2]:
+        return None
+    return parts[1], parts[2]
+
+
+def basic_authorization(raw_key: str) -> str:
+    return "Basic " + base64.b64encode(f"{raw_key}:".encode()).decode()
+
+
+@dataclass(frozen=True)
+class IssuedApiKey:
+    api_key: ApiKey
+    raw_key: str
+
+    @property
+    def authorization(self) -> str:
+        return basic_authorization(self.raw_key)
+
+
+def company_create(
+    *, name: str, hold_over: int | None = None, decline_over: int | None = None, staged_rollout: bool = False
+) -> Company:
+    company = Company(name=name, staged_rollout=staged_rollout)
+    if hold_over is not None:
+        company.hold_over = hold_over
+    if decline_over is not None:
+        company.decline_over = decline_over
+    company.full_clean()
+    company.save()
+    return company
+
+
+def api_key_create(*, company: Company, name: str = "", rollout_allowed: bool = False) -> IssuedApiKey:
+    prefix = secrets.token_hex(API_KEY_PREFIX_BYTES)
+    raw_key = f"vk_{prefix}_{secrets.token_urlsafe(API_KEY_SECRET_BYTES)}"
+    api_key = ApiKey.objects.create(
+        company=company, name=name, prefix=prefix, key_hash=hash_api_key(raw_key), rollout_allowed=rollout_allowed
+    )
+    return IssuedApiKey(api_key=api_key, raw_key=raw_key)
+
+
+def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
+    if api_key.revoked_at is None:
+        api_key.revoked_at = timezone.now()
+        api_key.save(update_fields=["revoked_at"])
+    return api_key
+
+
+def role_get_or_create_default(name: str) -> Role:
+    role, _ = Role.objects.get_or_create(name=name, defaults={"actions": list(DEFAULT_ROLES.get(name, ()))})
+    return role
+
+
+@transaction.atomic
+def user_create(*, email: str, password: str, company: Company, role_name: str = "admin") -> User:
+    user = User.objects.filter(email=email.lower()).first()
+    if user is None:
+        user = User.objects.create_user(email=email, password=password)
+    role = role_get_or_create_default(role_name)
+    Membership.objects.update_or_create(user=user, company=company, defaults={"role": role})
+    return user
+
+
+def company_set_rollout(*, company: Company, staged: bool) -> Company:
+    company.staged_rollout = staged
+    company.save(update_fields=["staged_rollout"])
+    return company

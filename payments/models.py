@@ -1,0 +1,59 @@
+"""Saved bank accounts (the vault, SPEC 2.2): account numbers encrypted, duplicates found by keyed hash."""
+from __future__ import annotations
+
+from uuid import uuid4
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.models import Company
+from customers.models import Customer
+from vault.fields import EncryptedTextField
+
+
+class PaymentMethod(models.Model):
+    class Type(models.TextChoices):
+        BANK = "bank"
+
+    class AccountType(models.TextChoices):
+        CHECKING = "Checking"
+        SAVINGS = "Savings"
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="payment_methods")
+    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="payment_methods")
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    type = models.CharField(max_length=10, choices=Type.choices, default=Type.BANK)
+    account_type = models.CharField(max_length=10, choices=AccountType.choices)
+    account_number = EncryptedTextField()
+    account_hash = models.CharField(max_length=64, editable=False, help_text="Keyed hash of routing + account.")
+    last_four = models.CharField(max_length=4)
+    routing_number = models.CharField(max_length=9)
+    nickname = models.CharField(max_length=100, blank=True)
+    is_default = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    blocked_at = models.DateTimeField(null=True, blank=True)
+    blocked_reason = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["company", "customer"],
+                condition=Q(is_default=True, deleted_at__isnull=True),
+                name="payment_method_one_default_per_customer",
+            ),
+            models.UniqueConstraint(
+                fields=["company", "customer", "account_hash"],
+                condition=Q(deleted_at__isnull=True),
+                name="payment_method_unique_account_per_customer",
+            ),
+        ]
+        indexes = [models.Index(fields=["company", "customer", "created_at"], name="pm_company_customer_created")]
+
+    def __str__(self) -> str:
+        return self.display_name
+
+    @property
+    def display_name(self) -> str:
+        return f"{self.account_type} ****{self.last_four}"

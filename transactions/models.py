@@ -1,0 +1,272 @@
+"""Transactions and the lifecycle records around them (SPEC 2.3, 2.4, 4.9; CONTRACT 6, 7).
+
+The transaction row keeps its own scalar columns; batch, settlement, return, change-notice, hold and
+exception data live in their own tables so reporting joins them only when a column asks for them.
+`Transaction.id` is the per-deployment increasing `numericId`."""
+from __future__ import annotations
+
+from uuid import uuid4
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.models import Company
+from customers.models import Customer
+from payments.models import PaymentMethod
+from vault.fields import EncryptedTextField
+
+
+class Method(models.TextChoices):
+    ACH = "ACH"
+    RCC = "RCC"
+    RTP = "RTP"
+    CRD = "CRD"
+
+
+BANK_METHODS = frozenset({Method.ACH, Method.RCC, Method.RTP})
+
+
+class TransactionType(models.TextChoices):
+    DEBIT = "Debit"
+    CREDIT = "Credit"
+
+
+class Status(models.TextChoices):
+    PENDING = "Pending"
+    PROCESSING = "Processing"
+    SETTLED = "Settled"
+    RETURNED = "Returned"
+    VOIDED = "Voided"
+    REJECTED = "Rejected"
+    REVERSED = "Reversed"
+    DECLINED = "DECLINED"
+    HELD = "HELD"
+
+
+class OriginationFile(models.Model):
+    """One NACHA file written by `originate` for a processing window (spans companies)."""
+
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    window_at = models.DateTimeField(help_text="The processing window the file was cut for.")
+    file_id_modifier = models.CharField(max_length=1)
+    path = models.CharField(max_length=500)
+    batch_count = models.PositiveIntegerField(default=0)
+    entry_count = models.PositiveIntegerField(default=0)
+    debit_total = models.BigIntegerField(default=0)
+    credit_total = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["window_at", "file_id_modifier"], name="origination_file_window_modifier")
+        ]
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class Batch(models.Model):
+    """A NACHA batch: one company, one SEC code, one window. `id` is batchNumericId."""
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="batches")
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    origination_file = models.ForeignKey(
+        OriginationFile, on_delete=models.PROTECT, null=True, blank=True, related_name="batches"
+    )
+    standard_entry_class_code = models.CharField(max_length=4)
+    effective_date = models.DateField()
+    batched_at = models.DateTimeField(default=timezone.now)
+    batch_number = models.PositiveIntegerField(default=1, help_text="Position of the batch inside its file.")
+    entry_count = models.PositiveIntegerField(default=0)
+    debit_total = models.BigIntegerField(default=0)
+    credit_total = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "batches"
+        indexes = [models.Index(fields=["company", "batched_at"], name="batch_company_batched")]
+
+    def __str__(self) -> str:
+        return f"Batch {self.pk}"
+
+
+class Settlement(models.Model):
+    """Funds settled for one company on one day; late returns get their own settlement of kind late_return."""
+
+    class Kind(models.TextChoices):
+        REGULAR = "regular"
+        LATE_RETURN = "late_return"
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="settlements")
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.REGULAR)
+    settlement_date = models.DateField()
+    processed_at = models.DateTimeField(default=timezone.now)
+    transaction_count = models.PositiveIntegerField(default=0)
+    net_amount = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["company", "kind", "settlement_date"], name="settlement_company_kind_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"Settlement {self.pk} ({self.kind} {self.settlement_date})"
+
+
+class IngestionFile(models.Model):
+    """A return / notice-of-change file imported by `import_returns`."""
+
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    filename = models.CharField(max_length=500)
+    sha256 = models.CharField(max_length=64, unique=True)
+    file_format = models.CharField(max_length=10)
+    received_at = models.DateTimeField(default=timezone.now)
+    summary = models.JSONField(default=dict, blank=True)
+
+    def __str__(self) -> str:
+        return self.filename
+
+
+class Transaction(models.Model):
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="transactions")
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    sequence_uuid = models.UUIDField(default=uuid4, editable=False)
+    historical_id = models.CharField(max_length=255, blank=True)
+    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions")
+    payment_method = models.ForeignKey(
+        PaymentMethod, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions"
+    )
+    method = models.CharField(max_length=3, choices=Method.choices)
+    type = models.CharField(max_length=6, choices=TransactionType.choices)
+    amount = models.BigIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    standard_entry_class_code = models.CharField(max_length=4, blank=True)
+    effective_date = models.DateField()
+    is_same_day = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    external_unique_id = models.CharField(max_length=255, blank=True)
+    is_duplicate = models.BooleanField(default=False)
+    rtp_transaction_id = models.CharField(max_length=64, blank=True)
+    idempotency_key = models.CharField(max_length=255, blank=True)
+    description = models.CharField(max_length=255, blank=True)
+    failure_reason = models.CharField(max_length=255, blank=True)
+    category = models.CharField(max_length=255, blank=True)
+    category_uuid = models.UUIDField(null=True, blank=True)
+    sale_at = models.DateTimeField(null=True, blank=True)
+    voided_at = models.DateTimeField(null=True, blank=True)
+    reversed_at = models.DateTimeField(null=True, blank=True)
+    reversal_uuid = models.UUIDField(null=True, blank=True, help_text="The offsetting transaction of a reversal.")
+
+    # Payment details as charged (a saved method's stored values replace the request's, SPEC 4.7 rule 3).
+    name = models.CharField(max_length=255, blank=True)
+    account_type = models.CharField(max_length=10, blank=True)
+    account_number = EncryptedTextField(null=True, blank=True)
+    account_number_hash = models.CharField(max_length=64, blank=True, help_text="Keyed hash of the account number.")
+    account_last_four = models.CharField(max_length=4, blank=True)
+    routing_number = models.CharField(max_length=9, blank=True)
+
+    # Card (CRD): only first six, last four and a masked number are ever stored.
+    card_first_six = models.CharField(max_length=6, blank=True)
+    card_last_four = models.CharField(max_length=4, blank=True)
+    card_masked = models.CharField(max_length=19, blank=True)
+    card_expiration = models.CharField(max_length=5, blank=True)
+    authorized_at = models.DateTimeField(null=True, blank=True)
+    auth_response_code = models.CharField(max_length=8, blank=True)
+    captured_at = models.DateTimeField(null=True, blank=True)
+
+    batch = models.ForeignKey(Batch, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions")
+    trace_number = models.CharField(max_length=15, blank=True)
+    settlement = models.ForeignKey(
+        Settlement, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions"
+    )
+    expected_to_settle_at = models.DateTimeField(null=True, blank=True)
+    late_return_settlement = models.ForeignKey(
+        Settlement, on_delete=models.PROTECT, null=True, blank=True, related_name="late_return_transactions"
+    )
+    late_returned_at = models.DateTimeField(null=True, blank=True)
+    ingestion_file = models.ForeignKey(
+        IngestionFile, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="transaction_amount_positive"),
+            models.UniqueConstraint(
+                fields=["trace_number"], condition=~Q(trace_number=""), name="transaction_unique_trace_number"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["company", "-id"], name="txn_company_id"),
+            models.Index(fields=["company", "created_at"], name="txn_company_created"),
+            models.Index(fields=["company", "effective_date"], name="txn_company_effective"),
+            models.Index(fields=["company", "amount"], name="txn_company_amount"),
+            models.Index(fields=["company", "status"], name="txn_company_status"),
+            models.Index(fields=["company", "account_number_hash"], name="txn_company_account_hash"),
+            models.Index(fields=["status", "method", "effective_date"], name="txn_status_method_effective"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.type} {self.amount} ({self.uuid})"
+
+
+class TransactionReturn(models.Model):
+    """An ACH return (R01, R02, ...). `id` is returnNumericId."""
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="+")
+    transaction = models.OneToOneField(Transaction, on_delete=models.PROTECT, related_name="return_entry")
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    return_code = models.CharField(max_length=4)
+    return_reason = models.CharField(max_length=255)
+    returned_at = models.DateTimeField()
+    ingestion_file = models.ForeignKey(IngestionFile, on_delete=models.PROTECT, null=True, blank=True)
+
+
+class ChangeNotice(models.Model):
+    """A notice of change (C01, C02, ...) with the old and new values it carried."""
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="+")
+    transaction = models.OneToOneField(Transaction, on_delete=models.PROTECT, related_name="change_notice")
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    change_code = models.CharField(max_length=4)
+    change_reason = models.CharField(max_length=255)
+    changed_at = models.DateTimeField()
+    noc_received_at = models.DateTimeField()
+    old_value = models.JSONField(default=dict)
+    new_value = models.JSONField(default=dict)
+    ingestion_file = models.ForeignKey(IngestionFile, on_delete=models.PROTECT, null=True, blank=True)
+
+
+class TransactionHold(models.Model):
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="+")
+    transaction = models.OneToOneField(Transaction, on_delete=models.PROTECT, related_name="hold")
+    hold_code = models.CharField(max_length=8)
+    hold_reason = models.CharField(max_length=255)
+    held_at = models.DateTimeField(default=timezone.now)
+    released_at = models.DateTimeField(null=True, blank=True)
+
+
+class TransactionException(models.Model):
+    """Operator handling of a problem transaction: rejected, restored, acknowledged."""
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="+")
+    transaction = models.OneToOneField(Transaction, on_delete=models.PROTECT, related_name="exception")
+    reject_reason = models.CharField(max_length=255, blank=True)
+    rejected_at = models.DateTimeField(null=True, blank=True)
+    restored_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to an `Idempotency-Key`, replayed for 24 hours (CONTRACT 6)."""
+
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    transaction = models.ForeignKey(Transaction, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["company", "key"], name="idempotency_company_key")]

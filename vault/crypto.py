@@ -1,0 +1,44 @@
+"""Field encryption (Fernet, rotating key list) and keyed blind indexes for encrypted values."""
+from __future__ import annotations
+
+import hashlib
+import hmac
+from functools import lru_cache
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from django.conf import settings
+
+
+@lru_cache(maxsize=1)
+def _fernet(keys: tuple[str, ...]) -> MultiFernet:
+    return MultiFernet([Fernet(key.strip().encode()) for key in keys])
+
+
+def fernet() -> MultiFernet:
+    return _fernet(tuple(settings.FIELD_ENCRYPTION_KEYS))
+
+
+def encrypt(plain: str) -> str:
+    return fernet().encrypt(plain.encode()).decode()
+
+
+def decrypt(token: str) -> str:
+    try:
+        return fernet().decrypt(token.encode()).decode()
+    except InvalidToken as exc:  # never echo the token: it is ciphertext of an account number
+        raise ValueError("encrypted value cannot be read with the configured FIELD_ENCRYPTION_KEYS") from exc
+
+
+def rotate(token: str) -> str:
+    """Re-encrypt under the newest key (first in FIELD_ENCRYPTION_KEYS)."""
+    return fernet().rotate(token.encode()).decode()
+
+
+def blind_index(*parts: str) -> str:
+    """HMAC-SHA256 of the parts under BLIND_INDEX_KEY: equality lookups without decrypting."""
+    message = "\x1f".join(parts).encode()
+    return hmac.new(settings.BLIND_INDEX_KEY.encode(), message, hashlib.sha256).hexdigest()
+
+
+def mask(last_four: str) -> str:
+    return f"****{last_four}"

@@ -1,0 +1,75 @@
+"""Typed readers for settings that come from the environment; a bad value fails start-up at once."""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+
+def env_str(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(name)
+    return default if value in (None, "") else value
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value in (None, ""):
+        return default
+    if value in ("1", "true", "True", "yes"):
+        return True
+    if value in ("0", "false", "False", "no"):
+        return False
+    raise ImproperlyConfigured(f"{name} must be 0 or 1, got {value!r}")
+
+
+def env_list(name: str, default: list[str] | None = None) -> list[str]:
+    value = os.environ.get(name)
+    if value in (None, ""):
+        return list(default or [])
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _generate_dev_secrets() -> dict[str, str]:
+    from cryptography.fernet import Fernet
+
+    return {
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "FIELD_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
+        "BLIND_INDEX_KEY": secrets.token_urlsafe(48),
+        "JWT_SIGNING_KEY": secrets.token_urlsafe(48),
+    }
+
+
+def dev_secrets(var_dir: Path) -> dict[str, str]:
+    """Secrets for DEBUG=1 runs, generated once into var/ (never committed); safe when workers race."""
+    path = var_dir / "dev-secrets.json"
+    var_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        for _ in range(50):
+            text = path.read_text()
+            if text.strip():
+                return json.loads(text)
+            import time
+
+            time.sleep(0.05)
+        raise ImproperlyConfigured(f"{path} is empty") from None
+    generated = _generate_dev_secrets()
+    with os.fdopen(fd, "w") as handle:
+        json.dump(generated, handle)
+    return generated
+
+
+def secret(name: str, debug: bool, var_dir: Path, minimum_length: int = 1) -> str:
+    value = os.environ.get(name)
+    if value in (None, ""):
+        if not debug:
+            raise ImproperlyConfigured(f"{name} must be set when DEBUG=0")
+        value = dev_secrets(var_dir)[name]
+    if len(value) < minimum_length:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum_length} characters")
+    return value

@@ -1,0 +1,119 @@
+"""One error contract (CONTRACT 4): domain code raises ApiError; one handler renders every error."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
+from rest_framework import exceptions as drf_exceptions
+from rest_framework.response import Response
+
+from vault.envelope import error_body
+
+logger = logging.getLogger("vault.errors")
+
+
+class ApiError(Exception):
+    """A client-facing failure: HTTP status, machine code, one-line message, optional field and data."""
+
+    status_code = 400
+    code = "invalid"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        field: str | None = None,
+        errors: list[dict[str, Any]] | None = None,
+        data: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status or self.status_code
+        self.code = code or self.code
+        self.errors = errors or [{"field": field, "code": self.code, "message": message}]
+        self.data = data
+
+
+class NotFound(ApiError):
+    status_code = 404
+    code = "not_found"
+
+
+class Conflict(ApiError):
+    status_code = 409
+    code = "conflict"
+
+
+class Forbidden(ApiError):
+    status_code = 403
+    code = "forbidden"
+
+
+def _flatten_validation(detail: Any, prefix: str | None = None) -> list[dict[str, Any]]:
+    """DRF's nested ValidationError detail -> [{field, code, message}], with dotted field paths."""
+    if isinstance(detail, dict):
+        out: list[dict[str, Any]] = []
+        for key, value in detail.items():
+            name = None if key == "non_field_errors" else (f"{prefix}.{key}" if prefix else str(key))
+            if key == "non_field_errors":
+                name = prefix
+            out.extend(_flatten_validation(value, name))
+        return out
+    if isinstance(detail, list):
+        out = []
+        for index, item in enumerate(detail):
+            if isinstance(item, (dict, list)):
+                out.extend(_flatten_validation(item, f"{prefix}.{index}" if prefix else str(index)))
+            else:
+                out.extend(_flatten_validation(item, prefix))
+        return out
+    code = getattr(detail, "code", None) or "invalid"
+    return [{"field": prefix, "code": code, "message": str(detail)}]
+
+
+_DRF_CODES = {
+    drf_exceptions.NotAuthenticated: "not_authenticated",
+    drf_exceptions.AuthenticationFailed: "authentication_failed",
+    drf_exceptions.PermissionDenied: "forbidden",
+    drf_exceptions.NotFound: "not_found",
+    drf_exceptions.MethodNotAllowed: "method_not_allowed",
+    drf_exceptions.NotAcceptable: "not_acceptable",
+    drf_exceptions.UnsupportedMediaType: "unsupported_media_type",
+    drf_exceptions.Throttled: "throttled",
+    drf_exceptions.ParseError: "parse_error",
+}
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
+    headers: dict[str, str] = {}
+    if isinstance(exc, ApiError):
+        return Response(error_body(exc.message, exc.errors, exc.data), status=exc.status)
+    if isinstance(exc, Http404):
+        exc = drf_exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = drf_exceptions.PermissionDenied()
+
+    if isinstance(exc, drf_exceptions.ValidationError):
+        errors = _flatten_validation(exc.detail)
+        first = errors[0] if errors else {"field": None, "message": "Invalid request."}
+        message = f"{first['field']}: {first['message']}" if first["field"] else first["message"]
+        return Response(error_body(message, errors), status=400)
+    if isinstance(exc, drf_exceptions.APIException):
+        if getattr(exc, "auth_header", None):
+            headers["WWW-Authenticate"] = exc.auth_header
+        if getattr(exc, "wait", None):
+            headers["Retry-After"] = str(int(exc.wait))
+        code = _DRF_CODES.get(type(exc)) or (exc.get_codes() if isinstance(exc.get_codes(), str) else "error")
+        message = str(exc.detail) if not isinstance(exc.detail, (list, dict)) else "Request failed."
+        return Response(
+            error_body(message, [{"field": None, "code": code, "message": message}]),
+            status=exc.status_code,
+            headers=headers,
+        )
+    logger.exception("unhandled error in %s", context.get("view").__class__.__name__ if context.get("view") else "?")
+    message = "Internal server error."
+    return Response(error_body(message, [{"field": None, "code": "server_error", "message": message}]), status=500)

@@ -1,0 +1,56 @@
+"""Zero-based page/pageSize parsing and the `meta.pagination` block shared by list endpoints."""
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+
+from vault.envelope import Enveloped
+from vault.errors import ApiError
+
+MAX_PAGE_SIZE = 1000
+
+
+def _int_param(params: Any, name: str, minimum: int, maximum: int | None, default: int | None) -> int:
+    raw = params.get(name)
+    if raw in (None, ""):
+        if default is None:
+            raise ApiError(f"{name} is required", field=name, code="required")
+        return default
+    if not raw.isdigit() or len(raw) > 9:
+        raise ApiError(f"{name} must be a whole number", field=name, code="invalid")
+    value = int(raw)
+    if value < minimum or (maximum is not None and value > maximum):
+        bound = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
+        raise ApiError(f"{name} must be {bound}", field=name, code="out_of_range")
+    return value
+
+
+def page_params(params: Any, *, required: bool = True, default_size: int = 50) -> tuple[int, int]:
+    """(page, pageSize) from query params; both required unless `required` is False."""
+    page = _int_param(params, "page", 0, None, None if required else 0)
+    size = _int_param(params, "pageSize", 1, MAX_PAGE_SIZE, None if required else default_size)
+    return page, size
+
+
+def utc_timestamp() -> str:
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+def paginated_body(rows: list[Any], *, page: int, page_size: int, total_filtered: int, total: int) -> Enveloped:
+    return Enveloped(
+        status="success",
+        data=rows,
+        errors=None,
+        meta={
+            "pagination": {
+                "page": page,
+                "pageSize": page_size,
+                "totalFilteredRows": total_filtered,
+                "totalRows": total,
+            },
+            "timestamp": utc_timestamp(),
+            "version": settings.REPORTING_API_VERSION,
+        },
+    )

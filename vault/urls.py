@@ -1,0 +1,20 @@
+"""Root URLs: the apps' routes, auth, admin and the OpenAPI schema."""
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("auth/", include("accounts.urls")),
+    path("", include("customers.urls")),
+    path("", include("payments.urls")),
+    path("", include("transactions.urls")),
+    path("", include("reporting.urls")),
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+]
+
+handler400 = "vault.views.bad_request"
+handler403 = "vault.views.permission_denied"
+handler404 = "vault.views.not_found"
+handler500 = "vault.views.server_error"

@@ -1,0 +1,29 @@
+"""Django-level 404/500 handlers that answer in the error envelope, never with a page or a trace."""
+from __future__ import annotations
+
+import json
+
+from django.http import HttpResponse
+
+from vault.envelope import error_body
+
+
+def _json(status: int, code: str, message: str) -> HttpResponse:
+    body = error_body(message, [{"field": None, "code": code, "message": message}])
+    return HttpResponse(json.dumps(body), status=status, content_type="application/json")
+
+
+def not_found(request, exception=None):
+    return _json(404, "not_found", "Not found.")
+
+
+def server_error(request):
+    return _json(500, "server_error", "Internal server error.")
+
+
+def bad_request(request, exception=None):
+    return _json(400, "bad_request", "Bad request.")
+
+
+def permission_denied(request, exception=None):
+    return _json(403, "forbidden", "You do not have permission to perform this action.")
