@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import factory
+from django.utils import timezone
 
 from accounts.models import Company, Membership, Role, User
 from accounts.services import IssuedApiKey, api_key_create, role_get_or_create_default
+from vault import crypto
 
 
 class CompanyFactory(factory.django.DjangoModelFactory):
@@ -35,3 +37,55 @@ def membership(user: User, company: Company, role_name: str = "admin") -> Member
 
 def issue_api_key(company: Company, **kwargs) -> IssuedApiKey:
     return api_key_create(company=company, **kwargs)
+
+
+class CustomerFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "customers.Customer"
+
+    company = factory.SubFactory(CompanyFactory)
+    first_name = "Ada"
+    last_name = factory.Sequence(lambda n: f"Payer{n}")
+    email = factory.Sequence(lambda n: f"payer{n}@example.com")
+    account_holder_type = "consumer"
+
+
+def _account_number(n: int) -> str:
+    return f"{100000000 + n}"
+
+
+class PaymentMethodFactory(factory.django.DjangoModelFactory):
+    """A saved bank account; hashes and last four derive from the numbers as the service computes them."""
+
+    class Meta:
+        model = "payments.PaymentMethod"
+
+    customer = factory.SubFactory(CustomerFactory)
+    company = factory.SelfAttribute("customer.company")
+    account_type = "Checking"
+    account_number = factory.Sequence(_account_number)
+    routing_number = "021000021"
+    last_four = factory.LazyAttribute(lambda o: o.account_number[-4:])
+    account_hash = factory.LazyAttribute(lambda o: crypto.account_pair_hash(o.routing_number, o.account_number))
+    is_default = False
+
+
+class TransactionFactory(factory.django.DjangoModelFactory):
+    """A bank transaction as a charge would store it."""
+
+    class Meta:
+        model = "transactions.Transaction"
+
+    company = factory.SubFactory(CompanyFactory)
+    method = "ACH"
+    type = "Debit"
+    amount = 1500
+    status = "Pending"
+    standard_entry_class_code = "WEB"
+    effective_date = factory.LazyFunction(lambda: timezone.now().date())
+    name = "Ada Lovelace"
+    account_type = "Checking"
+    account_number = "123456789"
+    account_number_hash = factory.LazyAttribute(lambda o: crypto.account_number_hash(o.account_number))
+    account_last_four = factory.LazyAttribute(lambda o: o.account_number[-4:])
+    routing_number = "021000021"

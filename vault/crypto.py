@@ -40,5 +40,15 @@ def blind_index(*parts: str) -> str:
     return hmac.new(settings.BLIND_INDEX_KEY.encode(), message, hashlib.sha256).hexdigest()
 
 
+def account_pair_hash(routing_number: str, account_number: str) -> str:
+    """Duplicate detection for saved methods (CONTRACT 5): the same routing + account is the same account."""
+    return blind_index("pair", routing_number, account_number)
+
+
+def account_number_hash(account_number: str) -> str:
+    """Equality lookups on a transaction's account number (reporting `accountnumber:eq`)."""
+    return blind_index("account", account_number)
+
+
 def mask(last_four: str) -> str:
     return f"****{last_four}"

@@ -8,6 +8,7 @@ urlpatterns = [
     path("", include("customers.urls")),
     path("", include("payments.urls")),
     path("", include("transactions.urls")),
+    path("", include("transactions.lifecycle_urls")),
     path("", include("reporting.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

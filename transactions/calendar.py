@@ -1,0 +1,65 @@
+"""Federal Reserve business days (the ACH calendar) and processing windows.
+
+The `holidays` package ships no XFED market, so the Fed calendar is built from its US federal holidays
+with the Fed's own rule applied: a holiday on Saturday is not moved to Friday (the Fed is open that
+Friday); a holiday on Sunday closes the Monday after."""
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from functools import lru_cache
+from zoneinfo import ZoneInfo
+
+import holidays
+
+EASTERN = ZoneInfo("America/New_York")
+SAME_DAY_CUTOFF = time(14, 45)  # last same-day ACH window (Eastern), before the merchant cut-off applies
+
+
+@lru_cache(maxsize=64)
+def _fed_holidays(year: int) -> frozenset[date]:
+    calendar = holidays.US(years=year, observed=True)
+    return frozenset(day for day, name in calendar.items() if not (day.weekday() == 4 and "(observed)" in name))
+
+
+def is_business_day(day: date) -> bool:
+    return day.weekday() < 5 and day not in _fed_holidays(day.year)
+
+
+def next_business_day(day: date, *, include_today: bool = True) -> date:
+    """`day` itself when it is a business day and include_today, else the next one after it."""
+    candidate = day if include_today else day + timedelta(days=1)
+    while not is_business_day(candidate):
+        candidate += timedelta(days=1)
+    return candidate
+
+
+def add_business_days(day: date, count: int) -> date:
+    result = day
+    for _ in range(count):
+        result = next_business_day(result, include_today=False)
+    return result
+
+
+def eastern_now(now: datetime) -> datetime:
+    return now.astimezone(EASTERN)
+
+
+def next_processing_day(now: datetime, cutoff: time) -> date:
+    """The ACH processing day for a charge made at `now`: today if it is a business day before the
+    company's cut-off (Eastern), otherwise the next business day."""
+    local = eastern_now(now)
+    today = local.date()
+    if is_business_day(today) and local.time() < cutoff:
+        return today
+    return next_business_day(today, include_today=False)
+
+
+def is_same_day_eligible(now: datetime, effective_date: date) -> bool:
+    """Same-day ACH: the effective date is today (Eastern), a business day, before the last same-day window."""
+    local = eastern_now(now)
+    return effective_date == local.date() and is_business_day(effective_date) and local.time() < SAME_DAY_CUTOFF
+
+
+def settlement_time(day: date) -> datetime:
+    """When funds for `day` settle: 17:00 Eastern (after the Fed's last settlement window)."""
+    return datetime.combine(day, time(17, 0), tzinfo=EASTERN)
