@@ -64,6 +64,10 @@ class UserManager(BaseUserManager):
         user.save(using=self._db)
         return user
 
+    def get_by_natural_key(self, username: str) -> User:
+        # Emails are stored lowercase; the admin login should not depend on how staff type theirs.
+        return self.get(email=username.lower())
+
     def create_superuser(self, email: str, password: str | None = None, **extra) -> User:
         extra.setdefault("is_staff", True)
         extra.setdefault("is_superuser", True)

@@ -29,6 +29,11 @@ def route_action(request) -> str | None:
     return ROUTE_ACTIONS.get((match.url_name if match else None, request.method))
 
 
+def _view_handles(view, method: str) -> bool:
+    name = method.lower()
+    return name in view.http_method_names and hasattr(view, name)
+
+
 class RouteActionPermission(BasePermission):
     """Fails closed: a route missing from ROUTE_ACTIONS is refused to every caller.
 
@@ -42,6 +47,9 @@ class RouteActionPermission(BasePermission):
             raise exceptions.NotAuthenticated("Authentication credentials were not provided.")
         action = route_action(request)
         if action is None:
+            if not _view_handles(view, request.method):
+                # Not a permission question: the route simply has no such method.
+                raise exceptions.MethodNotAllowed(request.method)
             raise Forbidden("This route is not open to API callers.")
         entity = _entity_uuid(request)
 

@@ -5,7 +5,11 @@ import base64
 import hashlib
 import secrets
 from dataclasses import dataclass
+from uuid import UUID
 
+from django.contrib.auth import password_validation
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
@@ -24,7 +28,7 @@ def hash_api_key(raw_key: str) -> str:
 
 def split_api_key(raw_key: str) -> tuple[str, str] | None:
     """`vk_<prefix>_<secret>` -> (prefix, secret); None for anything not of that shape."""
-    parts = raw_key.split("_")
+    parts = raw_key.split("_", 2)  # the urlsafe secret may itself contain "_"
     if len(parts) != 3 or parts[0] != "vk" or not parts[1] or not parts[2]:
         return None
     return parts[1], parts[2]
@@ -60,10 +64,20 @@ def company_create(
 def api_key_create(*, company: Company, name: str = "", rollout_allowed: bool = False) -> IssuedApiKey:
     prefix = secrets.token_hex(API_KEY_PREFIX_BYTES)
     raw_key = f"vk_{prefix}_{secrets.token_urlsafe(API_KEY_SECRET_BYTES)}"
-    api_key = ApiKey.objects.create(
+    api_key = ApiKey(
         company=company, name=name, prefix=prefix, key_hash=hash_api_key(raw_key), rollout_allowed=rollout_allowed
     )
+    api_key.full_clean(validate_unique=False, validate_constraints=False)
+    api_key.save()
     return IssuedApiKey(api_key=api_key, raw_key=raw_key)
+
+
+@transaction.atomic
+def api_key_reissue(*, company: Company, name: str, rollout_allowed: bool = False) -> IssuedApiKey:
+    """Revoke the company's live keys of that name and issue a fresh one (raw keys are never stored,
+    so a rerun of an idempotent command can only hand out a new key)."""
+    api_keys_revoke(api_keys=ApiKey.objects.filter(company=company, name=name))
+    return api_key_create(company=company, name=name, rollout_allowed=rollout_allowed)
 
 
 def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
@@ -73,17 +87,39 @@ def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
     return api_key
 
 
+def api_keys_revoke(*, api_keys) -> int:
+    """Revoke every not yet revoked key of the queryset; compare-and-set, so a rerun changes nothing."""
+    return api_keys.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+
+
 def role_get_or_create_default(name: str) -> Role:
     role, _ = Role.objects.get_or_create(name=name, defaults={"actions": list(DEFAULT_ROLES.get(name, ()))})
     return role
 
 
+def role_by_name(name: str) -> Role:
+    """An existing role, or one of the default roles (created on first use); any other name is an error,
+    never a silently empty role."""
+    role = Role.objects.filter(name=name).first()
+    if role is not None:
+        return role
+    if name not in DEFAULT_ROLES:
+        known = sorted(set(DEFAULT_ROLES) | set(Role.objects.values_list("name", flat=True)))
+        raise ValidationError(f"unknown role {name!r}; known roles: {', '.join(known)}")
+    return role_get_or_create_default(name)
+
+
 @transaction.atomic
 def user_create(*, email: str, password: str, company: Company, role_name: str = "admin") -> User:
-    user = User.objects.filter(email=email.lower()).first()
+    """A new user with a membership of `company`; an existing user (same email) keeps their password and
+    gets or changes their membership of `company`."""
+    email = email.strip().lower()
+    validate_email(email)
+    role = role_by_name(role_name)
+    user = User.objects.filter(email=email).first()
     if user is None:
+        password_validation.validate_password(password, User(email=email))
         user = User.objects.create_user(email=email, password=password)
-    role = role_get_or_create_default(role_name)
     Membership.objects.update_or_create(user=user, company=company, defaults={"role": role})
     return user
 
@@ -92,3 +128,14 @@ def company_set_rollout(*, company: Company, staged: bool) -> Company:
     company.staged_rollout = staged
     company.save(update_fields=["staged_rollout"])
     return company
+
+
+def company_get_or_create(*, uuid: UUID, name: str) -> tuple[Company, bool]:
+    """The company with that uuid, created with `name` when missing: for commands that may run twice."""
+    return Company.objects.get_or_create(uuid=uuid, defaults={"name": name})
+
+
+def user_set_password(*, user: User, password: str) -> User:
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    return user

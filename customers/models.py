@@ -7,7 +7,13 @@ from django.db import models
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
-from accounts.models import Company
+from accounts.models import Company, User
+
+
+def _history_user(request=None, **kwargs) -> User | None:
+    # API-key callers are not users (DRF puts an ApiKeyPrincipal on the request); record only real people.
+    user = getattr(request, "user", None)
+    return user if isinstance(user, User) else None
 
 
 class Customer(models.Model):
@@ -32,7 +38,7 @@ class Customer(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 
-    history = HistoricalRecords()
+    history = HistoricalRecords(get_user=_history_user)
 
     class Meta:
         indexes = [

@@ -1,5 +1,108 @@
-"""Read-only transaction admin for support."""
+"""Read-only transaction admin for support: search by the identifiers support staff type, numbers masked."""
 from __future__ import annotations
 
+from uuid import UUID
+
+from django.contrib import admin
+
 from transactions import lifecycle_admin  # noqa: F401  (registers the lifecycle admin pages)
-from transactions.lifecycle_admin import TRANSACTION_ACTIONS  # noqa: F401
+from transactions.lifecycle_admin import TRANSACTION_ACTIONS, TransactionActionForm
+from transactions.models import Transaction
+from vault.crypto import mask
+
+
+@admin.register(Transaction)
+class TransactionAdmin(admin.ModelAdmin):
+    actions = [*TRANSACTION_ACTIONS]
+    action_form = TransactionActionForm
+    list_display = (
+        "id",
+        "uuid",
+        "company",
+        "status",
+        "method",
+        "type",
+        "amount",
+        "effective_date",
+        "masked_account",
+        "customer_email",
+        "created_at",
+    )
+    list_filter = ("status", "method", "type", "effective_date", "created_at", "is_duplicate", "is_same_day")
+    list_select_related = ("company", "customer", "payment_method")
+    search_fields = ("customer__email",)  # the full list depends on the term: get_search_fields
+    date_hierarchy = "created_at"
+    ordering = ("-id",)
+    fields = (
+        "id",
+        "uuid",
+        "company",
+        "customer",
+        "payment_method",
+        "status",
+        "method",
+        "type",
+        "amount",
+        "standard_entry_class_code",
+        "effective_date",
+        "is_same_day",
+        "is_duplicate",
+        "name",
+        "account_type",
+        "masked_account",
+        "routing_number",
+        "card_masked",
+        "card_expiration",
+        "authorized_at",
+        "auth_response_code",
+        "external_unique_id",
+        "idempotency_key",
+        "sequence_uuid",
+        "rtp_transaction_id",
+        "description",
+        "failure_reason",
+        "created_at",
+        "voided_at",
+        "settlement",
+        "batch",
+    )
+    readonly_fields = fields
+
+    def get_search_fields(self, request):
+        # Exact lookups on id / uuid columns only when the term has that shape: a mistyped term is no
+        # database type error, just no match.
+        term = request.GET.get("q", "").strip()
+        fields = ["customer__email", "=external_unique_id"]
+        if term.isdigit():
+            fields.append("=id")
+        if _is_uuid(term):
+            fields += ["=uuid", "=customer__uuid"]
+        return fields
+
+    @admin.display(description="account")
+    def masked_account(self, obj: Transaction) -> str:
+        if obj.account_last_four:
+            return mask(obj.account_last_four)
+        return obj.card_masked or "-"
+
+    @admin.display(description="customer email", ordering="customer__email")
+    def customer_email(self, obj: Transaction) -> str:
+        return obj.customer.email if obj.customer_id else "-"
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        # Viewing only; the operator actions of the lifecycle admin do their own writes.
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+def _is_uuid(term: str) -> bool:
+    try:
+        UUID(term)
+    except ValueError:
+        return False
+    return True

@@ -1,6 +1,188 @@
-"""Admin for the lifecycle records (batches, settlements, imported files) and operator actions on
-transactions (release holds, reject, restore, acknowledge)."""
+"""Admin for the lifecycle records (batches, settlements, origination and imported files) and operator
+actions on transactions (release holds, reject, restore, acknowledge)."""
 from __future__ import annotations
 
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from transactions.lifecycle.exceptions import (
+    DEFAULT_REJECT_REASON,
+    transaction_acknowledge,
+    transaction_reject,
+    transaction_restore,
+)
+from transactions.lifecycle.holds import transaction_hold_release
+from transactions.models import Batch, IngestionFile, OriginationFile, Settlement, Transaction
+from vault.crypto import mask
+from vault.errors import ApiError
+
+
+class TransactionActionForm(ActionForm):
+    """The action bar of the transaction changelist, with the reason a reject records."""
+
+    reject_reason = forms.CharField(required=False, max_length=255, label="Reject reason")
+
+
+def _report(modeladmin, request, done: int, verb: str, refused: list[str]) -> None:
+    modeladmin.message_user(request, f"{done} transaction(s) {verb}.", messages.SUCCESS)
+    if refused:
+        modeladmin.message_user(request, "Not changed: " + "; ".join(refused), messages.WARNING)
+
+
+@admin.action(description="Release selected holds (HELD -> Pending)")
+def release_holds(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
+    at, done, refused = timezone.now(), 0, []
+    for txn in queryset.select_related(None).only("pk", "uuid", "status"):
+        if transaction_hold_release(txn=txn, at=at):
+            done += 1
+        else:
+            refused.append(f"{txn.uuid} is {txn.status}")
+    _report(modeladmin, request, done, "released", refused)
+
+
+@admin.action(description="Reject selected transactions")
+def reject_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
+    reason = (request.POST.get("reject_reason") or "").strip() or DEFAULT_REJECT_REASON
+    _apply(modeladmin, request, queryset, "rejected", lambda txn, at: transaction_reject(txn=txn, reason=reason, at=at))
+
+
+@admin.action(description="Restore selected rejected transactions (back to Pending)")
+def restore_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
+    _apply(modeladmin, request, queryset, "restored", lambda txn, at: transaction_restore(txn=txn, at=at))
+
+
+@admin.action(description="Acknowledge selected exceptions")
+def acknowledge_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
+    at, done, refused = timezone.now(), 0, []
+    for txn in queryset.select_related(None).only("pk", "uuid", "company_id"):
+        if transaction_acknowledge(txn=txn, at=at):
+            done += 1
+        else:
+            refused.append(f"{txn.uuid} was already acknowledged")
+    _report(modeladmin, request, done, "acknowledged", refused)
+
+
+def _apply(modeladmin, request, queryset, verb: str, service) -> None:
+    at, done, refused = timezone.now(), 0, []
+    for txn in queryset.select_related(None).only("pk", "uuid", "company_id"):
+        try:
+            service(txn, at)
+            done += 1
+        except ApiError as exc:
+            refused.append(f"{txn.uuid}: {exc.message}")
+    _report(modeladmin, request, done, verb, refused)
+
+
 # Admin actions the transaction admin offers; transactions/admin.py includes them.
-TRANSACTION_ACTIONS: list = []
+TRANSACTION_ACTIONS: list = [release_holds, reject_transactions, restore_transactions, acknowledge_transactions]
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Lifecycle records are written by the ops commands only."""
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class TransactionInline(admin.TabularInline):
+    model = Transaction
+    fields = ("id", "uuid", "status", "type", "amount", "trace_number", "masked_account", "effective_date")
+    readonly_fields = fields
+    show_change_link = True
+    extra = 0
+    can_delete = False
+    ordering = ("id",)
+
+    @admin.display(description="account")
+    def masked_account(self, obj: Transaction) -> str:
+        return mask(obj.account_last_four) if obj.account_last_four else "-"
+
+    def get_queryset(self, request):
+        # Never decrypt account numbers for a listing.
+        return super().get_queryset(request).defer("account_number")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class SettledTransactionInline(TransactionInline):
+    fk_name = "settlement"
+    verbose_name_plural = "settled transactions"
+
+
+class LateReturnTransactionInline(TransactionInline):
+    fk_name = "late_return_settlement"
+    verbose_name_plural = "late returns"
+
+
+class BatchInline(admin.TabularInline):
+    model = Batch
+    fields = ("id", "uuid", "company", "standard_entry_class_code", "batch_number", "entry_count", "debit_total",
+              "credit_total")
+    readonly_fields = fields
+    show_change_link = True
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Batch)
+class BatchAdmin(ReadOnlyAdmin):
+    list_display = ("id", "uuid", "company", "standard_entry_class_code", "effective_date", "batched_at",
+                    "entry_count", "debit_total", "credit_total", "origination_file")
+    list_filter = ("standard_entry_class_code", "effective_date")
+    list_select_related = ("company", "origination_file")
+    search_fields = ("=uuid", "company__name")
+    raw_id_fields = ("company", "origination_file")
+    date_hierarchy = "batched_at"
+    inlines = [TransactionInline]
+
+
+@admin.register(Settlement)
+class SettlementAdmin(ReadOnlyAdmin):
+    list_display = ("id", "uuid", "company", "kind", "settlement_date", "processed_at", "transaction_count",
+                    "net_amount")
+    list_filter = ("kind", "settlement_date")
+    list_select_related = ("company",)
+    search_fields = ("=uuid", "company__name")
+    raw_id_fields = ("company",)
+    date_hierarchy = "processed_at"
+    inlines = [SettledTransactionInline, LateReturnTransactionInline]
+
+
+@admin.register(OriginationFile)
+class OriginationFileAdmin(ReadOnlyAdmin):
+    list_display = ("id", "uuid", "window_at", "file_id_modifier", "path", "batch_count", "entry_count",
+                    "debit_total", "credit_total", "created_at")
+    search_fields = ("=uuid", "path")
+    date_hierarchy = "created_at"
+    inlines = [BatchInline]
+
+
+@admin.register(IngestionFile)
+class IngestionFileAdmin(ReadOnlyAdmin):
+    list_display = ("id", "uuid", "filename", "file_format", "received_at", "sha256")
+    list_filter = ("file_format",)
+    search_fields = ("=uuid", "filename", "=sha256")
+    date_hierarchy = "received_at"
+    inlines = [TransactionInline]

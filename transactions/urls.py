@@ -1,1 +1,12 @@
-urlpatterns: list = []
+"""Charge routes; names are the keys of accounts.actions.ROUTE_ACTIONS."""
+from __future__ import annotations
+
+from django.urls import path
+
+from transactions.views import TransactionCreateView, TransactionDetailView, TransactionVoidView
+
+urlpatterns = [
+    path("transactions", TransactionCreateView.as_view(), name="transaction-create"),
+    path("transactions/<uuid:transaction_uuid>", TransactionDetailView.as_view(), name="transaction-detail"),
+    path("transactions/<uuid:transaction_uuid>/void", TransactionVoidView.as_view(), name="transaction-void"),
+]

@@ -73,3 +73,22 @@ def secret(name: str, debug: bool, var_dir: Path, minimum_length: int = 1) -> st
     if len(value) < minimum_length:
         raise ImproperlyConfigured(f"{name} must be at least {minimum_length} characters")
     return value
+
+
+def fernet_keys(name: str, value: str) -> list[str]:
+    """A comma list of Fernet keys (urlsafe base64 of 32 bytes), newest first; a bad one stops start-up
+    here rather than at the first encryption. The message never echoes a key."""
+    import base64
+    import binascii
+
+    keys = [item.strip() for item in value.split(",") if item.strip()]
+    if not keys:
+        raise ImproperlyConfigured(f"{name} must hold at least one key")
+    for position, key in enumerate(keys, start=1):
+        try:
+            valid = len(base64.urlsafe_b64decode(key.encode())) == 32
+        except (binascii.Error, ValueError):
+            valid = False
+        if not valid:
+            raise ImproperlyConfigured(f"{name}: key {position} is not urlsafe base64 of 32 bytes (a Fernet key)")
+    return keys

@@ -51,3 +51,14 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("type")
         return super().to_internal_value(data)
+
+
+class StrictChoiceField(serializers.ChoiceField):
+    """A choice that must arrive as a JSON string (DRF's ChoiceField would match 1 to "1")."""
+
+    default_error_messages = {"type": "Must be a string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("type")
+        return super().to_internal_value(data)

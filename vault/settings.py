@@ -6,14 +6,14 @@ from pathlib import Path
 
 import dj_database_url
 
-from vault.env import env_bool, env_list, env_str, secret
+from vault.env import env_bool, env_list, env_str, fernet_keys, secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = secret("SECRET_KEY", DEBUG, VAR_DIR, minimum_length=32)
-FIELD_ENCRYPTION_KEYS = secret("FIELD_ENCRYPTION_KEYS", DEBUG, VAR_DIR).split(",")
+FIELD_ENCRYPTION_KEYS = fernet_keys("FIELD_ENCRYPTION_KEYS", secret("FIELD_ENCRYPTION_KEYS", DEBUG, VAR_DIR))
 BLIND_INDEX_KEY = secret("BLIND_INDEX_KEY", DEBUG, VAR_DIR, minimum_length=32)
 JWT_SIGNING_KEY = secret("JWT_SIGNING_KEY", DEBUG, VAR_DIR, minimum_length=32)
 
@@ -120,7 +120,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["vault.envelope.EnvelopeJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "vault.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "accounts.schema.VaultAutoSchema",
     "UNAUTHENTICATED_USER": None,
     "COERCE_DECIMAL_TO_STRING": False,
     "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",

@@ -1,0 +1,207 @@
+"""Staff admin for merchants, users, roles and API keys. Key secrets are never shown (only a hash is kept);
+keys are issued by `create_api_key`, revoked here."""
+from __future__ import annotations
+
+from uuid import UUID
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+
+from accounts.actions import ALL_ACTIONS, Action
+from accounts.models import ActionGroup, ApiKey, Company, Membership, Role, User
+from accounts.selectors import clear_action_group_cache
+from accounts.services import api_keys_revoke
+
+
+def _is_uuid(term: str) -> bool:
+    try:
+        UUID(term)
+    except ValueError:
+        return False
+    return True
+
+
+class ActionsFormMixin(forms.ModelForm):
+    """`actions` (a JSON list) edited as one checkbox per known action; the list is stored in Action order."""
+
+    actions = forms.MultipleChoiceField(
+        choices=Action.choices, widget=forms.CheckboxSelectMultiple, required=False
+    )
+
+    def clean_actions(self) -> list[str]:
+        chosen = set(self.cleaned_data["actions"])
+        return [action for action in ALL_ACTIONS if action in chosen]
+
+
+class RoleForm(ActionsFormMixin):
+    class Meta:
+        model = Role
+        fields = ("name", "actions")
+
+
+class ActionGroupForm(ActionsFormMixin):
+    class Meta:
+        model = ActionGroup
+        fields = ("name", "actions")
+
+
+def _actions_summary(actions: list[str]) -> str:
+    if set(actions) >= set(ALL_ACTIONS):
+        return "all actions"
+    return ", ".join(actions) or "-"
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ("company",)
+    fields = ("company", "role")
+
+
+@admin.register(Company)
+class CompanyAdmin(admin.ModelAdmin):
+    list_display = ("name", "uuid", "staged_rollout", "hold_over", "decline_over", "daily_volume_limit", "created_at")
+    list_filter = ("staged_rollout",)
+    readonly_fields = ("uuid", "created_at")
+    fields = (
+        "uuid",
+        "name",
+        "staged_rollout",
+        "hold_over",
+        "decline_over",
+        "daily_volume_limit",
+        "cutoff_time",
+        "ach_company_id",
+        "created_at",
+    )
+    search_fields = ("name",)  # plus exact ids, by the shape of the term: get_search_fields
+    ordering = ("name",)
+
+    def get_search_fields(self, request):
+        # An exact uuid lookup only for a uuid-shaped term, so a name search is never a database type error.
+        term = request.GET.get("q", "").strip()
+        fields = ["name", "=ach_company_id"]
+        if _is_uuid(term):
+            fields.append("=uuid")
+        return fields
+
+
+class EmailUserCreationForm(AdminUserCreationForm):
+    class Meta:
+        model = User
+        fields = ("email",)
+
+    def clean_email(self) -> str:
+        # Login lowercases the email it looks up, so the stored address must be lowercase and unique as such.
+        email = self.cleaned_data["email"].strip().lower()
+        if User.objects.filter(email__iexact=email).exists():
+            raise forms.ValidationError("A user with that email already exists.", code="unique")
+        return email
+
+
+class EmailUserChangeForm(UserChangeForm):
+    class Meta:
+        model = User
+        fields = "__all__"
+
+    def clean_email(self) -> str:
+        email = self.cleaned_data["email"].strip().lower()
+        if User.objects.filter(email__iexact=email).exclude(pk=self.instance.pk).exists():
+            raise forms.ValidationError("A user with that email already exists.", code="unique")
+        return email
+
+
+@admin.register(User)
+class UserAdmin(DjangoUserAdmin):
+    form = EmailUserChangeForm
+    add_form = EmailUserCreationForm
+    fieldsets = (
+        (None, {"fields": ("email", "password")}),
+        ("Personal info", {"fields": ("full_name",)}),
+        ("Permissions", {"fields": ("is_active", "is_staff", "is_superuser", "groups", "user_permissions")}),
+        ("Important dates", {"fields": ("last_login", "date_joined")}),
+    )
+    add_fieldsets = (
+        (None, {"classes": ("wide",), "fields": ("email", "usable_password", "password1", "password2")}),
+    )
+    readonly_fields = ("last_login", "date_joined")
+    list_display = ("email", "full_name", "is_active", "is_staff", "date_joined")
+    list_filter = ("is_staff", "is_superuser", "is_active")
+    search_fields = ("email", "full_name")
+    ordering = ("email",)
+    inlines = (MembershipInline,)
+
+    def get_inlines(self, request, obj):
+        return self.inlines if obj is not None else ()
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ("user", "company", "role")
+    list_select_related = ("user", "company", "role")
+    list_filter = ("role",)
+    search_fields = ("user__email", "company__name")
+    autocomplete_fields = ("user", "company")
+    ordering = ("company__name", "user__email")
+
+
+@admin.register(Role)
+class RoleAdmin(admin.ModelAdmin):
+    form = RoleForm
+    list_display = ("name", "actions_summary")
+    search_fields = ("name",)
+    ordering = ("name",)
+
+    @admin.display(description="actions")
+    def actions_summary(self, obj: Role) -> str:
+        return _actions_summary(obj.actions)
+
+
+@admin.register(ActionGroup)
+class ActionGroupAdmin(admin.ModelAdmin):
+    """The live API-key action group. Its name is what the permission class looks up, so it is fixed once
+    created, and the row cannot be deleted from here."""
+
+    form = ActionGroupForm
+    list_display = ("name", "actions_summary", "updated_at")
+    readonly_fields = ("updated_at",)
+    search_fields = ("name",)
+
+    @admin.display(description="actions")
+    def actions_summary(self, obj: ActionGroup) -> str:
+        return _actions_summary(obj.actions)
+
+    def get_readonly_fields(self, request, obj=None):
+        return ("name", "updated_at") if obj is not None else ("updated_at",)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # Without the row every action falls back to allowed; editing its actions is the way to restrict.
+        return False
+
+    def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
+        # This process sees the change at once; other workers within the selector's few-second cache.
+        clear_action_group_cache()
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    list_display = ("prefix", "name", "company", "rollout_allowed", "created_at", "last_used_at", "revoked_at")
+    list_select_related = ("company",)
+    list_filter = (("revoked_at", admin.EmptyFieldListFilter), "rollout_allowed")
+    search_fields = ("prefix", "name", "company__name")
+    fields = ("prefix", "name", "company", "rollout_allowed", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = ("prefix", "company", "created_at", "last_used_at", "revoked_at")
+    ordering = ("-created_at",)
+    actions = ("revoke_selected",)
+
+    def has_add_permission(self, request) -> bool:
+        # Issued by `manage.py create_api_key`, the only place the raw key is ever shown.
+        return False
+
+    @admin.action(description="Revoke selected keys", permissions=("change",))
+    def revoke_selected(self, request, queryset) -> None:
+        revoked = api_keys_revoke(api_keys=queryset)
+        self.message_user(request, f"Revoked {revoked} key(s).", messages.SUCCESS)

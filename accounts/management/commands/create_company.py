@@ -1,0 +1,32 @@
+"""Create a merchant company: `{"companyUuid": ...}`."""
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from accounts.management._shared import emit, non_negative_cents, validation_message
+from accounts.services import company_create
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a company (merchant). --hold-over / --decline-over are risk limits in cents "
+        "(defaults 1000000 / 2500000); --staged puts it in staged rollout. Prints {\"companyUuid\"}."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--name", required=True)
+        parser.add_argument("--hold-over", type=non_negative_cents, metavar="CENTS")
+        parser.add_argument("--decline-over", type=non_negative_cents, metavar="CENTS")
+        parser.add_argument("--staged", action="store_true", help="staged role-based rollout")
+
+    def handle(self, *args, name: str, hold_over: int | None, decline_over: int | None, staged: bool, **options):
+        if not name.strip():
+            raise CommandError("--name must not be blank")
+        try:
+            company = company_create(
+                name=name.strip(), hold_over=hold_over, decline_over=decline_over, staged_rollout=staged
+            )
+        except ValidationError as exc:
+            raise CommandError(validation_message(exc)) from None
+        emit(self, {"companyUuid": str(company.uuid)})

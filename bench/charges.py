@@ -1,0 +1,309 @@
+"""Charge throughput: PUT /transactions against saved methods, under gunicorn on PostgreSQL.
+
+Creates (drops first) its own database, migrates it, adds a company, an API key, customers and saved
+methods, starts gunicorn, drives N concurrent keep-alive clients for a fixed time and prints requests/s,
+p50/p95/p99 latency and the error count.
+
+    .venv/bin/python bench/charges.py                       # 16 clients, 20 s, 4 sync workers
+    .venv/bin/python bench/charges.py --clients 32 --duration 60 --worker-class gthread --workers 4 --threads 4
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import random
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import psycopg
+from cryptography.fernet import Fernet
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = str(ROOT / ".venv" / "bin" / "python")
+GUNICORN = str(ROOT / ".venv" / "bin" / "gunicorn")
+
+SETUP = """
+import json, sys
+from accounts.services import api_key_create, company_create
+from customers.models import Customer
+from payments.models import PaymentMethod
+from vault import crypto
+
+count = int(sys.argv[1])
+company = company_create(name="Bench Merchant", hold_over=10**9, decline_over=10**9)
+key = api_key_create(company=company, name="bench")
+customers = Customer.objects.bulk_create(
+    Customer(company=company, first_name="Bench", last_name=f"Payer{n}", account_holder_type="consumer")
+    for n in range(count)
+)
+methods = []
+for n, customer in enumerate(customers):
+    number = str(100000000 + n)
+    methods.append(PaymentMethod(
+        company=company, customer=customer, account_type="Checking", account_number=number,
+        account_hash=crypto.account_pair_hash("021000021", number), last_four=number[-4:],
+        routing_number="021000021", is_default=True,
+    ))
+PaymentMethod.objects.bulk_create(methods)
+print(json.dumps({
+    "authorization": key.authorization,
+    "pairs": [[str(m.customer.uuid), str(m.uuid)] for m in methods],
+}))
+"""
+
+
+def bench_env(database_url: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DEBUG="0",
+        DATABASE_URL=database_url,
+        SECRET_KEY=secrets.token_urlsafe(48),
+        FIELD_ENCRYPTION_KEYS=Fernet.generate_key().decode(),
+        BLIND_INDEX_KEY=secrets.token_urlsafe(48),
+        JWT_SIGNING_KEY=secrets.token_urlsafe(48),
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        LOG_LEVEL="ERROR",
+        DJANGO_SETTINGS_MODULE="vault.settings",
+    )
+    return env
+
+
+def recreate_database(server_url: str, name: str) -> None:
+    with psycopg.connect(f"{server_url}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def prepare(env: dict[str, str], customers: int) -> dict:
+    subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+    out = subprocess.run(
+        [PYTHON, "manage.py", "shell", "-c", f"import sys; sys.argv = ['', '{customers}']\n{SETUP}"],
+        cwd=ROOT, env=env, check=True, capture_output=True, text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def free_port() -> int:
+    # A fixed default port collides with other benches on a shared machine; let the kernel pick one.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _cpu_ticks() -> dict[int, tuple[int, int]]:
+    """pid -> (process group, user + system clock ticks) for every live process."""
+    ticks = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # fields after "pid (comm)": state ppid pgrp ... utime (11) stime (12)
+        ticks[int(stat.parent.name)] = (int(fields[2]), int(fields[11]) + int(fields[12]))
+    return ticks
+
+
+def database_backend_pids(server_url: str, name: str) -> set[int]:
+    with psycopg.connect(f"{server_url}/postgres", autocommit=True) as conn:
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", (name,)).fetchall()
+    return {pid for (pid,) in rows}
+
+
+def cpu_seconds(*, pgid: int, pids: set[int]) -> tuple[float, float]:
+    """(CPU seconds of gunicorn's process group, CPU seconds of the given PostgreSQL backends) so far."""
+    ticks = _cpu_ticks()
+    app = sum(used for group, used in ticks.values() if group == pgid)
+    database = sum(ticks[pid][1] for pid in pids if pid in ticks)
+    clock = os.sysconf("SC_CLK_TCK")
+    return app / clock, database / clock
+
+
+def start_server(env: dict[str, str], args) -> subprocess.Popen:
+    command = [
+        GUNICORN, "vault.wsgi:application", "--bind", f"127.0.0.1:{args.port}",
+        "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
+        "--keep-alive", "30", "--log-level", "warning", "--backlog", "2048",
+    ]
+    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"gunicorn exited with {server.returncode}")
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=2)
+            conn.request("GET", f"/transactions/{uuid.uuid4()}")
+            conn.getresponse().read()
+            return server
+        except OSError:
+            time.sleep(0.2)
+    server.terminate()
+    raise SystemExit("gunicorn did not come up")
+
+
+def client_thread(port, authorization, pairs, start_at, stop_at, latencies, errors, lock) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Authorization": authorization, "Content-Type": "application/json", "Connection": "keep-alive"}
+    rng = random.Random()
+    local_latencies: list[float] = []
+    local_errors = 0
+    while time.monotonic() < start_at:
+        time.sleep(0.001)
+    while (now := time.monotonic()) < stop_at:
+        customer_uuid, method_uuid = rng.choice(pairs)
+        body = json.dumps({
+            "method": "ACH", "type": "Debit", "amount": rng.randint(100, 500_000),
+            "customerUuid": customer_uuid, "paymentMethodUuid": method_uuid,
+        })
+        began = time.perf_counter()
+        try:
+            conn.request("PUT", "/transactions", body, headers)
+            response = conn.getresponse()
+            response.read()
+            ok = response.status == 201
+        except (OSError, http.client.HTTPException):
+            ok = False
+            conn.close()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        if ok:
+            local_latencies.append(time.perf_counter() - began)
+        else:
+            local_errors += 1
+        del now
+    conn.close()
+    with lock:
+        latencies.extend(local_latencies)
+        errors.append(local_errors)
+
+
+def client_process(port, authorization, pairs, threads, start_at, stop_at, queue) -> None:
+    latencies: list[float] = []
+    errors: list[int] = []
+    lock = threading.Lock()
+    workers = [
+        threading.Thread(
+            target=client_thread, args=(port, authorization, pairs, start_at, stop_at, latencies, errors, lock)
+        )
+        for _ in range(threads)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    queue.put((latencies, sum(errors)))
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds")
+    parser.add_argument("--warmup", type=float, default=2.0, help="seconds of load before measuring")
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread)")
+    # On 2 cores sync workers cost less CPU per charge than gthread (no GIL hand-offs); gthread keeps
+    # client connections alive, sync closes them after each response (the clients reconnect).
+    parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
+    parser.add_argument("--client-processes", type=int, default=2)
+    parser.add_argument("--customers", type=int, default=500)
+    parser.add_argument("--port", type=int, default=0, help="0: any free port")
+    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server URL")
+    parser.add_argument("--database", default="bench_charges")
+    args = parser.parse_args()
+
+    recreate_database(args.pg, args.database)
+    env = bench_env(f"{args.pg}/{args.database}")
+    setup = prepare(env, args.customers)
+    args.port = args.port or free_port()
+    server = start_server(env, args)
+    try:
+        # Warm-up requests count for nothing: measure from start_at + warmup.
+        processes = max(1, min(args.client_processes, args.clients))
+        per_process = [args.clients // processes + (1 if n < args.clients % processes else 0) for n in range(processes)]
+        queue: multiprocessing.Queue = multiprocessing.Queue()
+        warm_until = time.monotonic() + 1.0 + args.warmup
+        warm = [
+            multiprocessing.Process(
+                target=client_process,
+                args=(args.port, setup["authorization"], setup["pairs"], n, time.monotonic() + 1.0, warm_until, queue),
+            )
+            for n in per_process
+        ]
+        for proc in warm:
+            proc.start()
+        for _ in warm:
+            queue.get()
+        for proc in warm:
+            proc.join()
+
+        start_at = time.monotonic() + 1.0
+        stop_at = start_at + args.duration
+        procs = [
+            multiprocessing.Process(
+                target=client_process,
+                args=(args.port, setup["authorization"], setup["pairs"], n, start_at, stop_at, queue),
+            )
+            for n in per_process
+        ]
+        for proc in procs:
+            proc.start()
+        while time.monotonic() < start_at:
+            time.sleep(0.001)
+        backends = database_backend_pids(args.pg, args.database)  # persistent (CONN_MAX_AGE), opened in warm-up
+        app_before, db_before = cpu_seconds(pgid=server.pid, pids=backends)
+        latencies: list[float] = []
+        errors = 0
+        for _ in procs:
+            got, failed = queue.get()
+            latencies.extend(got)
+            errors += failed
+        app_after, db_after = cpu_seconds(pgid=server.pid, pids=backends)
+        for proc in procs:
+            proc.join()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+    figures = {
+        "clients": args.clients,
+        "workers": f"{args.workers} {args.worker_class} x {args.threads} threads",
+        "seconds": args.duration,
+        "requests": len(latencies),
+        "requestsPerSecond": round(len(latencies) / args.duration, 1),
+        "p50Ms": round(statistics.median(latencies) * 1000, 1) if latencies else None,
+        "p95Ms": round(percentile(latencies, 0.95) * 1000, 1),
+        "p99Ms": round(percentile(latencies, 0.99) * 1000, 1),
+        "errors": errors,
+        # Less load-dependent than requests/s: what one charge costs the app servers and the database.
+        "appCpuMsPerCharge": round((app_after - app_before) * 1000 / len(latencies), 2) if latencies else None,
+        "dbCpuMsPerCharge": round((db_after - db_before) * 1000 / len(latencies), 2) if latencies else None,
+    }
+    print(
+        f"{figures['requestsPerSecond']} charges/s  p50 {figures['p50Ms']} ms  p95 {figures['p95Ms']} ms  "
+        f"p99 {figures['p99Ms']} ms  errors {errors}  CPU/charge: app {figures['appCpuMsPerCharge']} ms, "
+        f"PostgreSQL {figures['dbCpuMsPerCharge']} ms  "
+        f"({args.clients} clients, {figures['workers']}, "
+        f"{args.duration:g} s)"
+    )
+    print(json.dumps(figures))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""Support back office for customers: scoped to the staff user's companies, every change kept in history.
+
+payments/admin.py re-registers it with the saved-methods inline (apps import only downward)."""
+from __future__ import annotations
+
+import uuid
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import Q, QuerySet
+from django.http import Http404
+from simple_history.admin import SimpleHistoryAdmin
+
+from customers.models import Customer
+from customers.services import PHONE_PATTERN, customer_activate, customer_deactivate, customer_holder_validate
+from vault.errors import ApiError
+
+
+def companies_visible_to(user) -> QuerySet | None:
+    """None means every company (superuser); otherwise the ids of the companies the user is a member of."""
+    if user.is_superuser:
+        return None
+    return user.memberships.values("company_id")
+
+
+class ExactUuidSearchMixin:
+    """A pasted uuid matches exactly; substring search over uuids would match almost any short hex word."""
+
+    uuid_search_fields: list[str] = []
+
+    def get_search_results(self, request, queryset, search_term):
+        searched, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        try:
+            term = uuid.UUID(search_term.strip())
+        except ValueError:
+            return searched, may_have_duplicates
+        matches = Q()
+        for field in self.uuid_search_fields:
+            matches |= Q(**{field: term})
+        return searched | queryset.filter(matches), may_have_duplicates
+
+
+class CustomerAdminForm(forms.ModelForm):
+    class Meta:
+        model = Customer
+        fields = [
+            "first_name", "last_name", "company_name", "email", "phone", "account_holder_type", "customer_id", "status",
+        ]
+
+    def clean_phone(self) -> str:
+        phone = self.cleaned_data["phone"]
+        if phone and not PHONE_PATTERN.fullmatch(phone):
+            raise forms.ValidationError("Phone must be 7 to 15 digits, optionally after a leading +.")
+        return phone
+
+    def clean(self):
+        data = super().clean()
+        try:
+            data["account_holder_type"] = customer_holder_validate(
+                account_holder_type=data.get("account_holder_type", ""),
+                first_name=data.get("first_name", ""),
+                last_name=data.get("last_name", ""),
+                company_name=data.get("company_name", ""),
+            )
+        except ApiError as exc:
+            raise forms.ValidationError(exc.message) from None
+        return data
+
+
+@admin.register(Customer)
+class CustomerAdmin(ExactUuidSearchMixin, SimpleHistoryAdmin):
+    form = CustomerAdminForm
+    list_display = ["__str__", "email", "customer_id", "status", "account_holder_type", "company", "created_at"]
+    list_filter = ["status", "account_holder_type", ("company", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["first_name", "last_name", "company_name", "email", "customer_id"]
+    uuid_search_fields = ["uuid"]
+    list_select_related = ["company"]
+    readonly_fields = ["uuid", "company", "created_at", "updated_at"]
+    fieldsets = [
+        (None, {"fields": ["uuid", "company", "status"]}),
+        ("Holder", {"fields": ["account_holder_type", "first_name", "last_name", "company_name", "customer_id"]}),
+        ("Contact", {"fields": ["email", "phone"]}),
+        ("Dates", {"fields": ["created_at", "updated_at"]}),
+    ]
+    actions = ["activate", "deactivate"]
+    ordering = ["-created_at", "-id"]
+    history_list_display = ["status"]
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        companies = companies_visible_to(request.user)
+        return queryset if companies is None else queryset.filter(company_id__in=companies)
+
+    def has_add_permission(self, request) -> bool:
+        # Customers are created by merchants through the API, under their own company.
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # Transactions and saved methods refer to customers; deactivate instead.
+        return False
+
+    def _visible_or_404(self, request, object_id) -> None:
+        if not self.get_queryset(request).filter(pk=object_id).exists():
+            raise Http404("No such customer.")
+
+    def history_view(self, request, object_id, extra_context=None):
+        # simple_history falls back to the history rows of objects outside get_queryset(); scope them too.
+        self._visible_or_404(request, object_id)
+        return super().history_view(request, object_id, extra_context)
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        self._visible_or_404(request, object_id)
+        return super().history_form_view(request, object_id, version_id, extra_context)
+
+    def _set_status(self, request, queryset, change) -> None:
+        # One save per customer (not queryset.update) so each change lands in history with the staff user.
+        customers = list(queryset)
+        for customer in customers:
+            change(customer=customer)
+        self.message_user(request, f"{len(customers)} customer(s) updated.", messages.SUCCESS)
+
+    @admin.action(description="Activate selected customers", permissions=["change"])
+    def activate(self, request, queryset):
+        self._set_status(request, queryset, customer_activate)
+
+    @admin.action(description="Deactivate selected customers", permissions=["change"])
+    def deactivate(self, request, queryset):
+        self._set_status(request, queryset, customer_deactivate)

@@ -1,0 +1,221 @@
+"""Writes for saved bank accounts: create, set default, delete, and re-encryption under the newest key.
+
+Default-flag changes lock the customer row first, then the method (STYLE lock order), so "exactly one
+default per customer" holds under concurrency; the partial unique constraints keep the promise in the database."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cryptography.fernet import Fernet, InvalidToken
+from django.apps import apps
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+from stdnum.us import rtn
+
+from accounts.models import Company
+from customers.models import Customer
+from payments.models import PaymentMethod
+from vault import crypto
+from vault.errors import ApiError, Conflict, NotFound
+
+ACCOUNT_NUMBER_PATTERN = re.compile(r"^[0-9]{4,17}$")
+ROUTING_NUMBER_PATTERN = re.compile(r"^[0-9]{9}$")
+
+
+def account_number_validate(account_number: str) -> None:
+    # The message never repeats the value: it is an account number (CONTRACT 5).
+    if not isinstance(account_number, str) or not ACCOUNT_NUMBER_PATTERN.fullmatch(account_number):
+        raise ApiError("accountNumber must be 4 to 17 digits", field="accountNumber", code="invalid")
+
+
+def routing_number_validate(routing_number: str) -> None:
+    if not isinstance(routing_number, str) or not ROUTING_NUMBER_PATTERN.fullmatch(routing_number):
+        raise ApiError("routingNumber must be 9 digits", field="routingNumber", code="invalid")
+    if not rtn.is_valid(routing_number):
+        raise ApiError("routingNumber has an invalid ABA check digit", field="routingNumber", code="invalid_checksum")
+
+
+def _customer_lock(*, company: Company, customer: Customer) -> Customer:
+    locked = Customer.objects.select_for_update().filter(company=company, pk=customer.pk).first()
+    if locked is None:
+        raise NotFound("Customer not found")
+    return locked
+
+
+def _live_methods(*, company: Company, customer: Customer):
+    return PaymentMethod.objects.filter(company=company, customer=customer, deleted_at__isnull=True)
+
+
+def _clear_default(*, company: Company, customer: Customer) -> None:
+    _live_methods(company=company, customer=customer).filter(is_default=True).update(is_default=False)
+
+
+@transaction.atomic
+def payment_method_create(
+    *,
+    company: Company,
+    customer: Customer,
+    account_type: str,
+    account_number: str,
+    routing_number: str,
+    method_type: str = PaymentMethod.Type.BANK,
+    nickname: str = "",
+    is_default: bool = False,
+) -> PaymentMethod:
+    """Save a bank account. The customer's first live method is the default whatever `is_default` says;
+    `is_default=True` moves the default. The same routing + account again is 409 naming the existing method."""
+    if method_type != PaymentMethod.Type.BANK:
+        raise ApiError("type must be bank", field="type", code="invalid_choice")
+    if account_type not in PaymentMethod.AccountType.values:
+        raise ApiError("accountType must be Checking or Savings", field="accountType", code="invalid_choice")
+    account_number_validate(account_number)
+    routing_number_validate(routing_number)
+    locked = _customer_lock(company=company, customer=customer)
+    account_hash = crypto.account_pair_hash(routing_number, account_number)
+    make_default = is_default or not _live_methods(company=company, customer=locked).exists()
+    try:
+        with transaction.atomic():
+            if make_default:
+                _clear_default(company=company, customer=locked)
+            return PaymentMethod.objects.create(
+                company=company,
+                customer=locked,
+                type=method_type,
+                account_type=account_type,
+                account_number=account_number,
+                account_hash=account_hash,
+                last_four=account_number[-4:],
+                routing_number=routing_number,
+                nickname=nickname,
+                is_default=make_default,
+            )
+    except IntegrityError:
+        # The unique (company, customer, account_hash) index is the duplicate check, also for requests at once.
+        existing = _live_methods(company=company, customer=locked).filter(account_hash=account_hash).first()
+        if existing is None:
+            raise
+        raise Conflict(
+            "This bank account is already saved for the customer",
+            field="accountNumber",
+            code="duplicate",
+            data={"paymentMethodUuid": str(existing.uuid)},
+        ) from None
+
+
+def _method_lock(*, company: Company, customer: Customer, payment_method: PaymentMethod) -> PaymentMethod:
+    locked = (
+        _live_methods(company=company, customer=customer).select_for_update().filter(pk=payment_method.pk).first()
+    )
+    if locked is None:
+        raise NotFound("Payment method not found")
+    return locked
+
+
+@transaction.atomic
+def payment_method_set_default(*, company: Company, customer: Customer, payment_method: PaymentMethod) -> PaymentMethod:
+    locked_customer = _customer_lock(company=company, customer=customer)
+    method = _method_lock(company=company, customer=locked_customer, payment_method=payment_method)
+    if not method.is_default:
+        _clear_default(company=company, customer=locked_customer)
+        method.is_default = True
+        method.save(update_fields=["is_default"])
+    return method
+
+
+@transaction.atomic
+def payment_method_delete(*, company: Company, customer: Customer, payment_method: PaymentMethod) -> PaymentMethod:
+    """Soft delete: the row stays for the transactions that charged it; the newest remaining method inherits
+    the default."""
+    locked_customer = _customer_lock(company=company, customer=customer)
+    method = _method_lock(company=company, customer=locked_customer, payment_method=payment_method)
+    was_default = method.is_default
+    method.deleted_at = timezone.now()
+    method.is_default = False
+    method.save(update_fields=["deleted_at", "is_default"])
+    if was_default:
+        heir = _live_methods(company=company, customer=locked_customer).order_by("-created_at", "-id").first()
+        if heir is not None:
+            heir.is_default = True
+            heir.save(update_fields=["is_default"])
+    return method
+
+
+# Every encrypted column in the project: output key -> (model label, field name). A test checks it is complete.
+ENCRYPTED_COLUMNS: dict[str, tuple[str, str]] = {
+    "paymentMethods": ("payments.PaymentMethod", "account_number"),
+    "transactions": ("transactions.Transaction", "account_number"),
+}
+
+
+class UndecryptableValue(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class _Column:
+    key: str
+    table: str
+    column: str
+
+    @classmethod
+    def of(cls, key: str, label: str, field_name: str) -> _Column:
+        model = apps.get_model(label)
+        return cls(key=key, table=model._meta.db_table, column=model._meta.get_field(field_name).column)
+
+
+def _rotate_chunk(column: _Column, rows: list[tuple[int, str]], newest: Fernet) -> int:
+    qn = connection.ops.quote_name
+    rewritten = 0
+    with transaction.atomic(), connection.cursor() as cursor:
+        for pk, token in rows:
+            try:
+                newest.decrypt(token.encode())
+                continue  # already under the newest key: a rerun changes nothing
+            except InvalidToken:
+                pass
+            try:
+                rotated = crypto.rotate(token)
+            except InvalidToken:
+                raise UndecryptableValue(f"{column.key} row id={pk} cannot be read with any configured key") from None
+            # Compare-and-set: a value rewritten meanwhile is left alone.
+            cursor.execute(
+                f"UPDATE {qn(column.table)} SET {qn(column.column)} = %s WHERE id = %s AND {qn(column.column)} = %s",  # noqa: S608 - names from model meta
+                [rotated, pk, token],
+            )
+            rewritten += cursor.rowcount
+    return rewritten
+
+
+def encrypted_values_rotate(
+    *, chunk_size: int = 500, progress: Callable[[str, int], Callable[[int], None]] | None = None
+) -> dict[str, int]:
+    """Re-encrypt every encrypted column under the newest FIELD_ENCRYPTION_KEYS key, reading raw ciphertext in
+    id-ordered chunks (one short transaction each). Returns rows rewritten per column key; a rerun returns zeros."""
+    newest = Fernet(settings.FIELD_ENCRYPTION_KEYS[0].strip().encode())
+    qn = connection.ops.quote_name
+    counts: dict[str, int] = {}
+    for key, (label, field_name) in ENCRYPTED_COLUMNS.items():
+        column = _Column.of(key, label, field_name)
+        where = f"{qn(column.column)} IS NOT NULL AND {qn(column.column)} <> ''"
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT COUNT(*) FROM {qn(column.table)} WHERE {where}")  # noqa: S608
+            total = cursor.fetchone()[0]
+        advance = progress(key, total) if progress else (lambda n: None)
+        counts[key], last_id = 0, 0
+        while True:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"SELECT id, {qn(column.column)} FROM {qn(column.table)} "  # noqa: S608
+                    f"WHERE id > %s AND {where} ORDER BY id LIMIT %s",
+                    [last_id, chunk_size],
+                )
+                rows = cursor.fetchall()
+            if not rows:
+                break
+            counts[key] += _rotate_chunk(column, rows, newest)
+            last_id = rows[-1][0]
+            advance(len(rows))
+    return counts

@@ -1,0 +1,122 @@
+"""Saved bank account endpoints (SPEC 4.2, 4.3, 4.5, 4.6; CONTRACT 4, 5)."""
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from customers.selectors import customer_get
+from payments.models import PaymentMethod
+from payments.selectors import payment_method_get, payment_method_list
+from payments.services import payment_method_create, payment_method_delete, payment_method_set_default
+from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer
+
+
+class StrictUUIDField(serializers.UUIDField):
+    default_error_messages = {"type": "Must be a string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("type")
+        return super().to_internal_value(data)
+
+
+class PaymentMethodCreateInput(StrictSerializer):
+    # Number formats are checked by the service, whose messages never repeat the value.
+    customerUuid = StrictUUIDField()  # noqa: N815 - wire names
+    type = StrictChoiceField(choices=PaymentMethod.Type.choices)
+    accountType = StrictChoiceField(choices=PaymentMethod.AccountType.choices)  # noqa: N815
+    accountNumber = StrictCharField(max_length=17)  # noqa: N815
+    routingNumber = StrictCharField(max_length=9)  # noqa: N815
+    nickname = StrictCharField(max_length=100, required=False, allow_blank=True)
+    isDefault = StrictBooleanField(required=False, default=False)  # noqa: N815
+
+
+class PaymentMethodCreatedOutput(serializers.Serializer):
+    customerUuid = serializers.UUIDField(source="customer.uuid")  # noqa: N815
+    paymentMethodUuid = serializers.UUIDField(source="uuid")  # noqa: N815
+    type = serializers.CharField()
+    accountType = serializers.CharField(source="account_type")  # noqa: N815
+    lastFourDigits = serializers.CharField(source="last_four")  # noqa: N815
+    displayName = serializers.CharField(source="display_name")  # noqa: N815
+    nickname = serializers.CharField(allow_null=True)
+    isDefault = serializers.BooleanField(source="is_default")  # noqa: N815
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["nickname"] = data["nickname"] or None
+        return data
+
+
+class PaymentMethodOutput(PaymentMethodCreatedOutput):
+    """The full method, account and routing numbers included (SPEC 2.2: list and single reads only)."""
+
+    accountNumber = serializers.CharField(source="account_number")  # noqa: N815
+    routingNumber = serializers.CharField(source="routing_number")  # noqa: N815
+
+
+class PaymentMethodCreateView(APIView):
+    @extend_schema(
+        operation_id="payment_method_create",
+        request=PaymentMethodCreateInput,
+        responses={201: PaymentMethodCreatedOutput},
+    )
+    def post(self, request):
+        body = PaymentMethodCreateInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        customer = customer_get(company=request.company, customer_uuid=data["customerUuid"])
+        method = payment_method_create(
+            company=request.company,
+            customer=customer,
+            method_type=data["type"],
+            account_type=data["accountType"],
+            account_number=data["accountNumber"],
+            routing_number=data["routingNumber"],
+            nickname=data.get("nickname", ""),
+            is_default=data["isDefault"],
+        )
+        return Response(PaymentMethodCreatedOutput(method).data, status=201)
+
+
+class PaymentMethodListView(APIView):
+    @extend_schema(
+        operation_id="payment_method_list",
+        responses={
+            200: inline_serializer("PaymentMethodList", {"paymentMethods": PaymentMethodOutput(many=True)})
+        },
+    )
+    def get(self, request, customer_uuid):
+        customer = customer_get(company=request.company, customer_uuid=customer_uuid)
+        methods = payment_method_list(company=request.company, customer=customer)
+        return Response({"paymentMethods": PaymentMethodOutput(methods, many=True).data})
+
+
+def _method(request, customer_uuid, payment_method_uuid):
+    customer = customer_get(company=request.company, customer_uuid=customer_uuid)
+    method = payment_method_get(company=request.company, customer=customer, payment_method_uuid=payment_method_uuid)
+    return customer, method
+
+
+class PaymentMethodDetailView(APIView):
+    @extend_schema(operation_id="payment_method_get", responses={200: PaymentMethodOutput})
+    def get(self, request, customer_uuid, payment_method_uuid):
+        _customer, method = _method(request, customer_uuid, payment_method_uuid)
+        return Response(PaymentMethodOutput(method).data)
+
+    @extend_schema(operation_id="payment_method_delete", responses={204: None})
+    def delete(self, request, customer_uuid, payment_method_uuid):
+        customer, method = _method(request, customer_uuid, payment_method_uuid)
+        payment_method_delete(company=request.company, customer=customer, payment_method=method)
+        return Response(status=204)
+
+
+class PaymentMethodSetDefaultView(APIView):
+    @extend_schema(operation_id="payment_method_set_default", request=None, responses={200: PaymentMethodOutput})
+    def post(self, request, customer_uuid, payment_method_uuid):
+        if request.data:
+            raise serializers.ValidationError({"non_field_errors": ["set-default takes no body."]})
+        customer, method = _method(request, customer_uuid, payment_method_uuid)
+        method = payment_method_set_default(company=request.company, customer=customer, payment_method=method)
+        return Response(PaymentMethodOutput(method).data)

@@ -1,0 +1,127 @@
+"""Column projection of SPEC 4.9 / CONTRACT 7: which keys a row has, which ORM paths to read for them, and
+how a `values_list` tuple becomes a (nested) row or a flat CSV line."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from operator import itemgetter
+from typing import Any
+
+from reporting.registry import ALWAYS_ON, BY_KEY, DEFAULT_COLUMNS, FIELDS, GROUPS, FieldType, ReportField
+from vault import crypto
+from vault.errors import ApiError
+
+TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"  # REST_FRAMEWORK DATETIME_FORMAT, the house timestamp form
+
+
+def _timestamp(value: datetime) -> str:
+    # isoformat is about twice as fast as strftime; the database hands back UTC already (USE_TZ, UTC connection).
+    text = value.isoformat(timespec="microseconds")
+    if text.endswith("+00:00"):
+        return text[:-6] + "Z"
+    return value.astimezone(UTC).strftime(TIMESTAMP_FORMAT)
+
+
+def _date(value: date) -> str:
+    return value.isoformat()
+
+
+def _csv_boolean(value: bool) -> str:
+    return "true" if value else "false"
+
+
+RENDERERS: dict[str, Callable[[Any], Any]] = {
+    "masked": lambda last_four: crypto.mask(last_four) if last_four else None,
+}
+TYPE_RENDERERS: dict[FieldType, Callable[[Any], Any]] = {
+    FieldType.TIMESTAMP: _timestamp,
+    FieldType.DATE: _date,
+    FieldType.UUID: str,
+}
+
+
+def _converter(f: ReportField) -> Callable[[Any], Any] | None:
+    if f.render:
+        return RENDERERS[f.render]
+    return TYPE_RENDERERS.get(f.type)
+
+
+@dataclass(frozen=True)
+class Column:
+    field: ReportField
+    index: int | None  # position in the values_list tuple; None when the value is the company's
+    convert: Callable[[Any], Any] | None
+    masked_render: bool  # the converter also handles "" (it turns an absent number into null)
+
+
+class Projection:
+    """The selected columns in output order and the ORM paths that feed them."""
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        wanted = set(keys)
+        order = {group: position for position, group in enumerate(GROUPS)}
+        selected = sorted((f for f in FIELDS if f.key in wanted), key=lambda f: order[f.group])
+        self.paths: list[str] = []
+        self.columns: list[Column] = []
+        for f in selected:
+            index = None
+            if f.company_attr is None:
+                index = len(self.paths)
+                self.paths.append(f.path)
+            self.columns.append(Column(f, index, _converter(f), bool(f.render)))
+        self.groups = [group for group in GROUPS if group and any(c.field.group == group for c in self.columns)]
+        self.keys = [c.field.key for c in self.columns]
+
+    def _getter(self, column: Column, company: Any, convert: Callable[[Any], Any] | None) -> Callable[[tuple], Any]:
+        if column.index is None:
+            constant = getattr(company, column.field.company_attr)
+            constant = convert(constant) if convert else constant
+            return lambda values: constant
+        if convert is None:
+            return itemgetter(column.index)
+        if column.masked_render:
+            return lambda values, i=column.index, c=convert: c(values[i])
+        return lambda values, i=column.index, c=convert: None if values[i] is None else c(values[i])
+
+    def row_builder(self, company: Any) -> Callable[[tuple], dict[str, Any]]:
+        """tuple -> row dict with nested groups; compiled once per request (up to 1,000 rows of ~70 keys)."""
+        flat = [(c.field.key, self._getter(c, company, c.convert)) for c in self.columns if c.field.group is None]
+        nested = [
+            (group, [(c.field.inner_key, self._getter(c, company, c.convert)) for c in self.columns
+                     if c.field.group == group])
+            for group in self.groups
+        ]  # fmt: skip
+
+        def build(values: tuple) -> dict[str, Any]:
+            row = {key: get(values) for key, get in flat}
+            for group, items in nested:
+                row[group] = {key: get(values) for key, get in items}
+            return row
+
+        return build
+
+    def flat_getters(self, company: Any) -> list[Callable[[tuple], Any]]:
+        """One getter per CSV column, compiled once per export: a million rows make the per-cell work count."""
+        return [
+            self._getter(c, company, _csv_boolean if c.field.type == FieldType.BOOLEAN else c.convert)
+            for c in self.columns
+        ]
+
+
+def projection_for(columns_param: str | None) -> Projection:
+    """SPEC 4.9 rules 1-4: default + always-on without `columns`; requested + always-on + companions with it."""
+    if columns_param is None:
+        return Projection((*ALWAYS_ON, *DEFAULT_COLUMNS))
+    requested = [key.strip() for key in columns_param.split(",") if key.strip()]
+    unknown = [key for key in requested if key not in BY_KEY]
+    if unknown:
+        raise ApiError(
+            "invalid columns",
+            code="invalid_columns",
+            errors=[
+                {"field": "columns", "code": "invalid_columns", "message": f"unknown column {key}"} for key in unknown
+            ],
+        )
+    companions = [companion for key in requested for companion in BY_KEY[key].companions]
+    return Projection((*ALWAYS_ON, *requested, *companions))

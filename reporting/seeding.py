@@ -1,0 +1,417 @@
+"""Realistic reporting data for one company: transactions with batches, settlements, returns (real R codes),
+notices of change, holds, exceptions, card data and late returns. COPY on PostgreSQL, bulk_create elsewhere.
+
+Account numbers stay encrypted at rest: a pool of distinct numbers is encrypted once and its ciphertexts reused,
+so a million rows cost a few thousand Fernet operations."""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import random
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from django.db import connections, transaction
+
+from accounts.models import Company
+from transactions.models import (
+    Batch,
+    ChangeNotice,
+    IngestionFile,
+    Settlement,
+    Transaction,
+    TransactionException,
+    TransactionHold,
+    TransactionReturn,
+)
+from vault import crypto
+
+RETURN_CODES = (
+    ("R01", "Insufficient Funds", 40),
+    ("R02", "Account Closed", 12),
+    ("R03", "No Account/Unable to Locate Account", 10),
+    ("R04", "Invalid Account Number Structure", 5),
+    ("R07", "Authorization Revoked by Customer", 5),
+    ("R08", "Payment Stopped", 6),
+    ("R10", "Customer Advises Originator is Not Known to Receiver and/or Not Authorized", 10),
+    ("R16", "Account Frozen/Entry Returned Per OFAC Instruction", 3),
+    ("R20", "Non-Transaction Account", 4),
+    ("R29", "Corporate Customer Advises Not Authorized", 5),
+)
+CHANGE_CODES = (
+    ("C01", "Incorrect bank account number", "accountNumber"),
+    ("C02", "Incorrect transit/routing number", "routingNumber"),
+    ("C03", "Incorrect transit/routing number and bank account number", "routingNumber"),
+    ("C05", "Incorrect transaction code", "accountType"),
+    ("C06", "Incorrect bank account number and transaction code", "accountNumber"),
+    ("C07", "Incorrect transit/routing number, bank account number and transaction code", "routingNumber"),
+)
+STATUSES = (
+    ("Settled", 62),
+    ("Pending", 9),
+    ("Processing", 7),
+    ("Returned", 5),
+    ("Voided", 4),
+    ("Rejected", 3),
+    ("Reversed", 2),
+    ("DECLINED", 3),
+    ("HELD", 5),
+)
+METHODS = (("ACH", 70), ("CRD", 15), ("RCC", 8), ("RTP", 7))
+FIRST = ("Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Katherine", "John", "Margaret", "Linus", "Ken")
+LAST = ("Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Johnson", "Backus", "Hamilton", "Torvalds")
+COMPANIES = ("Acme Supply", "Globex Corp", "Initech LLC", "Umbrella Health", "Stark Industries", "Wayne Foods")
+ROUTING = ("021000021", "011401533", "091000019", "026009593", "121000358", "111000025")
+CATEGORIES = ("subscription", "invoice", "payroll", "refund", "donation")
+ACCOUNT_POOL_SIZE = 3000
+CHUNK = 20_000
+
+TRANSACTION_COLUMNS = (
+    "id", "uuid", "sequence_uuid", "historical_id", "method", "type", "amount", "status",
+    "standard_entry_class_code", "effective_date", "is_same_day", "created_at", "external_unique_id", "is_duplicate",
+    "rtp_transaction_id", "idempotency_key", "description", "failure_reason", "category", "category_uuid", "sale_at",
+    "voided_at", "reversed_at", "reversal_uuid", "name", "account_type", "account_number", "account_number_hash",
+    "account_last_four", "routing_number", "card_first_six", "card_last_four", "card_masked", "card_expiration",
+    "authorized_at", "auth_response_code", "captured_at", "trace_number", "expected_to_settle_at",
+    "late_returned_at", "batch_id", "company_id", "ingestion_file_id", "late_return_settlement_id",
+    "settlement_id",
+)  # fmt: skip
+
+
+@dataclass
+class SeedResult:
+    created: int
+    total: int
+    returns: int
+    notices: int
+    holds: int
+    exceptions: int
+    late_returns: int
+
+
+def _weighted(rng: random.Random, table: tuple) -> Callable[[], Any]:
+    values = [row[0] for row in table]
+    weights = [row[-1] for row in table]
+    cum = []
+    acc = 0
+    for weight in weights:
+        acc += weight
+        cum.append(acc)
+    return lambda: rng.choices(values, cum_weights=cum)[0] if len(values) > 1 else values[0]
+
+
+def _account_pool(rng: random.Random, size: int, encrypt: bool) -> list[tuple[str, str, str]]:
+    """(stored account number, keyed hash, last four): ciphertext for COPY, plain for the ORM (it encrypts)."""
+    pool = []
+    for _ in range(size):
+        number = str(rng.randrange(10**7, 10**12))
+        pool.append((crypto.encrypt(number) if encrypt else number, crypto.account_number_hash(number), number[-4:]))
+    return pool
+
+
+class _Ids:
+    """Reserves id ranges from each table's sequence (PostgreSQL) or after its max id (SQLite)."""
+
+    def __init__(self, alias: str) -> None:
+        self.connection = connections[alias]
+
+    def reserve(self, model: type, count: int) -> int:
+        table = model._meta.db_table
+        with self.connection.cursor() as cursor:
+            if self.connection.vendor == "postgresql":
+                cursor.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")  # noqa: S608 (table from model meta)
+                cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
+                sequence = cursor.fetchone()[0]
+                cursor.execute(f"SELECT GREATEST(COALESCE(MAX(id), 0), 0) FROM {table}")  # noqa: S608
+                start = cursor.fetchone()[0] + 1
+                cursor.execute("SELECT setval(%s, %s)", [sequence, start + max(count, 1) - 1])
+                return start
+            cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}")  # noqa: S608
+            return cursor.fetchone()[0] + 1
+
+
+class _Writer:
+    def __init__(self, alias: str) -> None:
+        self.alias = alias
+        self.connection = connections[alias]
+        self.copy = self.connection.vendor == "postgresql"
+
+    def write(self, model: type, columns: tuple[str, ...], rows: list[tuple]) -> None:
+        if not rows:
+            return
+        if self.copy:
+            table = model._meta.db_table
+            with self.connection.cursor() as cursor:
+                with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+            return
+        model.objects.using(self.alias).bulk_create(
+            [model(**dict(zip(columns, row, strict=True))) for row in rows], batch_size=500
+        )
+
+
+def seed_transactions(
+    *,
+    company: Company,
+    count: int,
+    seed: int = 1,
+    alias: str = "default",
+    progress: Callable[[int], None] | None = None,
+    analyze: bool = True,
+) -> SeedResult:
+    """Adds transactions until `company` has at least `count` (rerunning with the same count adds nothing)."""
+    existing = Transaction.objects.using(alias).filter(company_id=company.pk).count()
+    to_create = max(count - existing, 0)
+    rng = random.Random(f"{seed}:{company.pk}:{existing}")  # noqa: S311 (fake data, reproducible on purpose)
+    writer = _Writer(alias)
+    ids = _Ids(alias)
+    counts = {"returns": 0, "notices": 0, "holds": 0, "exceptions": 0, "late_returns": 0}
+    if to_create == 0:
+        return SeedResult(0, existing, **counts)
+
+    with transaction.atomic(using=alias):
+        now = datetime.now(UTC).replace(microsecond=0)
+        days = 365
+        start_day = (now - timedelta(days=days)).date()
+        pool = _account_pool(rng, min(ACCOUNT_POOL_SIZE, to_create), encrypt=writer.copy)
+        files = [(uuid.uuid4(), start_day + timedelta(days=d)) for d in range(0, days + 1, 7)]
+        file_start = ids.reserve(IngestionFile, len(files))
+        writer.write(
+            IngestionFile,
+            ("id", "uuid", "filename", "sha256", "file_format", "received_at", "summary"),
+            [
+                (file_start + i, u, f"returns-{d.isoformat()}.ach", hashlib.sha256(u.bytes).hexdigest(), "nacha",
+                 datetime(d.year, d.month, d.day, 14, tzinfo=UTC),
+                 json.dumps({"seeded": True}) if writer.copy else {"seeded": True})
+                for i, (u, d) in enumerate(files)
+            ],
+        )  # fmt: skip
+        day_batches: dict[date, int] = {}
+        day_settlements: dict[tuple[str, date], int] = {}
+        batch_rows: list[tuple] = []
+        settlement_rows: list[tuple] = []
+        existing_settlements = {
+            (kind, day): pk
+            for pk, kind, day in Settlement.objects.using(alias)
+            .filter(company_id=company.pk)
+            .values_list("id", "kind", "settlement_date")
+        }
+        batch_start = ids.reserve(Batch, days + 2)
+        settlement_ids = itertools.count(ids.reserve(Settlement, 2 * (days + 10)))
+        txn_start = ids.reserve(Transaction, to_create)
+        sub_start = {
+            model: ids.reserve(model, to_create)
+            for model in (TransactionReturn, ChangeNotice, TransactionHold, TransactionException)
+        }
+
+        def batch_for(day: date) -> int:
+            if day not in day_batches:
+                pk = batch_start + len(batch_rows)
+                day_batches[day] = pk
+                batch_rows.append(
+                    (pk, uuid.uuid4(), "WEB", day, datetime(day.year, day.month, day.day, 21, tzinfo=UTC),
+                     1, 0, 0, 0, company.pk, None)
+                )  # fmt: skip
+            return day_batches[day]
+
+        def settlement_for(kind: str, day: date) -> int:
+            key = (kind, day)
+            if key in existing_settlements:
+                return existing_settlements[key]
+            if key not in day_settlements:
+                pk = next(settlement_ids)
+                day_settlements[key] = pk
+                settlement_rows.append(
+                    (pk, uuid.uuid4(), kind, day, datetime(day.year, day.month, day.day, 23, tzinfo=UTC), 0, 0,
+                     company.pk)
+                )  # fmt: skip
+            return day_settlements[key]
+
+        rows = _transaction_rows(
+            rng=rng, company=company, count=to_create, txn_start=txn_start, now=now, days=days, pool=pool,
+            files=[file_start + i for i in range(len(files))], batch_for=batch_for, settlement_for=settlement_for,
+            sub_start=sub_start, counts=counts, raw_json=writer.copy,
+        )  # fmt: skip
+        subs: dict[type, list[tuple]] = {TransactionReturn: [], ChangeNotice: [], TransactionHold: [],
+                                         TransactionException: []}  # fmt: skip
+        chunk: list[tuple] = []
+        written = 0
+        pending_batches = 0
+        for txn_row, extra in rows:
+            chunk.append(txn_row)
+            for model, row in extra:
+                subs[model].append(row)
+            if len(chunk) >= CHUNK:
+                # Parents first: batches and settlements the chunk refers to, then the chunk, then its children.
+                writer.write(Batch, _BATCH_COLUMNS, batch_rows[pending_batches:])
+                pending_batches = len(batch_rows)
+                writer.write(Settlement, _SETTLEMENT_COLUMNS, settlement_rows)
+                existing_settlements.update(day_settlements)
+                day_settlements.clear()
+                settlement_rows.clear()
+                writer.write(Transaction, TRANSACTION_COLUMNS, chunk)
+                for model, sub_rows in subs.items():
+                    writer.write(model, _SUB_COLUMNS[model], sub_rows)
+                    sub_rows.clear()
+                written += len(chunk)
+                if progress:
+                    progress(len(chunk))
+                chunk = []
+        writer.write(Batch, _BATCH_COLUMNS, batch_rows[pending_batches:])
+        writer.write(Settlement, _SETTLEMENT_COLUMNS, settlement_rows)
+        writer.write(Transaction, TRANSACTION_COLUMNS, chunk)
+        for model, sub_rows in subs.items():
+            writer.write(model, _SUB_COLUMNS[model], sub_rows)
+        if progress:
+            progress(len(chunk))
+        written += len(chunk)
+        if writer.copy:
+            with writer.connection.cursor() as cursor:
+                for model in (Transaction, TransactionReturn, ChangeNotice, TransactionHold, TransactionException,
+                              Batch, Settlement, IngestionFile):  # fmt: skip
+                    table = model._meta.db_table
+                    cursor.execute(
+                        f"SELECT setval(pg_get_serial_sequence(%s, 'id'), (SELECT COALESCE(MAX(id), 1) FROM {table}))",  # noqa: S608
+                        [table],
+                    )
+    if writer.copy and analyze:
+        with writer.connection.cursor() as cursor:
+            cursor.execute("ANALYZE transactions_transaction")
+    return SeedResult(written, existing + written, **counts)
+
+
+_BATCH_COLUMNS = ("id", "uuid", "standard_entry_class_code", "effective_date", "batched_at", "batch_number",
+                  "entry_count", "debit_total", "credit_total", "company_id", "origination_file_id")  # fmt: skip
+_SETTLEMENT_COLUMNS = ("id", "uuid", "kind", "settlement_date", "processed_at", "transaction_count", "net_amount",
+                       "company_id")  # fmt: skip
+_SUB_COLUMNS: dict[type, tuple[str, ...]] = {
+    TransactionReturn: ("id", "uuid", "return_code", "return_reason", "returned_at", "company_id",
+                        "ingestion_file_id", "transaction_id"),
+    ChangeNotice: ("id", "uuid", "change_code", "change_reason", "changed_at", "noc_received_at", "old_value",
+                   "new_value", "company_id", "ingestion_file_id", "transaction_id"),
+    TransactionHold: ("id", "hold_code", "hold_reason", "held_at", "released_at", "company_id", "transaction_id"),
+    TransactionException: ("id", "reject_reason", "rejected_at", "restored_at", "acknowledged_at", "company_id",
+                           "transaction_id"),
+}  # fmt: skip
+
+
+def _transaction_rows(
+    *, rng: random.Random, company: Company, count: int, txn_start: int, now: datetime, days: int, pool: list,
+    files: list[int], batch_for: Callable, settlement_for: Callable, sub_start: dict, counts: dict, raw_json: bool,
+) -> Iterator[tuple[tuple, list[tuple[type, tuple]]]]:  # fmt: skip
+    pick_status = _weighted(rng, STATUSES)
+    pick_method = _weighted(rng, METHODS)
+    pick_return = _weighted(rng, tuple((code, code) + (w,) for code, _, w in RETURN_CODES))
+    reasons = {code: reason for code, reason, _ in RETURN_CODES}
+    span = days * 86400
+    rand = rng.random
+    randrange = rng.randrange
+    choice = rng.choice
+    sub_ids = {model: start for model, start in sub_start.items()}
+    is_json = not raw_json
+    for n in range(count):
+        pk = txn_start + n
+        created = now - timedelta(seconds=span * (1 - (n + rand()) / count))
+        created_day = created.date()
+        method = pick_method()
+        status = pick_status()
+        card = method == "CRD"
+        if card and status in ("Returned",):
+            status = "Settled"
+        kind = "Credit" if rand() < 0.12 else "Debit"
+        amount = max(100, int(rng.lognormvariate(8.5, 1.3)))
+        if status == "HELD":
+            amount = max(amount, 1_000_001)
+        effective = created_day + timedelta(days=1 + (created.weekday() >= 4) * 2)
+        name = f"{choice(FIRST)} {choice(LAST)}" if rand() < 0.8 else choice(COMPANIES)
+        batched = (not card) and status not in ("Pending", "DECLINED", "HELD") and effective <= now.date()
+        settled = batched and status in ("Settled", "Returned", "Reversed") and effective < now.date()
+        account = ("", "", "")
+        routing = ""
+        card_cols = ("", "", "", "", None, "", None)
+        if card:
+            first_six = choice(("411111", "555555", "378282", "601111"))
+            last = f"{randrange(10000):04d}"
+            authorized = created
+            card_cols = (first_six, last, f"{first_six}******{last}", f"{randrange(1, 13):02d}/{randrange(27, 32)}",
+                         authorized, "00" if status != "DECLINED" else "05",
+                         authorized + timedelta(hours=2) if status == "Settled" else None)  # fmt: skip
+        else:
+            account = choice(pool)
+            routing = choice(ROUTING)
+        batch_id = batch_for(effective) if batched else None
+        settlement_id = settlement_for("regular", effective + timedelta(days=1)) if settled else None
+        extra: list[tuple[type, tuple]] = []
+        late_at = None
+        late_settlement = None
+        ingestion_file = None
+        if status == "Returned" and not card:
+            returned_at = datetime.combine(effective + timedelta(days=randrange(1, 3)), created.timetz()) \
+                .replace(tzinfo=UTC)
+            if rand() < 0.15:  # arrived after settlement: a late return with its own settlement
+                late_at = returned_at + timedelta(days=randrange(3, 50))
+                returned_at = late_at
+                late_settlement = settlement_for("late_return", min(late_at.date(), now.date()))
+                counts["late_returns"] += 1
+            code = pick_return()
+            ingestion_file = files[min(max((returned_at.date() - (now.date() - timedelta(days=days))).days // 7, 0),
+                                       len(files) - 1)]  # fmt: skip
+            extra.append((TransactionReturn, (sub_ids[TransactionReturn], uuid.uuid4(), code, reasons[code],
+                                              returned_at, company.pk, ingestion_file, pk)))  # fmt: skip
+            sub_ids[TransactionReturn] += 1
+            counts["returns"] += 1
+        if batched and method == "ACH" and rand() < 0.012:
+            code, reason, key = choice(CHANGE_CODES)
+            changed = created + timedelta(days=randrange(2, 6))
+            old, new = {key: "old"}, {key: "new"}
+            if key == "routingNumber":
+                old, new = {key: routing}, {key: choice(ROUTING)}
+            elif key == "accountNumber":
+                old, new = {key: f"****{account[2]}"}, {key: f"****{randrange(10000):04d}"}
+            elif key == "accountType":
+                old, new = {key: "Checking"}, {key: "Savings"}
+            if not is_json:
+                old, new = json.dumps(old), json.dumps(new)
+            extra.append((ChangeNotice, (sub_ids[ChangeNotice], uuid.uuid4(), code, reason, changed,
+                                         changed + timedelta(hours=3), old, new, company.pk, files[0],
+                                         pk)))  # fmt: skip
+            sub_ids[ChangeNotice] += 1
+            counts["notices"] += 1
+        if status == "HELD" or (rand() < 0.01 and amount > 100_000):
+            released = None if status == "HELD" else created + timedelta(hours=randrange(1, 48))
+            extra.append((TransactionHold, (sub_ids[TransactionHold], "AMT", "Amount over the company hold limit",
+                                            created, released, company.pk, pk)))  # fmt: skip
+            sub_ids[TransactionHold] += 1
+            counts["holds"] += 1
+        if status == "Rejected":
+            restored = created + timedelta(days=1) if rand() < 0.2 else None
+            acknowledged = created + timedelta(hours=5) if rand() < 0.5 else None
+            extra.append((TransactionException, (sub_ids[TransactionException],
+                                                 choice(("Invalid account", "Risk review failed", "Duplicate entry")),
+                                                 created + timedelta(hours=1), restored, acknowledged, company.pk,
+                                                 pk)))  # fmt: skip
+            sub_ids[TransactionException] += 1
+            counts["exceptions"] += 1
+        category = choice(CATEGORIES) if rand() < 0.3 else ""
+        yield (
+            pk, uuid.uuid4(), uuid.uuid4(), f"H{pk}" if rand() < 0.1 else "", method, kind, amount, status,
+            "WEB" if method == "ACH" else ("TEL" if method == "RCC" else ""), effective, rand() < 0.05, created,
+            f"ext-{pk}" if rand() < 0.3 else "", rand() < 0.005,
+            f"RTP{pk:012d}" if method == "RTP" else "", f"idem-{pk}" if rand() < 0.4 else "",
+            choice(("", "", "Monthly subscription", "Invoice payment", "Order")),
+            "Insufficient risk score" if status in ("DECLINED", "Rejected") else "",
+            category, uuid.UUID(int=CATEGORIES.index(category) + 1) if category else None,
+            card_cols[4], created + timedelta(hours=3) if status == "Voided" else None,
+            created + timedelta(days=2) if status == "Reversed" else None,
+            uuid.uuid4() if status == "Reversed" else None,
+            name, "" if card else choice(("Checking", "Checking", "Savings")), account[0] or None, account[1],
+            account[2], routing, *card_cols[:4], card_cols[4], card_cols[5], card_cols[6],
+            f"0910000{pk:08d}" if batched else "",
+            datetime(effective.year, effective.month, effective.day, 17, tzinfo=UTC) if batched else None,
+            late_at, batch_id, company.pk, ingestion_file, late_settlement, settlement_id,
+        ), extra  # fmt: skip

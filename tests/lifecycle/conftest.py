@@ -1,0 +1,63 @@
+"""Fixtures for the lifecycle tests: an outbound directory per test, commands run as an operator would."""
+from __future__ import annotations
+
+import io
+import json
+from datetime import date
+
+import pytest
+from django.core.management import call_command
+
+from tests import factories
+from tests.lifecycle import nacha_reader
+
+# Monday 2026-12-07, 10:00 Eastern: before the last same-day window, so the processing day is that Monday.
+MONDAY = date(2026, 12, 7)
+MONDAY_MORNING = "2026-12-07T15:00:00Z"
+MONDAY_SETTLED = "2026-12-07T22:00:01Z"  # just after 17:00 Eastern, the settlement time of that day
+
+
+@pytest.fixture(autouse=True)
+def outbound_dir(settings, tmp_path):
+    """Each test writes to its own directory; afterwards every file in it must pass the independent reader."""
+    settings.OUTBOUND_DIR = tmp_path / "outbound"
+    yield settings.OUTBOUND_DIR
+    if settings.OUTBOUND_DIR.exists():
+        leftovers = [path.name for path in settings.OUTBOUND_DIR.iterdir() if path.suffix != ".ach"]
+        assert leftovers == [], f"partial files left behind: {leftovers}"
+        for path in settings.OUTBOUND_DIR.glob("*.ach"):
+            nacha_reader.read(path.read_text())
+
+
+def run(command: str, *args: str) -> dict:
+    """Run a management command and parse the one JSON object it prints."""
+    out = io.StringIO()
+    call_command(command, *args, stdout=out, stderr=io.StringIO())
+    text = out.getvalue().strip()
+    assert text.count("\n") == 0, text
+    return json.loads(text)
+
+
+@pytest.fixture
+def customer(company):
+    return factories.CustomerFactory(company=company, first_name="Ada", last_name="Lovelace")
+
+
+@pytest.fixture
+def method(customer):
+    return factories.PaymentMethodFactory(
+        customer=customer, account_number="000123456789", routing_number="021000021", account_type="Checking"
+    )
+
+
+def bank_txn(company, *, effective_date=MONDAY, **overrides):
+    return factories.TransactionFactory(company=company, effective_date=effective_date, **overrides)
+
+
+def saved_method_txn(method, *, effective_date=MONDAY, **overrides):
+    """A transaction charged from a saved method, its payment details copied as a charge copies them."""
+    return factories.TransactionFactory(
+        company=method.company, customer=method.customer, payment_method=method, effective_date=effective_date,
+        name="Ada Lovelace", account_type=method.account_type, account_number=method.account_number,
+        routing_number=method.routing_number, **overrides,
+    )

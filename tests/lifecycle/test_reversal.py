@@ -1,0 +1,140 @@
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
+from transactions.models import Transaction
+
+pytestmark = pytest.mark.django_db
+
+
+def _reverse(client, txn_uuid, **kwargs):
+    return client.post(f"/transactions/{txn_uuid}/reverse", format="json", **kwargs)
+
+
+@pytest.fixture
+def settled(method):
+    txn = saved_method_txn(method, amount=4200, description="order 17")
+    run("originate", "--at", MONDAY_MORNING)
+    run("settle", "--at", MONDAY_SETTLED)
+    txn.refresh_from_db()
+    assert txn.status == "Settled"
+    return txn
+
+
+def test_reversing_a_settled_debit_creates_the_offsetting_credit(api_client, settled, method):
+    response = _reverse(api_client, settled.uuid)
+
+    assert response.status_code == 201, response.content
+    data = response.json()["data"]
+    credit = Transaction.objects.get(uuid=data["uuid"])
+    assert data["numericId"] == credit.pk
+    assert (data["status"], data["amount"], data["method"], data["type"]) == ("Pending", 4200, "ACH", "Credit")
+    assert data["reversalOf"] == str(settled.uuid)
+    assert (credit.company_id, credit.customer_id, credit.payment_method_id) == (
+        settled.company_id, settled.customer_id, method.pk)
+    assert (credit.name, credit.account_type, credit.routing_number, credit.account_number) == (
+        settled.name, settled.account_type, settled.routing_number, settled.account_number)
+    assert credit.batch_id is None and credit.trace_number == ""
+    settled.refresh_from_db()
+    assert settled.status == "Reversed"
+    assert settled.reversal_uuid == credit.uuid
+    assert settled.reversed_at is not None
+
+
+def test_the_reversal_credit_goes_out_in_the_next_file(api_client, settled):
+    _reverse(api_client, settled.uuid)
+    credit = Transaction.objects.get(type="Credit")
+    Transaction.objects.filter(pk=credit.pk).update(effective_date=settled.effective_date)
+    summary = run("originate", "--at", MONDAY_MORNING)
+    assert summary["transactions"] == 1
+    credit.refresh_from_db()
+    assert credit.status == "Processing" and credit.trace_number
+
+
+def test_reversing_twice_is_409(api_client, settled):
+    assert _reverse(api_client, settled.uuid).status_code == 201
+    second = _reverse(api_client, settled.uuid)
+    assert second.status_code == 409
+    assert second.json()["status"] == "error"
+    assert Transaction.objects.filter(type="Credit").count() == 1
+
+
+@pytest.mark.parametrize(("status", "txn_type"), [
+    ("Pending", "Debit"), ("Processing", "Debit"), ("Returned", "Debit"), ("Settled", "Credit"),
+    ("HELD", "Debit"), ("Voided", "Debit"),
+])
+def test_anything_but_a_settled_debit_is_409(api_client, company, status, txn_type):
+    txn = bank_txn(company, status=status, type=txn_type)
+    response = _reverse(api_client, txn.uuid)
+    assert response.status_code == 409
+    assert Transaction.objects.count() == 1
+
+
+def test_another_companys_transaction_is_404(other_api_client, settled):
+    response = _reverse(other_api_client, settled.uuid)
+    assert response.status_code == 404
+    assert response.json()["message"] == "Transaction not found"
+    settled.refresh_from_db()
+    assert settled.status == "Settled"
+
+
+def test_unknown_transaction_is_404(api_client):
+    assert _reverse(api_client, uuid.uuid4()).status_code == 404
+
+
+def test_unauthenticated_is_401(anonymous_client, settled):
+    assert _reverse(anonymous_client, settled.uuid).status_code == 401
+
+
+def test_key_without_create_transaction_is_403(company, settled):
+    from rest_framework.test import APIClient
+
+    from accounts.actions import LIVE_API_KEY_GROUP
+    from accounts.models import ActionGroup
+    from tests import factories
+
+    ActionGroup.objects.update_or_create(name=LIVE_API_KEY_GROUP, defaults={"actions": ["ViewTransactions"]})
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=factories.issue_api_key(company).authorization)
+    assert _reverse(client, settled.uuid).status_code == 403
+    settled.refresh_from_db()
+    assert settled.status == "Settled"
+
+
+def test_a_body_is_refused(api_client, settled):
+    response = api_client.post(f"/transactions/{settled.uuid}/reverse", {"amount": 1}, format="json")
+    assert response.status_code == 400
+    settled.refresh_from_db()
+    assert settled.status == "Settled"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_reversals_create_one_credit(company, issued_key, method):
+    import threading
+
+    from django.db import connection
+    from rest_framework.test import APIClient
+
+    txn = saved_method_txn(method, amount=4200)
+    run("originate", "--at", MONDAY_MORNING)
+    run("settle", "--at", MONDAY_SETTLED)
+    codes, barrier = [], threading.Barrier(4)
+
+    def attempt():
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=issued_key.authorization)
+        barrier.wait()
+        codes.append(_reverse(client, txn.uuid).status_code)
+        connection.close()
+
+    threads = [threading.Thread(target=attempt) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(codes) == [201, 409, 409, 409]
+    assert Transaction.objects.filter(type="Credit").count() == 1

@@ -1,0 +1,47 @@
+"""`seed_transactions`: realistic groups, encrypted account numbers, idempotent, one JSON line."""
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+
+from transactions.models import ChangeNotice, Transaction, TransactionReturn
+
+pytestmark = pytest.mark.django_db
+
+
+def _seed(company, count):
+    out = StringIO()
+    call_command("seed_transactions", company=str(company.uuid), count=count, verbosity=0, stdout=out)
+    return json.loads(out.getvalue())
+
+
+def test_seed_fills_groups_and_is_idempotent(company):
+    first = _seed(company, 400)
+    assert first["created"] == 400 and first["transactions"] == 400
+    assert first["returns"] > 0 and first["holds"] > 0 and first["exceptions"] > 0
+    again = _seed(company, 400)
+    assert again["created"] == 0 and again["transactions"] == 400
+    codes = set(TransactionReturn.objects.filter(company=company).values_list("return_code", flat=True))
+    assert codes <= {"R01", "R02", "R03", "R04", "R07", "R08", "R10", "R16", "R20", "R29"}
+    assert Transaction.objects.filter(company=company, method="CRD").exclude(card_masked="").exists()
+    assert Transaction.objects.filter(company=company, settlement__isnull=False).exists()
+    assert ChangeNotice.objects.filter(company=company).count() == first["notices"]
+
+
+def test_seeded_account_numbers_are_encrypted_at_rest(company):
+    _seed(company, 50)
+    txn = Transaction.objects.filter(company=company).exclude(account_number=None).first()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT account_number FROM transactions_transaction WHERE id = %s", [txn.pk])
+        stored = cursor.fetchone()[0]
+    assert stored != txn.account_number and txn.account_number not in stored
+    assert txn.account_last_four == txn.account_number[-4:]
+
+
+def test_unknown_company_is_a_command_error(db):
+    with pytest.raises(CommandError):
+        call_command("seed_transactions", company="00000000-0000-0000-0000-000000000000", count=1)

@@ -1,0 +1,158 @@
+"""SPEC 4.7 rules and the order in which they answer."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.utils import timezone
+
+from tests import factories
+from tests.transactions.conftest import bank_details, card_details, put_charge, saved_charge
+from transactions.models import Transaction
+
+pytestmark = pytest.mark.django_db
+
+RULE_6 = "customerUuid is required when paymentMethodUuid is provided"
+RULE_5 = "payment method type is incompatible with transaction method"
+
+
+def assert_error(response, status: int, message: str) -> None:
+    assert response.status_code == status, response.content
+    body = response.json()
+    assert body["status"] == "error"
+    assert body["message"] == message
+    assert not Transaction.objects.exists()
+
+
+def test_payment_method_without_customer_is_rule_6(api_client, saved_method):
+    body = {"method": "ACH", "type": "Debit", "amount": 100, "paymentMethodUuid": str(saved_method.uuid)}
+    assert_error(put_charge(api_client, body), 400, RULE_6)
+
+
+def test_rule_6_answers_before_malformed_payment_details_and_amount(api_client, saved_method):
+    body = {
+        "method": "CRD",
+        "type": "Debit",
+        "amount": "lots",
+        "paymentMethodUuid": str(saved_method.uuid),
+        "paymentDetails": {"accountNumber": "1"},
+        "bogus": True,
+    }
+    assert_error(put_charge(api_client, body), 400, RULE_6)
+
+
+def test_payment_details_required_without_saved_method(api_client):
+    response = put_charge(api_client, {"method": "ACH", "type": "Debit", "amount": 100})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["field"] == "paymentDetails"
+
+
+def test_invalid_payment_details_answer_before_unknown_customer(api_client):
+    body = saved_charge(
+        factories.CustomerFactory.build(uuid=uuid.uuid4()),
+        factories.PaymentMethodFactory.build(uuid=uuid.uuid4()),
+        paymentDetails=bank_details(routingNumber="123456789"),
+    )
+    response = put_charge(api_client, body)
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["field"] == "paymentDetails.routingNumber"
+
+
+def test_partial_payment_details_with_saved_method_is_400(api_client, customer, saved_method):
+    body = saved_charge(customer, saved_method, paymentDetails={"name": "Ada"})
+    response = put_charge(api_client, body)
+    assert response.status_code == 400
+    assert {e["field"] for e in response.json()["errors"]} >= {"paymentDetails.accountNumber"}
+
+
+def test_unknown_customer_is_404(api_client, saved_method):
+    body = {
+        "method": "ACH",
+        "type": "Debit",
+        "amount": 100,
+        "customerUuid": str(uuid.uuid4()),
+        "paymentMethodUuid": str(saved_method.uuid),
+    }
+    assert_error(put_charge(api_client, body), 404, "Customer not found")
+
+
+def test_another_companys_customer_is_404(api_client, other_company):
+    stranger = factories.CustomerFactory(company=other_company)
+    method = factories.PaymentMethodFactory(customer=stranger)
+    assert_error(put_charge(api_client, saved_charge(stranger, method)), 404, "Customer not found")
+
+
+def test_inactive_customer_is_400_and_nothing_stored(api_client, customer, saved_method):
+    customer.status = "inactive"
+    customer.save()
+    assert_error(put_charge(api_client, saved_charge(customer, saved_method)), 400, "customer is inactive")
+
+
+def test_inactive_customer_without_saved_method_is_400(api_client, customer):
+    customer.status = "inactive"
+    customer.save()
+    body = {"method": "ACH", "type": "Debit", "amount": 1, "customerUuid": str(customer.uuid)}
+    assert_error(put_charge(api_client, {**body, "paymentDetails": bank_details()}), 400, "customer is inactive")
+
+
+def test_inactive_customer_answers_before_unknown_method(api_client, customer):
+    customer.status = "inactive"
+    customer.save()
+    body = saved_charge(customer, factories.PaymentMethodFactory.build(uuid=uuid.uuid4()))
+    assert_error(put_charge(api_client, body), 400, "customer is inactive")
+
+
+def test_unknown_payment_method_is_404(api_client, customer):
+    body = saved_charge(customer, factories.PaymentMethodFactory.build(uuid=uuid.uuid4()))
+    assert_error(put_charge(api_client, body), 404, "Payment method not found")
+
+
+def test_method_of_another_customer_is_404(api_client, company, customer):
+    someone_else = factories.CustomerFactory(company=company)
+    their_method = factories.PaymentMethodFactory(customer=someone_else)
+    assert_error(put_charge(api_client, saved_charge(customer, their_method)), 404, "Payment method not found")
+
+
+def test_deleted_method_is_404(api_client, customer, saved_method):
+    saved_method.deleted_at = timezone.now()
+    saved_method.save()
+    assert_error(put_charge(api_client, saved_charge(customer, saved_method)), 404, "Payment method not found")
+
+
+def test_blocked_method_is_400_with_reason(api_client, customer, saved_method):
+    saved_method.blocked_at = timezone.now()
+    saved_method.blocked_reason = "R02 Account Closed"
+    saved_method.save()
+    response = put_charge(api_client, saved_charge(customer, saved_method))
+    assert_error(response, 400, "payment method is blocked: R02 Account Closed")
+
+
+@pytest.mark.parametrize("method", ["ACH", "RCC", "RTP"])
+def test_saved_bank_method_works_with_bank_methods(api_client, customer, saved_method, method):
+    assert put_charge(api_client, saved_charge(customer, saved_method, method=method)).status_code == 201
+
+
+def test_saved_bank_method_with_card_is_rule_5(api_client, customer, saved_method):
+    assert_error(put_charge(api_client, saved_charge(customer, saved_method, method="CRD")), 400, RULE_5)
+
+
+def test_saved_method_with_card_details_for_crd_is_still_rule_5(api_client, customer, saved_method):
+    body = saved_charge(customer, saved_method, method="CRD", paymentDetails=card_details())
+    assert_error(put_charge(api_client, body), 400, RULE_5)
+
+
+def test_unknown_customer_answers_before_rule_5(api_client, saved_method):
+    body = {
+        "method": "CRD",
+        "type": "Debit",
+        "amount": 100,
+        "customerUuid": str(uuid.uuid4()),
+        "paymentMethodUuid": str(saved_method.uuid),
+    }
+    assert_error(put_charge(api_client, body), 404, "Customer not found")
+
+
+def test_rule_5_answers_before_blocked(api_client, customer, saved_method):
+    saved_method.blocked_at = timezone.now()
+    saved_method.save()
+    assert_error(put_charge(api_client, saved_charge(customer, saved_method, method="CRD")), 400, RULE_5)

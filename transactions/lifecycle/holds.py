@@ -1,0 +1,54 @@
+"""Releasing HELD transactions (risk holds) back to Pending so the next `originate` sends them."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from uuid import UUID
+
+from django.db import transaction
+
+from transactions.models import Status, Transaction, TransactionHold
+
+
+@dataclass
+class ReleaseResult:
+    released: list[str] = field(default_factory=list)
+    not_released: list[dict[str, str]] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {"released": len(self.released), "notReleased": self.not_released}
+
+
+@transaction.atomic
+def transaction_hold_release(*, txn: Transaction, at: datetime) -> bool:
+    """HELD -> Pending with the hold's released_at; False (nothing changed) for any other status."""
+    locked = Transaction.objects.select_for_update().filter(pk=txn.pk, status=Status.HELD).first()
+    if locked is None:
+        return False
+    hold = TransactionHold.objects.select_for_update().filter(transaction=locked).first()
+    if hold is None:
+        hold = TransactionHold(company_id=locked.company_id, transaction=locked, hold_code="OPS",
+                               hold_reason="Released by an operator without a recorded hold", held_at=at)
+    hold.released_at = at
+    hold.save()
+    locked.status = Status.PENDING
+    locked.save(update_fields=["status"])
+    txn.status = locked.status
+    return True
+
+
+def holds_release(*, uuids: Iterable[UUID], at: datetime) -> ReleaseResult:
+    result = ReleaseResult()
+    wanted = list(dict.fromkeys(uuids))
+    found = {txn.uuid: txn for txn in Transaction.objects.filter(uuid__in=wanted).only("pk", "uuid", "status")}
+    for uuid in wanted:
+        txn = found.get(uuid)
+        if txn is None:
+            result.not_released.append({"uuid": str(uuid), "reason": "not found"})
+        elif transaction_hold_release(txn=txn, at=at):
+            result.released.append(str(uuid))
+        else:
+            status = Transaction.objects.filter(pk=txn.pk).values_list("status", flat=True).first()
+            result.not_released.append({"uuid": str(uuid), "reason": f"status is {status}, not HELD"})
+    return result

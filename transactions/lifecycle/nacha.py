@@ -1,0 +1,368 @@
+"""NACHA fixed-width files: the origination writer, a return / notice-of-change writer (what an RDFI
+sends back; used by tests and sandbox tooling) and the reader `import_returns` uses.
+
+Every record is 94 characters; each record type is one layout table of (field, width, kind)."""
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+RECORD_LENGTH = 94
+BLOCKING_FACTOR = 10
+PADDING_RECORD = "9" * RECORD_LENGTH
+
+N, A = "N", "A"  # numeric: zero-filled, right-justified; alphanumeric: space-filled, left-justified
+
+FILE_HEADER = (
+    ("record_type", 1, N), ("priority_code", 2, N), ("immediate_destination", 10, A), ("immediate_origin", 10, A),
+    ("creation_date", 6, N), ("creation_time", 4, N), ("file_id_modifier", 1, A), ("record_size", 3, N),
+    ("blocking_factor", 2, N), ("format_code", 1, N), ("destination_name", 23, A), ("origin_name", 23, A),
+    ("reference_code", 8, A),
+)
+BATCH_HEADER = (
+    ("record_type", 1, N), ("service_class_code", 3, N), ("company_name", 16, A),
+    ("company_discretionary_data", 20, A), ("company_identification", 10, A), ("sec_code", 3, A),
+    ("entry_description", 10, A), ("descriptive_date", 6, A), ("effective_entry_date", 6, N),
+    ("settlement_date", 3, A), ("originator_status_code", 1, A), ("originating_dfi", 8, N),
+    ("batch_number", 7, N),
+)
+ENTRY_DETAIL = (
+    ("record_type", 1, N), ("transaction_code", 2, N), ("receiving_dfi", 8, N), ("check_digit", 1, N),
+    ("account_number", 17, A), ("amount", 10, N), ("individual_id", 15, A), ("individual_name", 22, A),
+    ("discretionary_data", 2, A), ("addenda_indicator", 1, N), ("trace_number", 15, N),
+)
+RETURN_ADDENDA = (
+    ("record_type", 1, N), ("addenda_type", 2, N), ("reason_code", 3, A), ("original_trace", 15, N),
+    ("date_of_death", 6, A), ("original_receiving_dfi", 8, N), ("information", 44, A), ("trace_number", 15, N),
+)
+NOC_ADDENDA = (
+    ("record_type", 1, N), ("addenda_type", 2, N), ("change_code", 3, A), ("original_trace", 15, N),
+    ("reserved", 6, A), ("original_receiving_dfi", 8, N), ("corrected_data", 29, A), ("reserved_2", 15, A),
+    ("trace_number", 15, N),
+)
+BATCH_CONTROL = (
+    ("record_type", 1, N), ("service_class_code", 3, N), ("entry_addenda_count", 6, N), ("entry_hash", 10, N),
+    ("debit_total", 12, N), ("credit_total", 12, N), ("company_identification", 10, A),
+    ("message_authentication_code", 19, A), ("reserved", 6, A), ("originating_dfi", 8, N), ("batch_number", 7, N),
+)
+FILE_CONTROL = (
+    ("record_type", 1, N), ("batch_count", 6, N), ("block_count", 6, N), ("entry_addenda_count", 8, N),
+    ("entry_hash", 10, N), ("debit_total", 12, N), ("credit_total", 12, N), ("reserved", 39, A),
+)
+
+# (transaction type, account type) -> transaction code; a return or NOC of an entry uses the code one below.
+TRANSACTION_CODES: dict[tuple[str, str], str] = {
+    ("Debit", "Checking"): "27",
+    ("Debit", "Savings"): "37",
+    ("Credit", "Checking"): "22",
+    ("Credit", "Savings"): "32",
+}
+ACCOUNT_TYPE_BY_CODE_PREFIX = {"2": "Checking", "3": "Savings"}
+
+SERVICE_CLASS_MIXED, SERVICE_CLASS_CREDITS, SERVICE_CLASS_DEBITS = "200", "220", "225"
+
+# Where each notice-of-change code puts the corrected values inside the 29-character corrected-data field.
+CORRECTED_DATA_LAYOUT: dict[str, tuple[tuple[str, int, int], ...]] = {
+    "C01": (("accountNumber", 0, 17),),
+    "C02": (("routingNumber", 0, 9),),
+    "C03": (("routingNumber", 0, 9), ("accountNumber", 12, 29)),
+    "C04": (("name", 0, 22),),
+    "C05": (("transactionCode", 0, 2),),
+    "C06": (("accountNumber", 0, 17), ("transactionCode", 20, 22)),
+    "C07": (("routingNumber", 0, 9), ("accountNumber", 9, 26), ("transactionCode", 26, 28)),
+}
+
+
+class NachaFormatError(ValueError):
+    """A file that is not a well-formed NACHA file (the message names the line)."""
+
+
+def ascii_upper(value: str) -> str:
+    """NACHA alphanumeric fields: upper-case ASCII only (accents folded, other characters dropped)."""
+    folded = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
+    return "".join(ch for ch in folded.upper() if 32 <= ord(ch) < 127)
+
+
+def render(layout: Sequence[tuple[str, int, str]], values: dict[str, object]) -> str:
+    parts = []
+    for name, width, kind in layout:
+        value = values.get(name, "")
+        text = str(value)
+        if kind == N:
+            if not text.isdigit() and text != "":
+                raise ValueError(f"{name} must be digits")
+            if len(text) > width:
+                raise ValueError(f"{name} does not fit in {width} digits")
+            parts.append(text.rjust(width, "0"))
+        else:
+            parts.append(ascii_upper(text)[:width].ljust(width))
+    record = "".join(parts)
+    assert len(record) == RECORD_LENGTH, (layout[0], len(record))  # noqa: S101 - layouts are static
+    return record
+
+
+def parse(layout: Sequence[tuple[str, int, str]], record: str) -> dict[str, str]:
+    values, position = {}, 0
+    for name, width, _kind in layout:
+        values[name] = record[position:position + width]
+        position += width
+    return values
+
+
+def block(records: list[str]) -> list[str]:
+    """Pad with all-9 records to a whole number of 10-record blocks."""
+    padding = (-len(records)) % BLOCKING_FACTOR
+    return records + [PADDING_RECORD] * padding
+
+
+def entry_hash(routing_prefixes: Iterable[str]) -> str:
+    return str(sum(int(prefix) for prefix in routing_prefixes))[-10:]
+
+
+def service_class(*, has_debits: bool, has_credits: bool) -> str:
+    if has_debits and has_credits:
+        return SERVICE_CLASS_MIXED
+    return SERVICE_CLASS_DEBITS if has_debits else SERVICE_CLASS_CREDITS
+
+
+@dataclass(frozen=True)
+class Entry:
+    transaction_code: str
+    routing_number: str  # 9 digits: 8-digit DFI identification + check digit
+    account_number: str
+    amount: int
+    individual_id: str
+    individual_name: str
+    trace_number: str
+    addenda: tuple[str, ...] = ()  # rendered addenda records (returns and NOCs)
+
+    @property
+    def is_debit(self) -> bool:
+        return self.transaction_code[1] in "6789"
+
+
+@dataclass(frozen=True)
+class BatchSpec:
+    company_name: str
+    company_identification: str
+    sec_code: str
+    entry_description: str
+    effective_date: date
+    batch_number: int
+    entries: Sequence[Entry] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    immediate_destination: str
+    immediate_origin: str
+    destination_name: str
+    origin_name: str
+    originating_dfi: str
+    created_at: datetime
+    file_id_modifier: str
+    batches: Sequence[BatchSpec]
+    reference_code: str = ""
+
+
+def _batch_records(spec: BatchSpec, originating_dfi: str) -> tuple[list[str], dict[str, int]]:
+    debits = sum(entry.amount for entry in spec.entries if entry.is_debit)
+    credits = sum(entry.amount for entry in spec.entries if not entry.is_debit)
+    has_debits = any(entry.is_debit for entry in spec.entries)
+    has_credits = any(not entry.is_debit for entry in spec.entries)
+    service_class_code = service_class(has_debits=has_debits, has_credits=has_credits)
+    records = [render(BATCH_HEADER, {
+        "record_type": "5", "service_class_code": service_class_code, "company_name": spec.company_name,
+        "company_identification": spec.company_identification, "sec_code": spec.sec_code,
+        "entry_description": spec.entry_description, "descriptive_date": spec.effective_date.strftime("%b %d"),
+        "effective_entry_date": spec.effective_date.strftime("%y%m%d"), "originator_status_code": "1",
+        "originating_dfi": originating_dfi, "batch_number": spec.batch_number,
+    })]
+    count = 0
+    for entry in spec.entries:
+        records.append(render(ENTRY_DETAIL, {
+            "record_type": "6", "transaction_code": entry.transaction_code,
+            "receiving_dfi": entry.routing_number[:8], "check_digit": entry.routing_number[8],
+            "account_number": entry.account_number, "amount": entry.amount, "individual_id": entry.individual_id,
+            "individual_name": entry.individual_name, "addenda_indicator": "1" if entry.addenda else "0",
+            "trace_number": entry.trace_number,
+        }))
+        records.extend(entry.addenda)
+        count += 1 + len(entry.addenda)
+    hash_value = entry_hash(entry.routing_number[:8] for entry in spec.entries)
+    records.append(render(BATCH_CONTROL, {
+        "record_type": "8", "service_class_code": service_class_code, "entry_addenda_count": count,
+        "entry_hash": hash_value, "debit_total": debits, "credit_total": credits,
+        "company_identification": spec.company_identification, "originating_dfi": originating_dfi,
+        "batch_number": spec.batch_number,
+    }))
+    totals = {"count": count, "hash": int(hash_value), "debits": debits, "credits": credits}
+    return records, totals
+
+
+def file_records(spec: FileSpec) -> list[str]:
+    """The whole file, blocked: header, batches, control, padding."""
+    records = [render(FILE_HEADER, {
+        "record_type": "1", "priority_code": "01", "immediate_destination": " " + spec.immediate_destination,
+        "immediate_origin": " " + spec.immediate_origin, "creation_date": spec.created_at.strftime("%y%m%d"),
+        "creation_time": spec.created_at.strftime("%H%M"), "file_id_modifier": spec.file_id_modifier,
+        "record_size": "094", "blocking_factor": BLOCKING_FACTOR, "format_code": "1",
+        "destination_name": spec.destination_name, "origin_name": spec.origin_name,
+        "reference_code": spec.reference_code,
+    })]
+    count = hash_total = debits = credits = 0
+    for batch in spec.batches:
+        batch_lines, totals = _batch_records(batch, spec.originating_dfi)
+        records.extend(batch_lines)
+        count += totals["count"]
+        hash_total += totals["hash"]
+        debits += totals["debits"]
+        credits += totals["credits"]
+    total_records = len(records) + 1
+    block_count = -(-total_records // BLOCKING_FACTOR)
+    records.append(render(FILE_CONTROL, {
+        "record_type": "9", "batch_count": len(spec.batches), "block_count": block_count,
+        "entry_addenda_count": count, "entry_hash": str(hash_total)[-10:], "debit_total": debits,
+        "credit_total": credits,
+    }))
+    return block(records)
+
+
+def file_text(spec: FileSpec) -> str:
+    return "\n".join(file_records(spec)) + "\n"
+
+
+# --- returns and notices of change -------------------------------------------------------------------------
+
+
+def corrected_data(change_code: str, values: dict[str, str]) -> str:
+    """The 29-character corrected-data field of a NOC addenda for the given corrected values."""
+    buffer = [" "] * 29
+    for name, start, end in CORRECTED_DATA_LAYOUT.get(change_code, ()):
+        text = ascii_upper(values.get(name, ""))[: end - start].ljust(end - start)
+        buffer[start:end] = list(text)
+    return "".join(buffer)
+
+
+def parse_corrected_data(change_code: str, data: str) -> dict[str, str]:
+    values = {}
+    for name, start, end in CORRECTED_DATA_LAYOUT.get(change_code, ()):
+        value = data[start:end].strip()
+        if value:
+            values[name] = value
+    return values
+
+
+def return_addenda(*, reason_code: str, original_trace: str, original_routing: str, trace_number: str) -> str:
+    return render(RETURN_ADDENDA, {
+        "record_type": "7", "addenda_type": "99", "reason_code": reason_code, "original_trace": original_trace,
+        "original_receiving_dfi": original_routing[:8], "trace_number": trace_number,
+    })
+
+
+def noc_addenda(
+    *, change_code: str, original_trace: str, original_routing: str, corrected: dict[str, str], trace_number: str
+) -> str:
+    return render(NOC_ADDENDA, {
+        "record_type": "7", "addenda_type": "98", "change_code": change_code, "original_trace": original_trace,
+        "original_receiving_dfi": original_routing[:8], "corrected_data": corrected_data(change_code, corrected),
+        "trace_number": trace_number,
+    })
+
+
+def return_transaction_code(original_code: str) -> str:
+    """27 -> 26, 22 -> 21, 37 -> 36, 32 -> 31: the automated return / NOC code for the original's account."""
+    return original_code[0] + str(int(original_code[1]) - 1)
+
+
+@dataclass(frozen=True)
+class ReturnedItem:
+    """One return (addenda 99) or notice of change (addenda 98) as an RDFI reports it."""
+
+    kind: str  # "return" or "noc"
+    original_trace: str
+    code: str
+    corrected: dict[str, str] = field(default_factory=dict)
+
+
+def read_returns(text: str) -> list[ReturnedItem]:
+    """Returns and NOCs of a NACHA return file, in file order. Raises NachaFormatError on a malformed file."""
+    items: list[ReturnedItem] = []
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    while lines and lines[-1] == "":
+        lines.pop()
+    if not lines or not lines[0].startswith("1"):
+        raise NachaFormatError("line 1: not a NACHA file header (record type 1)")
+    for number, line in enumerate(lines, start=1):
+        if len(line) != RECORD_LENGTH:
+            raise NachaFormatError(f"line {number}: record is {len(line)} characters, expected {RECORD_LENGTH}")
+        if line == PADDING_RECORD:
+            continue
+        record_type = line[0]
+        if record_type not in "156789":
+            raise NachaFormatError(f"line {number}: unknown record type {record_type!r}")
+        if record_type != "7":
+            continue
+        addenda_type = line[1:3]
+        if addenda_type == "99":
+            values = parse(RETURN_ADDENDA, line)
+            items.append(ReturnedItem("return", values["original_trace"], values["reason_code"].strip()))
+        elif addenda_type == "98":
+            values = parse(NOC_ADDENDA, line)
+            code = values["change_code"].strip()
+            corrected = parse_corrected_data(code, values["corrected_data"])
+            items.append(ReturnedItem("noc", values["original_trace"], code, corrected))
+    return items
+
+
+@dataclass(frozen=True)
+class ReturnSpec:
+    """What an RDFI needs to send back one return or notice of change for an entry it received."""
+
+    kind: str  # "return" or "noc"
+    code: str
+    original_trace: str
+    original_transaction_code: str
+    routing_number: str
+    account_number: str
+    amount: int
+    individual_name: str
+    company_name: str
+    company_identification: str
+    sec_code: str
+    corrected: dict[str, str] = field(default_factory=dict)
+
+
+def return_file_text(*, items: Sequence[ReturnSpec], rdfi_routing: str, odfi_routing: str, created_at: datetime) -> str:
+    """A return / NOC file as an RDFI would send it to the ODFI: one batch per company and SEC (COR for NOCs)."""
+    batches: dict[tuple[str, str, str], list[Entry]] = {}
+    for sequence, item in enumerate(items, start=1):
+        trace = rdfi_routing[:8] + str(sequence).rjust(7, "0")
+        if item.kind == "return":
+            addenda = return_addenda(reason_code=item.code, original_trace=item.original_trace,
+                                     original_routing=item.routing_number, trace_number=trace)
+            sec, amount = item.sec_code, item.amount
+        else:
+            addenda = noc_addenda(change_code=item.code, original_trace=item.original_trace,
+                                  original_routing=item.routing_number, corrected=item.corrected, trace_number=trace)
+            sec, amount = "COR", 0
+        entry = Entry(transaction_code=return_transaction_code(item.original_transaction_code),
+                      routing_number=item.routing_number, account_number=item.account_number, amount=amount,
+                      individual_id="", individual_name=item.individual_name, trace_number=trace, addenda=(addenda,))
+        batches.setdefault((item.company_name, item.company_identification, sec), []).append(entry)
+    specs = [
+        BatchSpec(company_name=name, company_identification=company_id, sec_code=sec, entry_description="RETURN",
+                  effective_date=created_at.date(), batch_number=number, entries=entries)
+        for number, ((name, company_id, sec), entries) in enumerate(batches.items(), start=1)
+    ]
+    return file_text(FileSpec(
+        immediate_destination=odfi_routing, immediate_origin=rdfi_routing, destination_name="ODFI",
+        origin_name="RDFI", originating_dfi=rdfi_routing[:8], created_at=created_at, file_id_modifier="A",
+        batches=specs,
+    ))
+
+
+def account_type_for_code(transaction_code: str) -> str | None:
+    return ACCOUNT_TYPE_BY_CODE_PREFIX.get(transaction_code[:1])

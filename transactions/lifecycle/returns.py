@@ -1,0 +1,303 @@
+"""`import_returns`: apply an RDFI's return / notice-of-change file (NACHA or CSV) to the transactions it
+names by original entry trace number.
+
+The file is parsed before any row is locked; then one database transaction records the IngestionFile
+(unique by SHA-256, so a re-import answers the first summary) and applies every entry. A crash midway
+rolls the whole file back and a rerun applies it afresh."""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from stdnum.us import rtn
+
+from payments.models import PaymentMethod
+from transactions.lifecycle import nacha
+from transactions.lifecycle.origination import sec_code_for
+from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES, Corrected, ReturnEffect
+from transactions.models import ChangeNotice, IngestionFile, Status, Transaction, TransactionReturn
+from vault import crypto
+
+logger = logging.getLogger("transactions.lifecycle")
+
+Progress = Callable[..., Iterable]
+RETURNABLE = (Status.PROCESSING, Status.SETTLED)
+
+# The CSV equivalent of a NACHA return file (README: "Return and NOC CSV format").
+CSV_COLUMNS = (
+    "record_type", "original_trace_number", "code",
+    "corrected_routing_number", "corrected_account_number", "corrected_account_type",
+)
+CSV_REQUIRED = CSV_COLUMNS[:3]
+CSV_CORRECTED = {
+    "corrected_routing_number": "routingNumber",
+    "corrected_account_number": "accountNumber",
+    "corrected_account_type": "accountType",
+}
+
+
+class ReturnFileError(ValueError):
+    """The file cannot be imported as a whole (bad format, unknown code); nothing was applied."""
+
+
+def _no_progress(items: Iterable, **_kwargs) -> Iterable:
+    return items
+
+
+def _read_csv(text: str) -> list[nacha.ReturnedItem]:
+    reader = csv.DictReader(io.StringIO(text))
+    columns = [name.strip() for name in (reader.fieldnames or [])]
+    missing = [name for name in CSV_REQUIRED if name not in columns]
+    unknown = [name for name in columns if name not in CSV_COLUMNS]
+    if missing or unknown:
+        raise ReturnFileError(f"CSV columns: missing {missing or 'none'}, unknown {unknown or 'none'}")
+    items = []
+    for number, row in enumerate(reader, start=2):
+        row = {key.strip(): (value or "").strip() for key, value in row.items() if key}
+        kind = row["record_type"].lower()
+        if kind not in ("return", "noc"):
+            raise ReturnFileError(f"line {number}: record_type must be return or noc")
+        corrected = {CSV_CORRECTED[column]: row[column] for column in CSV_CORRECTED if row.get(column)}
+        if kind == "noc" and "accountType" in corrected:
+            corrected["accountType"] = corrected["accountType"].capitalize()
+        items.append(nacha.ReturnedItem(kind, row["original_trace_number"], row["code"].upper(), corrected))
+    return items
+
+
+def read_items(text: str) -> tuple[str, list[nacha.ReturnedItem]]:
+    """(format, items): NACHA when the first record is a 94-character file header, else CSV."""
+    first = text.split("\n", 1)[0].rstrip("\r")
+    if first.startswith("1") and len(first) == nacha.RECORD_LENGTH:
+        try:
+            items = nacha.read_returns(text)
+        except nacha.NachaFormatError as exc:
+            raise ReturnFileError(str(exc)) from None
+        file_format = "nacha"
+    else:
+        items, file_format = _read_csv(text), "csv"
+    for item in items:
+        table = RETURN_CODES if item.kind == "return" else CHANGE_CODES
+        if item.code not in table:
+            raise ReturnFileError(f"unknown {'return' if item.kind == 'return' else 'change'} code {item.code!r}")
+        if "transactionCode" in item.corrected:
+            account_type = nacha.account_type_for_code(item.corrected.pop("transactionCode"))
+            if account_type:
+                item.corrected["accountType"] = account_type
+    return file_format, items
+
+
+LOCK_CHUNK = 500
+
+
+@dataclass
+class _Applied:
+    returns: int = 0
+    notices: int = 0
+
+
+@dataclass
+class _Chunk:
+    """The rows one chunk of the file touches, locked together (methods, then transactions, by id), and
+    the writes it gathers so they go out as a few statements instead of several per entry."""
+
+    ingestion: IngestionFile
+    at: datetime
+    transactions: dict[str, Transaction]
+    methods: dict[int, PaymentMethod]
+    returned: set[int]
+    noticed: set[int]
+    new_returns: list[TransactionReturn] = field(default_factory=list)
+    new_notices: list[ChangeNotice] = field(default_factory=list)
+    late_ids: list[int] = field(default_factory=list)
+
+    @classmethod
+    def lock(cls, traces: list[str], ingestion: IngestionFile, at: datetime) -> _Chunk:
+        matching = Transaction.objects.filter(trace_number__in=traces)
+        method_ids = set(matching.exclude(payment_method=None).values_list("payment_method_id", flat=True))
+        methods = PaymentMethod.objects.select_for_update().filter(pk__in=method_ids).order_by("pk")
+        txns = matching.select_for_update().defer("account_number").order_by("pk")
+        chunk = cls(ingestion=ingestion, at=at, transactions={txn.trace_number: txn for txn in txns},
+                     methods={method.pk: method for method in methods}, returned=set(), noticed=set())
+        ids = [txn.pk for txn in chunk.transactions.values()]
+        chunk.returned = set(TransactionReturn.objects.filter(transaction_id__in=ids).values_list(
+            "transaction_id", flat=True))
+        chunk.noticed = set(ChangeNotice.objects.filter(transaction_id__in=ids).values_list(
+            "transaction_id", flat=True))
+        return chunk
+
+    def flush(self) -> None:
+        TransactionReturn.objects.bulk_create(self.new_returns)
+        ChangeNotice.objects.bulk_create(self.new_notices)
+        Transaction.objects.filter(pk__in=[entry.transaction_id for entry in self.new_returns]).update(
+            status=Status.RETURNED, ingestion_file=self.ingestion
+        )
+        Transaction.objects.filter(pk__in=self.late_ids).update(late_returned_at=self.at)
+        Transaction.objects.filter(pk__in=[notice.transaction_id for notice in self.new_notices]).update(
+            ingestion_file=self.ingestion
+        )
+
+
+def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> bool:
+    if txn.status not in RETURNABLE or txn.pk in chunk.returned:
+        return False
+    code = RETURN_CODES[item.code]
+    chunk.returned.add(txn.pk)
+    chunk.new_returns.append(TransactionReturn(
+        company_id=txn.company_id, transaction=txn, return_code=item.code, return_reason=code.reason,
+        returned_at=chunk.at, ingestion_file=chunk.ingestion,
+    ))
+    if txn.status == Status.SETTLED:
+        chunk.late_ids.append(txn.pk)
+    method = chunk.methods.get(txn.payment_method_id)
+    if code.effect == ReturnEffect.BLOCK_METHOD and method is not None and method.blocked_at is None:
+        method.blocked_at = chunk.at
+        method.blocked_reason = f"{item.code} {code.reason}"
+        method.save(update_fields=["blocked_at", "blocked_reason"])
+    return True
+
+
+def _valid_correction(corrected: dict[str, str]) -> bool:
+    routing = corrected.get(Corrected.ROUTING.value)
+    account = corrected.get(Corrected.ACCOUNT.value)
+    account_type = corrected.get(Corrected.ACCOUNT_TYPE.value)
+    return (
+        (routing is None or (len(routing) == 9 and rtn.is_valid(routing)))
+        and (account is None or (account.isdigit() and 4 <= len(account) <= 17))
+        and (account_type is None or account_type in PaymentMethod.AccountType.values)
+    )
+
+
+def _method_values(method: PaymentMethod | None, txn: Transaction, fields: Sequence[str]) -> dict[str, str]:
+    """The values a NOC corrects, as the ChangeNotice keeps them: account numbers masked, never in full."""
+    source = {
+        Corrected.ROUTING.value: method.routing_number if method else txn.routing_number,
+        Corrected.ACCOUNT.value: crypto.mask(method.last_four if method else txn.account_last_four),
+        Corrected.ACCOUNT_TYPE.value: method.account_type if method else txn.account_type,
+        Corrected.NAME.value: txn.name,
+    }
+    return {name: source[name] for name in fields}
+
+
+def _apply_notice(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> bool:
+    if txn.pk in chunk.noticed or not _valid_correction(item.corrected):
+        return False
+    chunk.noticed.add(txn.pk)
+    code = CHANGE_CODES[item.code]
+    corrected = {name.value: item.corrected[name.value] for name in code.corrects if name.value in item.corrected}
+    method = chunk.methods.get(txn.payment_method_id)
+    old_value = _method_values(method, txn, list(corrected))
+    new_value = {
+        name: crypto.mask(value[-4:]) if name == Corrected.ACCOUNT.value else value for name, value in corrected.items()
+    }
+    chunk.new_notices.append(ChangeNotice(
+        company_id=txn.company_id, transaction=txn, change_code=item.code, change_reason=code.reason,
+        changed_at=chunk.at, noc_received_at=chunk.at, old_value=old_value, new_value=new_value,
+        ingestion_file=chunk.ingestion,
+    ))
+    if method is not None:
+        _correct_method(method, corrected)
+    return True
+
+
+def _correct_method(method: PaymentMethod, corrected: dict[str, str]) -> None:
+    routing = corrected.get(Corrected.ROUTING.value, method.routing_number)
+    account = corrected.get(Corrected.ACCOUNT.value, method.account_number)
+    account_hash = crypto.account_pair_hash(routing, account)
+    if account_hash != method.account_hash and PaymentMethod.objects.filter(
+        company_id=method.company_id, customer_id=method.customer_id, account_hash=account_hash,
+        deleted_at__isnull=True,
+    ).exists():
+        # The customer already saved the corrected account: that method is the one to charge now.
+        logger.warning("notice of change for method %s matches another saved method; method left as is", method.uuid)
+        return
+    method.routing_number = routing
+    method.account_number = account
+    method.account_hash = account_hash
+    method.last_four = account[-4:]
+    method.account_type = corrected.get(Corrected.ACCOUNT_TYPE.value, method.account_type)
+    method.save(update_fields=["routing_number", "account_number", "account_hash", "last_four", "account_type"])
+
+
+def summary_of(ingestion: IngestionFile, applied: _Applied, unmatched: list[str]) -> dict:
+    return {
+        "ingestionFileUuid": str(ingestion.uuid),
+        "returns": applied.returns,
+        "notices": applied.notices,
+        "unmatched": unmatched,
+    }
+
+
+def returns_import(*, content: bytes, filename: str, at: datetime, progress: Progress = _no_progress) -> dict:
+    digest = hashlib.sha256(content).hexdigest()
+    existing = IngestionFile.objects.filter(sha256=digest).first()
+    if existing is not None:
+        return existing.summary
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ReturnFileError("the file is not UTF-8 / ASCII text") from None
+    file_format, items = read_items(text)
+    try:
+        with transaction.atomic():
+            ingestion = IngestionFile.objects.create(
+                filename=filename[-500:], sha256=digest, file_format=file_format, received_at=at
+            )
+            applied, unmatched = _Applied(), []
+            chunks = [items[start:start + LOCK_CHUNK] for start in range(0, len(items), LOCK_CHUNK)]
+            for part in progress(chunks, desc="import", unit="chunk"):
+                chunk = _Chunk.lock(sorted({item.original_trace for item in part}), ingestion, at)
+                for item in part:
+                    txn = chunk.transactions.get(item.original_trace)
+                    if item.kind == "return":
+                        done = txn is not None and _apply_return(item, txn, chunk)
+                        applied.returns += done
+                    else:
+                        done = txn is not None and _apply_notice(item, txn, chunk)
+                        applied.notices += done
+                    if not done:
+                        unmatched.append(item.original_trace)
+                chunk.flush()
+            ingestion.summary = summary_of(ingestion, applied, unmatched)
+            ingestion.save(update_fields=["summary"])
+    except IntegrityError:
+        # The same file imported concurrently: the run that committed first has the summary.
+        existing = IngestionFile.objects.filter(sha256=digest).first()
+        if existing is None:
+            raise
+        return existing.summary
+    logger.info("imported %s: %s returns, %s notices, %s unmatched", ingestion.uuid, applied.returns,
+                applied.notices, len(unmatched))
+    return ingestion.summary
+
+
+def return_file_for(entries: Sequence[tuple[Transaction, str, dict[str, str]]], *, at: datetime) -> str:
+    """A NACHA return / NOC file for originated transactions, as their RDFI would send it back:
+    (transaction, R.. or C.. code, corrected values for a NOC). For tests and sandbox runs."""
+    def _wire(txn: Transaction, corrected: dict[str, str]) -> dict[str, str]:
+        wire = dict(corrected)
+        if "accountType" in wire:  # the file carries the corrected transaction code, not the account type
+            wire["transactionCode"] = nacha.TRANSACTION_CODES[(txn.type, wire.pop("accountType"))]
+        return wire
+
+    specs = [
+        nacha.ReturnSpec(
+            kind="return" if code.startswith("R") else "noc", code=code, original_trace=txn.trace_number,
+            original_transaction_code=nacha.TRANSACTION_CODES[(txn.type, txn.account_type)],
+            routing_number=txn.routing_number, account_number=txn.account_number or "", amount=txn.amount,
+            individual_name=txn.name, company_name=txn.company.name,
+            company_identification=txn.company.ach_company_id, sec_code=sec_code_for(txn),
+            corrected=_wire(txn, corrected),
+        )
+        for txn, code, corrected in entries
+    ]
+    return nacha.return_file_text(
+        items=specs, rdfi_routing=specs[0].routing_number if specs else settings.ACH_IMMEDIATE_DESTINATION,
+        odfi_routing=settings.ACH_IMMEDIATE_ORIGIN, created_at=at,
+    )

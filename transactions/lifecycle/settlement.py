@@ -1,0 +1,114 @@
+"""`settle`: Processing transactions whose settlement time has passed, authorised card charges (captured
+here) and late returns are gathered into Settlements per company and day.
+
+Each company-day group is its own database transaction; rows are locked with skip_locked and guarded
+by their status, so a crash or a concurrent run leaves nothing half-settled and a rerun settles only
+what is left."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from django.db import transaction
+from django.db.models import F, Q
+
+from transactions import calendar
+from transactions.models import Method, Settlement, Status, Transaction, TransactionType
+
+Progress = Callable[..., Iterable]
+
+
+def _no_progress(items: Iterable, **_kwargs) -> Iterable:
+    return items
+
+
+@dataclass
+class SettleResult:
+    settlements: set[int] = field(default_factory=set)
+    late_return_settlements: set[int] = field(default_factory=set)
+    transactions: int = 0
+
+    def as_json(self) -> dict:
+        return {
+            "settlements": len(self.settlements),
+            "transactions": self.transactions,
+            "lateReturnSettlements": len(self.late_return_settlements),
+        }
+
+
+def _signed(txn_type: str, amount: int) -> int:
+    """Funds to the merchant: a debit brings money in, a credit sends it out."""
+    return amount if txn_type == TransactionType.DEBIT else -amount
+
+
+def _day(moment: datetime) -> date:
+    return calendar.eastern_now(moment).date()
+
+
+def _group(rows: Iterable[tuple[int, int, datetime]]) -> dict[tuple[int, date], list[int]]:
+    groups: dict[tuple[int, date], list[int]] = {}
+    for pk, company_id, moment in rows:
+        groups.setdefault((company_id, _day(moment)), []).append(pk)
+    return groups
+
+
+@transaction.atomic
+def _settle_group(
+    *, company_id: int, day: date, ids: list[int], kind: str, at: datetime, guard: Q, changes: dict
+) -> tuple[Settlement | None, int]:
+    locked = list(
+        Transaction.objects.filter(guard, pk__in=ids)
+        .select_for_update(skip_locked=True)
+        .values_list("pk", "type", "amount")
+    )
+    if not locked:
+        return None, 0
+    settlement, _created = Settlement.objects.get_or_create(
+        company_id=company_id, kind=kind, settlement_date=day, defaults={"processed_at": at}
+    )
+    late = kind == Settlement.Kind.LATE_RETURN
+    net = sum(-_signed(txn_type, amount) if late else _signed(txn_type, amount) for _pk, txn_type, amount in locked)
+    link = {"late_return_settlement": settlement} if late else {"settlement": settlement}
+    Transaction.objects.filter(guard, pk__in=[pk for pk, _t, _a in locked]).update(**link, **changes)
+    Settlement.objects.filter(pk=settlement.pk).update(
+        transaction_count=F("transaction_count") + len(locked), net_amount=F("net_amount") + net
+    )
+    return settlement, len(locked)
+
+
+def transactions_settle(*, at: datetime, progress: Progress = _no_progress) -> SettleResult:
+    result = SettleResult()
+    due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True)
+    rows = Transaction.objects.filter(due).values_list("pk", "company_id", "expected_to_settle_at")
+    card = Q(
+        status=Status.PENDING, method=Method.CRD, authorized_at__isnull=False, captured_at__isnull=True,
+        settlement__isnull=True,
+    )
+    card_rows = [(pk, company_id, at) for pk, company_id in Transaction.objects.filter(card).values_list(
+        "pk", "company_id")]
+    late = Q(status=Status.RETURNED, late_returned_at__isnull=False, late_return_settlement__isnull=True)
+    late_rows = [(pk, company_id, at) for pk, company_id in Transaction.objects.filter(late).values_list(
+        "pk", "company_id")]
+
+    work = [
+        (key, ids, Settlement.Kind.REGULAR, due, {"status": Status.SETTLED})
+        for key, ids in _group(rows).items()
+    ] + [
+        (key, ids, Settlement.Kind.REGULAR, card, {"status": Status.SETTLED, "captured_at": at})
+        for key, ids in _group(card_rows).items()
+    ] + [
+        (key, ids, Settlement.Kind.LATE_RETURN, late, {}) for key, ids in _group(late_rows).items()
+    ]
+    for (company_id, day), ids, kind, guard, changes in progress(work, desc="settle", unit="group"):
+        settlement, count = _settle_group(
+            company_id=company_id, day=day, ids=ids, kind=kind, at=at, guard=guard, changes=changes
+        )
+        if settlement is None:
+            continue
+        if kind == Settlement.Kind.LATE_RETURN:
+            result.late_return_settlements.add(settlement.pk)
+        else:
+            result.settlements.add(settlement.pk)
+            result.transactions += count
+    return result

@@ -1,0 +1,31 @@
+"""python manage.py import_returns FILE: apply a NACHA (or CSV) return / notice-of-change file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from transactions.lifecycle.cli import add_at_argument, emit, parse_at, progress_for
+from transactions.lifecycle.returns import ReturnFileError, returns_import
+
+
+class Command(BaseCommand):
+    help = "Import an RDFI return / NOC file (NACHA or CSV); re-importing the same file changes nothing."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="path of the NACHA or CSV file")
+        add_at_argument(parser)
+
+    def handle(self, *args, **options):
+        path = Path(options["file"])
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+        try:
+            summary = returns_import(
+                content=content, filename=path.name, at=parse_at(options["at"]), progress=progress_for(self)
+            )
+        except ReturnFileError as exc:
+            raise CommandError(f"{path.name}: {exc}") from None
+        emit(self, summary)

@@ -1,0 +1,75 @@
+"""The transaction record of CONTRACT 6, as plain JSON values.
+
+It lives outside the views because the charge service stores the exact body it answered with, so an
+idempotent retry replays it byte for byte."""
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from transactions.models import Status, Transaction
+from transactions.rules import METHOD_RULES
+from vault.crypto import mask
+
+
+def iso_utc(moment: datetime | None) -> str | None:
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _text(value: str) -> str | None:
+    return value or None
+
+
+def payment_details(txn: Transaction) -> dict[str, Any]:
+    if METHOD_RULES[txn.method].is_card:
+        return {
+            "name": txn.name,
+            "cardNumber": txn.card_masked,
+            "panFirstSix": txn.card_first_six,
+            "panLastFour": txn.card_last_four,
+            "expirationDate": txn.card_expiration,
+        }
+    return {
+        "name": txn.name,
+        "accountType": txn.account_type,
+        "accountNumber": mask(txn.account_last_four),
+        "routingNumber": txn.routing_number,
+    }
+
+
+def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: str = "") -> dict[str, Any]:
+    """`hold_code`/`hold_reason` come from the TransactionHold row (pass them when it is not loaded)."""
+    record: dict[str, Any] = {
+        "uuid": str(txn.uuid),
+        "numericId": txn.pk,
+        "status": txn.status,
+        "amount": txn.amount,
+        "method": txn.method,
+        "type": txn.type,
+        "effectiveDate": txn.effective_date.isoformat(),
+        "customerUuid": str(txn.customer.uuid) if txn.customer_id else None,
+        "paymentMethodUuid": str(txn.payment_method.uuid) if txn.payment_method_id else None,
+        "standardEntryClassCode": _text(txn.standard_entry_class_code),
+        "paymentDetails": payment_details(txn),
+        "createdAt": iso_utc(txn.created_at),
+        "isSameDay": txn.is_same_day,
+        "isDuplicate": txn.is_duplicate,
+        "externalUniqueId": _text(txn.external_unique_id),
+        "idempotencyKey": _text(txn.idempotency_key),
+        "sequenceUuid": str(txn.sequence_uuid),
+        "rtpTransactionId": _text(txn.rtp_transaction_id),
+        "description": _text(txn.description),
+        "failureReason": _text(txn.failure_reason),
+        "voidedAt": iso_utc(txn.voided_at),
+    }
+    if METHOD_RULES[txn.method].is_card:
+        record["authorizedAt"] = iso_utc(txn.authorized_at)
+        record["authResponseCode"] = _text(txn.auth_response_code)
+    if txn.status == Status.HELD:
+        if not hold_code and hasattr(txn, "hold"):
+            hold_code, hold_reason = txn.hold.hold_code, txn.hold.hold_reason
+        record["holdCode"] = hold_code or None
+        record["holdReason"] = hold_reason or None
+    return record

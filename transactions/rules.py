@@ -1,0 +1,28 @@
+"""What each payment method allows and how it is processed: the one table the charge path reads."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from transactions.models import Method
+
+MAX_AMOUNT_CENTS = 9_999_999_999  # NACHA's entry amount field is 10 digits of cents
+DUPLICATE_WINDOW_HOURS = 24
+IDEMPOTENCY_WINDOW_HOURS = 24
+CARD_APPROVED_CODE = "00"
+
+
+@dataclass(frozen=True)
+class MethodRule:
+    sec_codes: tuple[str, ...]  # NACHA Standard Entry Class codes the method accepts; empty: it takes none
+    default_sec_code: str
+    is_card: bool  # paymentDetails is a card, not a bank account
+    same_day_ach: bool  # eligible for Same Day ACH (isSameDay)
+    real_time: bool  # settles at creation (RTP): no batch, no processing window
+
+
+METHOD_RULES: dict[str, MethodRule] = {
+    Method.ACH: MethodRule(("WEB", "PPD", "CCD", "TEL"), "WEB", is_card=False, same_day_ach=True, real_time=False),
+    Method.RCC: MethodRule((), "", is_card=False, same_day_ach=False, real_time=False),
+    Method.RTP: MethodRule((), "", is_card=False, same_day_ach=False, real_time=True),
+    Method.CRD: MethodRule((), "", is_card=True, same_day_ach=False, real_time=False),
+}

@@ -1,0 +1,204 @@
+"""Charge endpoints: PUT /transactions, GET /transactions/{uuid}, POST /transactions/{uuid}/void."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import datetime
+from uuid import UUID
+
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+from stdnum import luhn
+from stdnum.us import rtn
+
+from payments.models import PaymentMethod
+from transactions.models import Method, TransactionType
+from transactions.records import transaction_record
+from transactions.rules import MAX_AMOUNT_CENTS, METHOD_RULES
+from transactions.selectors import transaction_get
+from transactions.services import transaction_charge, transaction_void
+from vault.errors import ApiError
+from vault.serializers import StrictCharField, StrictChoiceField, StrictIntegerField, StrictSerializer
+
+PAYMENT_METHOD_NEEDS_CUSTOMER = "customerUuid is required when paymentMethodUuid is provided"
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+DIGITS = re.compile(r"\d+")
+EXPIRATION = re.compile(r"(0[1-9]|1[0-2])/(\d{2})")
+
+
+class StrictUUIDField(serializers.UUIDField):
+    """A UUID that must arrive as a string (DRF's UUIDField would turn an integer into a UUID)."""
+
+    default_error_messages = {"type": "Must be a UUID string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("type")
+        return super().to_internal_value(data)
+
+
+class StrictDateField(serializers.DateField):
+    default_error_messages = {"type": "Must be a date string YYYY-MM-DD."}
+
+    def __init__(self, **kwargs):
+        super().__init__(input_formats=["%Y-%m-%d"], **kwargs)
+
+    def to_internal_value(self, value):
+        if not isinstance(value, str):
+            self.fail("type")
+        return super().to_internal_value(value)
+
+
+class BankDetailsSerializer(StrictSerializer):
+    name = StrictCharField(max_length=255)
+    accountType = StrictChoiceField(choices=PaymentMethod.AccountType.choices)  # noqa: N815
+    accountNumber = StrictCharField(min_length=4, max_length=17)  # noqa: N815
+    routingNumber = StrictCharField(min_length=9, max_length=9)  # noqa: N815
+
+    def validate_accountNumber(self, value: str) -> str:  # noqa: N802
+        if not DIGITS.fullmatch(value):
+            raise serializers.ValidationError("Must be 4 to 17 digits.")
+        return value
+
+    def validate_routingNumber(self, value: str) -> str:  # noqa: N802
+        if not DIGITS.fullmatch(value) or not rtn.is_valid(value):
+            raise serializers.ValidationError("Must be a 9-digit ABA routing number with a valid check digit.")
+        return value
+
+    def to_service(self) -> dict[str, str]:
+        data = self.validated_data
+        return {
+            "name": data["name"],
+            "account_type": data["accountType"],
+            "account_number": data["accountNumber"],
+            "routing_number": data["routingNumber"],
+        }
+
+
+class CardDetailsSerializer(StrictSerializer):
+    name = StrictCharField(max_length=255)
+    cardNumber = StrictCharField(min_length=12, max_length=19)  # noqa: N815
+    expirationDate = StrictCharField(max_length=5)  # noqa: N815
+    cvv = StrictCharField(min_length=3, max_length=4, required=False)
+
+    def validate_cardNumber(self, value: str) -> str:  # noqa: N802
+        if not DIGITS.fullmatch(value) or not luhn.is_valid(value):
+            raise serializers.ValidationError("Must be 12 to 19 digits with a valid Luhn check digit.")
+        return value
+
+    def validate_expirationDate(self, value: str) -> str:  # noqa: N802
+        match = EXPIRATION.fullmatch(value)
+        if not match:
+            raise serializers.ValidationError("Must be MM/YY.")
+        now: datetime = self.context.get("now") or timezone.now()
+        if (2000 + int(match.group(2)), int(match.group(1))) < (now.year, now.month):
+            raise serializers.ValidationError("The card has expired.")
+        return value
+
+    def validate_cvv(self, value: str) -> str:
+        if not DIGITS.fullmatch(value):
+            raise serializers.ValidationError("Must be 3 or 4 digits.")
+        return value
+
+    def to_service(self) -> dict[str, str]:
+        data = self.validated_data  # cvv is checked above and deliberately not passed on: it is never stored
+        return {"name": data["name"], "card_number": data["cardNumber"], "expiration_date": data["expirationDate"]}
+
+
+class ChargeInputSerializer(StrictSerializer):
+    method = StrictChoiceField(choices=Method.choices)
+    type = StrictChoiceField(choices=TransactionType.choices)
+    amount = StrictIntegerField(min_value=1, max_value=MAX_AMOUNT_CENTS)
+    standardEntryClassCode = StrictCharField(max_length=4, required=False, allow_blank=True)  # noqa: N815
+    effectiveDate = StrictDateField(required=False, allow_null=True)  # noqa: N815
+    customerUuid = StrictUUIDField(required=False, allow_null=True)  # noqa: N815
+    paymentMethodUuid = StrictUUIDField(required=False, allow_null=True)  # noqa: N815
+    paymentDetails = serializers.DictField(required=False, allow_null=True)  # noqa: N815  (validated per method)
+    externalUniqueId = StrictCharField(max_length=255, required=False, allow_blank=True)  # noqa: N815
+    description = StrictCharField(max_length=255, required=False, allow_blank=True)
+
+    def to_internal_value(self, data):
+        # SPEC 4.7 rule 6 answers before anything else about the body.
+        if isinstance(data, dict) and data.get("paymentMethodUuid") not in (None, "") and not data.get("customerUuid"):
+            raise ApiError(PAYMENT_METHOD_NEEDS_CUSTOMER, field="customerUuid", code="required")
+        return super().to_internal_value(data)
+
+    def validate(self, attrs):
+        rule = METHOD_RULES[attrs["method"]]
+        code = attrs.get("standardEntryClassCode") or ""
+        if code and code not in rule.sec_codes:
+            allowed = ", ".join(rule.sec_codes) or "none"
+            raise serializers.ValidationError(
+                {"standardEntryClassCode": f"{attrs['method']} takes these codes: {allowed}."}
+            )
+        details = attrs.get("paymentDetails")
+        if details is not None:  # rule 2: structurally valid even when a saved method will replace it
+            details_serializer = (CardDetailsSerializer if rule.is_card else BankDetailsSerializer)(
+                data=details, context=self.context
+            )
+            if not details_serializer.is_valid():
+                raise serializers.ValidationError({"paymentDetails": details_serializer.errors})
+            attrs["paymentDetails"] = details_serializer.to_service()
+        return attrs
+
+
+def request_fingerprint(data: object) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def idempotency_key(request) -> str:
+    key = request.headers.get(IDEMPOTENCY_HEADER, "")
+    if len(key) > 255 or (IDEMPOTENCY_HEADER in request.headers and not key.strip()):
+        raise ApiError("Idempotency-Key must be 1 to 255 characters", field=IDEMPOTENCY_HEADER)
+    return key
+
+
+class TransactionCreateView(APIView):
+    @extend_schema(
+        request=ChargeInputSerializer,
+        responses={201: OpenApiTypes.OBJECT},
+        parameters=[OpenApiParameter(IDEMPOTENCY_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER)],
+        description="Charge (SPEC 4.7). 201 also for DECLINED and HELD; data is the transaction record.",
+    )
+    def put(self, request):
+        key = idempotency_key(request)
+        now = timezone.now()
+        serializer = ChargeInputSerializer(data=request.data, context={"now": now})
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        result = transaction_charge(
+            company=request.company,
+            method=data["method"],
+            type=data["type"],
+            amount=data["amount"],
+            customer_uuid=data.get("customerUuid"),
+            payment_method_uuid=data.get("paymentMethodUuid"),
+            payment_details=data.get("paymentDetails"),
+            standard_entry_class_code=data.get("standardEntryClassCode") or "",
+            effective_date=data.get("effectiveDate"),
+            external_unique_id=data.get("externalUniqueId") or "",
+            description=data.get("description") or "",
+            idempotency_key=key,
+            request_hash=request_fingerprint(request.data) if key else "",
+            now=now,
+        )
+        headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
+        return Response(result.record, status=result.status_code, headers=headers)
+
+
+class TransactionDetailView(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, transaction_uuid: UUID):
+        return Response(transaction_record(transaction_get(company=request.company, transaction_uuid=transaction_uuid)))
+
+
+class TransactionVoidView(APIView):
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT})
+    def post(self, request, transaction_uuid: UUID):
+        txn = transaction_void(company=request.company, transaction_uuid=transaction_uuid)
+        return Response(transaction_record(txn))
