@@ -328,6 +328,9 @@ def _transaction_rows(
         if status == "HELD":
             amount = max(amount, 1_000_001)
         effective = created_day + timedelta(days=1 + (created.weekday() >= 4) * 2)
+        if not card and effective > now.date() and status in ("Settled", "Returned", "Reversed", "Rejected",
+                                                                "Processing"):
+            status = "Pending"  # not yet due: nothing can have happened to it
         name = f"{choice(FIRST)} {choice(LAST)}" if rand() < 0.8 else choice(COMPANIES)
         batched = (not card) and status not in ("Pending", "DECLINED", "HELD") and effective <= now.date()
         settled = batched and status in ("Settled", "Returned", "Reversed") and effective < now.date()

@@ -63,6 +63,8 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         "description": _text(txn.description),
         "failureReason": _text(txn.failure_reason),
         "voidedAt": iso_utc(txn.voided_at),
+        "reversalUuid": str(txn.reversal_uuid) if txn.reversal_uuid else None,
+        "reversedAt": iso_utc(txn.reversed_at),
     }
     if METHOD_RULES[txn.method].is_card:
         record["authorizedAt"] = iso_utc(txn.authorized_at)

@@ -247,3 +247,20 @@ def test_bad_argument_exits_non_zero_with_the_message_on_stderr(tmp_path):
     assert result.returncode != 0
     assert result.stdout == ""
     assert "CommandError: --company must be a company UUID" in result.stderr
+
+
+def test_bootstrap_demo_seeds_customers_charges_and_reporting_rows_once():
+    first = run("bootstrap_demo")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=first["authorization"])
+    customers = client.get("/customers?page=0&pageSize=10").json()
+    assert customers["meta"]["pagination"]["totalFilteredRows"] == 3
+    report = client.get("/reporting/transactions?page=0&pageSize=10&columns=status,returnCode").json()
+    total = report["meta"]["pagination"]["totalRows"]
+    assert total >= 500
+    run("bootstrap_demo")
+    again = client.get("/customers?page=0&pageSize=10")
+    assert again.status_code == 401  # the rerun reissued the key
+    client.credentials(HTTP_AUTHORIZATION=run("bootstrap_demo")["authorization"])
+    assert client.get("/customers?page=0&pageSize=10").json()["meta"]["pagination"]["totalFilteredRows"] == 3
+    assert client.get("/reporting/transactions?page=0&pageSize=1").json()["meta"]["pagination"]["totalRows"] == total

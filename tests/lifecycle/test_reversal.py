@@ -32,7 +32,7 @@ def test_reversing_a_settled_debit_creates_the_offsetting_credit(api_client, set
     credit = Transaction.objects.get(uuid=data["uuid"])
     assert data["numericId"] == credit.pk
     assert (data["status"], data["amount"], data["method"], data["type"]) == ("Pending", 4200, "ACH", "Credit")
-    assert data["reversalOf"] == str(settled.uuid)
+    assert data["reversalUuid"] == str(settled.uuid)
     assert (credit.company_id, credit.customer_id, credit.payment_method_id) == (
         settled.company_id, settled.customer_id, method.pk)
     assert (credit.name, credit.account_type, credit.routing_number, credit.account_number) == (

@@ -36,6 +36,7 @@ def transaction_reverse(*, company: Company, transaction_uuid: UUID, at: datetim
         effective_date=calendar.next_processing_day(at, company.cutoff_time),
         created_at=at,
         description=f"Reversal of {original.uuid}",
+        reversal_uuid=original.uuid,
         **{name: getattr(original, name) for name in COPIED_FIELDS},
     )
     credit.save()

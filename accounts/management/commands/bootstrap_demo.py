@@ -18,10 +18,62 @@ DEMO_PASSWORD = "vault-demo-password"  # noqa: S105 - a published demo credentia
 DEMO_KEY_NAME = "demo"
 
 
+DEMO_CUSTOMERS = (
+    # (first, last, company, email, (account type, account number, routing number))
+    ("Ada", "Lovelace", "", "ada@example.com", ("Checking", "000123456789", "011000015")),
+    ("Grace", "Hopper", "", "grace@example.com", ("Savings", "987654321", "021000021")),
+    ("", "", "Acme Supplies LLC", "ap@acme.example.com", ("Checking", "5550001234", "026009593")),
+)
+DEMO_CHARGES = (
+    # (customer index, method, type, amount in cents)
+    (0, "ACH", "Debit", 12_500),
+    (0, "RTP", "Credit", 4_200),
+    (1, "ACH", "Debit", 89_900),
+    (1, "RCC", "Debit", 15_000),
+    (2, "ACH", "Credit", 250_000),
+)
+DEMO_REPORTING_ROWS = 500
+
+
 def seed_demo_payments(company: Company) -> None:
-    """TODO(lead): demo customers, payment methods and transactions for `company`, once the customer,
-    payment-method and transaction services land. Must be safe to run twice (no duplicates)."""
-    return None
+    """Demo customers with saved bank accounts, a few charges through the real services, and a few hundred
+    generated rows with every lifecycle group filled, so the reporting endpoint has something to show.
+    A company that already has customers is left alone, so a rerun adds nothing."""
+    # Imported here: accounts must not depend on the payment apps at import time.
+    from customers.models import Customer
+    from customers.services import customer_create
+    from payments.services import payment_method_create
+    from reporting.seeding import seed_transactions
+    from transactions.services import transaction_charge
+
+    if Customer.objects.filter(company=company).exists():
+        return
+    methods = []
+    for first, last, company_name, email, (account_type, account_number, routing_number) in DEMO_CUSTOMERS:
+        customer = customer_create(
+            company=company, first_name=first, last_name=last, company_name=company_name, email=email
+        )
+        methods.append(
+            payment_method_create(
+                company=company,
+                customer=customer,
+                account_type=account_type,
+                account_number=account_number,
+                routing_number=routing_number,
+            )
+        )
+    for index, method, kind, amount in DEMO_CHARGES:
+        saved = methods[index]
+        transaction_charge(
+            company=company,
+            method=method,
+            type=kind,
+            amount=amount,
+            customer_uuid=saved.customer.uuid,
+            payment_method_uuid=saved.uuid,
+            description="demo charge",
+        )
+    seed_transactions(company=company, count=DEMO_REPORTING_ROWS + len(DEMO_CHARGES), analyze=False)
 
 
 class Command(BaseCommand):
