@@ -5,6 +5,7 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
@@ -113,6 +114,16 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             error_body(message, [{"field": None, "code": code, "message": message}]),
             status=exc.status_code,
             headers=headers,
+        )
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        # A lost or restarted database connection: nothing was committed, and a retry gets a fresh connection
+        # (Django drops the broken one when the request ends), so this is 503, not a 500.
+        logger.warning("database unavailable: %s", type(exc).__name__)
+        message = "Service temporarily unavailable; retry the request."
+        return Response(
+            error_body(message, [{"field": None, "code": "service_unavailable", "message": message}]),
+            status=503,
+            headers={"Retry-After": "1"},
         )
     logger.exception("unhandled error in %s", context.get("view").__class__.__name__ if context.get("view") else "?")
     message = "Internal server error."

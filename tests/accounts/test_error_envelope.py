@@ -74,3 +74,28 @@ def test_unexpected_exception_is_500_envelope_without_traceback(client, path):
     assert body["message"] == "Internal server error."
     for leak in ("Traceback", "RuntimeError", "secret internals", "/srv/app.py"):
         assert leak not in text
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_dropped_database_connection_is_503_envelope_and_the_next_request_recovers(api_client):
+    """Connections are reused without a per-request health check (CONN_MAX_AGE), so one killed under a
+    request must answer 503 with Retry-After, not a 500, and the retry must succeed."""
+    import psycopg
+    from django.db import connection
+
+    assert api_client.get("/customers?page=0&pageSize=1").status_code == 200
+    backend_pid = connection.connection.info.backend_pid
+    settings_dict = connection.settings_dict
+    with psycopg.connect(
+        host=settings_dict["HOST"], port=settings_dict["PORT"] or 5432, user=settings_dict["USER"],
+        dbname=settings_dict["NAME"], autocommit=True,
+    ) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", [backend_pid])
+    try:
+        response = api_client.get("/customers?page=0&pageSize=1")
+        _assert_envelope(response, 503, "service_unavailable")
+        assert response["Retry-After"] == "1"
+    finally:
+        connection.close_if_unusable_or_obsolete()
+    assert api_client.get("/customers?page=0&pageSize=1").status_code == 200
