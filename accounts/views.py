@@ -95,7 +95,10 @@ class LoginView(APIView):
         keys = _failure_keys(request, email)
         if not _reserve_attempt(keys):
             raise ApiError(
-                "Too many failed login attempts; try again later.", status=429, code="throttled"
+                "Too many failed login attempts; try again later.",
+                status=429,
+                code="throttled",
+                headers={"Retry-After": str(settings.LOGIN_FAILURE_WINDOW_SECONDS)},
             )
         user = authenticate(request, email=email.lower(), password=password)
         if user is None or not user.is_active:

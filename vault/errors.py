@@ -30,6 +30,7 @@ class ApiError(Exception):
         field: str | None = None,
         errors: list[dict[str, Any]] | None = None,
         data: Any = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -37,6 +38,7 @@ class ApiError(Exception):
         self.code = code or self.code
         self.errors = errors or [{"field": field, "code": self.code, "message": message}]
         self.data = data
+        self.headers = headers or {}
 
 
 class NotFound(ApiError):
@@ -92,7 +94,7 @@ _DRF_CODES = {
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     headers: dict[str, str] = {}
     if isinstance(exc, ApiError):
-        return Response(error_body(exc.message, exc.errors, exc.data), status=exc.status)
+        return Response(error_body(exc.message, exc.errors, exc.data), status=exc.status, headers=exc.headers)
     if isinstance(exc, Http404):
         exc = drf_exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

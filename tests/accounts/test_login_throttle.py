@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from rest_framework.test import APIClient
 
 from tests import factories
@@ -21,6 +22,7 @@ def test_sixth_attempt_after_five_bad_passwords_is_429_even_with_the_right_passw
         assert _login(anonymous_client, user.email, "wrong password").status_code == 401
     response = _login(anonymous_client, user.email, PASSWORD)
     assert response.status_code == 429
+    assert int(response["Retry-After"]) == settings.LOGIN_FAILURE_WINDOW_SECONDS
     assert response.json()["errors"][0]["code"] == "throttled"
     assert "accessToken" not in response.content.decode()
 
