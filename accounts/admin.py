@@ -2,8 +2,6 @@
 keys are issued by `create_api_key`, revoked here."""
 from __future__ import annotations
 
-from uuid import UUID
-
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
@@ -13,14 +11,7 @@ from accounts.actions import ALL_ACTIONS, Action
 from accounts.models import ActionGroup, ApiKey, Company, Membership, Role, User
 from accounts.selectors import clear_action_group_cache
 from accounts.services import api_keys_revoke
-
-
-def _is_uuid(term: str) -> bool:
-    try:
-        UUID(term)
-    except ValueError:
-        return False
-    return True
+from vault.admin_scoping import CompanyScopedAdminMixin, SuperuserOnlyAdminMixin, is_uuid
 
 
 class ActionsFormMixin(forms.ModelForm):
@@ -61,7 +52,9 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(Company)
-class CompanyAdmin(admin.ModelAdmin):
+class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
+    company_lookup = "id"
+
     list_display = ("name", "uuid", "staged_rollout", "hold_over", "decline_over", "daily_volume_limit", "created_at")
     list_filter = ("staged_rollout",)
     readonly_fields = ("uuid", "created_at")
@@ -83,7 +76,7 @@ class CompanyAdmin(admin.ModelAdmin):
         # An exact uuid lookup only for a uuid-shaped term, so a name search is never a database type error.
         term = request.GET.get("q", "").strip()
         fields = ["name", "=ach_company_id"]
-        if _is_uuid(term):
+        if is_uuid(term):
             fields.append("=uuid")
         return fields
 
@@ -114,7 +107,9 @@ class EmailUserChangeForm(UserChangeForm):
 
 
 @admin.register(User)
-class UserAdmin(DjangoUserAdmin):
+class UserAdmin(SuperuserOnlyAdminMixin, DjangoUserAdmin):
+    """Logins span companies and carry is_superuser: operators (superusers) only."""
+
     form = EmailUserChangeForm
     add_form = EmailUserCreationForm
     fieldsets = (
@@ -138,7 +133,7 @@ class UserAdmin(DjangoUserAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(SuperuserOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("user", "company", "role")
     list_select_related = ("user", "company", "role")
     list_filter = ("role",)
@@ -148,7 +143,9 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 @admin.register(Role)
-class RoleAdmin(admin.ModelAdmin):
+class RoleAdmin(SuperuserOnlyAdminMixin, admin.ModelAdmin):
+    """Roles are shared by every company."""
+
     form = RoleForm
     list_display = ("name", "actions_summary")
     search_fields = ("name",)
@@ -160,7 +157,7 @@ class RoleAdmin(admin.ModelAdmin):
 
 
 @admin.register(ActionGroup)
-class ActionGroupAdmin(admin.ModelAdmin):
+class ActionGroupAdmin(SuperuserOnlyAdminMixin, admin.ModelAdmin):
     """The live API-key action group. Its name is what the permission class looks up, so it is fixed once
     created, and the row cannot be deleted from here."""
 
@@ -187,7 +184,7 @@ class ActionGroupAdmin(admin.ModelAdmin):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
     list_display = ("prefix", "name", "company", "rollout_allowed", "created_at", "last_used_at", "revoked_at")
     list_select_related = ("company",)
     list_filter = (("revoked_at", admin.EmptyFieldListFilter), "rollout_allowed")

@@ -3,41 +3,15 @@
 payments/admin.py re-registers it with the saved-methods inline (apps import only downward)."""
 from __future__ import annotations
 
-import uuid
-
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Q, QuerySet
 from django.http import Http404
 from simple_history.admin import SimpleHistoryAdmin
 
 from customers.models import Customer
 from customers.services import PHONE_PATTERN, customer_activate, customer_deactivate, customer_holder_validate
+from vault.admin_scoping import CompanyScopedAdminMixin, ExactUuidSearchMixin
 from vault.errors import ApiError
-
-
-def companies_visible_to(user) -> QuerySet | None:
-    """None means every company (superuser); otherwise the ids of the companies the user is a member of."""
-    if user.is_superuser:
-        return None
-    return user.memberships.values("company_id")
-
-
-class ExactUuidSearchMixin:
-    """A pasted uuid matches exactly; substring search over uuids would match almost any short hex word."""
-
-    uuid_search_fields: list[str] = []
-
-    def get_search_results(self, request, queryset, search_term):
-        searched, may_have_duplicates = super().get_search_results(request, queryset, search_term)
-        try:
-            term = uuid.UUID(search_term.strip())
-        except ValueError:
-            return searched, may_have_duplicates
-        matches = Q()
-        for field in self.uuid_search_fields:
-            matches |= Q(**{field: term})
-        return searched | queryset.filter(matches), may_have_duplicates
 
 
 class CustomerAdminForm(forms.ModelForm):
@@ -68,7 +42,7 @@ class CustomerAdminForm(forms.ModelForm):
 
 
 @admin.register(Customer)
-class CustomerAdmin(ExactUuidSearchMixin, SimpleHistoryAdmin):
+class CustomerAdmin(CompanyScopedAdminMixin, ExactUuidSearchMixin, SimpleHistoryAdmin):
     form = CustomerAdminForm
     list_display = ["__str__", "email", "customer_id", "status", "account_holder_type", "company", "created_at"]
     list_filter = ["status", "account_holder_type", ("company", admin.RelatedOnlyFieldListFilter)]
@@ -85,11 +59,6 @@ class CustomerAdmin(ExactUuidSearchMixin, SimpleHistoryAdmin):
     actions = ["activate", "deactivate"]
     ordering = ["-created_at", "-id"]
     history_list_display = ["status"]
-
-    def get_queryset(self, request):
-        queryset = super().get_queryset(request)
-        companies = companies_visible_to(request.user)
-        return queryset if companies is None else queryset.filter(company_id__in=companies)
 
     def has_add_permission(self, request) -> bool:
         # Customers are created by merchants through the API, under their own company.

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from customers.admin import CustomerAdmin, ExactUuidSearchMixin, companies_visible_to
+from customers.admin import CustomerAdmin
 from customers.models import Customer
 from payments.models import PaymentMethod
+from vault.admin_scoping import CompanyScopedAdminMixin, ExactUuidSearchMixin, ReadOnlyAdminMixin
 
 
 @admin.register(PaymentMethod)
-class PaymentMethodAdmin(ExactUuidSearchMixin, admin.ModelAdmin):
+class PaymentMethodAdmin(CompanyScopedAdminMixin, ReadOnlyAdminMixin, ExactUuidSearchMixin, admin.ModelAdmin):
     list_display = ["display_name", "customer", "company", "is_default", "created_at", "deleted_at"]
     list_filter = ["account_type", "is_default", ("company", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["customer__email", "customer__last_name", "customer__company_name", "nickname", "last_four"]
@@ -22,36 +23,15 @@ class PaymentMethodAdmin(ExactUuidSearchMixin, admin.ModelAdmin):
     readonly_fields = fields
     ordering = ["-created_at", "-id"]
 
-    def get_queryset(self, request):
-        queryset = super().get_queryset(request)
-        companies = companies_visible_to(request.user)
-        return queryset if companies is None else queryset.filter(company_id__in=companies)
 
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
-
-class PaymentMethodInline(admin.TabularInline):
+class PaymentMethodInline(ReadOnlyAdminMixin, admin.TabularInline):
     """Masked: the last four digits only, never the account or routing number."""
 
     model = PaymentMethod
     fields = ["display_name", "nickname", "is_default", "created_at", "deleted_at", "blocked_at", "uuid"]
     readonly_fields = fields
     extra = 0
-    can_delete = False
     show_change_link = False
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
 
     def has_view_permission(self, request, obj=None) -> bool:
         # Masked, so whoever may see the customer (the parent admin checks that) may see its methods.

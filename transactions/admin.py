@@ -1,18 +1,19 @@
 """Read-only transaction admin for support: search by the identifiers support staff type, numbers masked."""
 from __future__ import annotations
 
-from uuid import UUID
-
 from django.contrib import admin
 
 from transactions import lifecycle_admin  # noqa: F401  (registers the lifecycle admin pages)
 from transactions.lifecycle_admin import TRANSACTION_ACTIONS, TransactionActionForm
 from transactions.models import Transaction
+from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, is_uuid
 from vault.crypto import mask
 
 
 @admin.register(Transaction)
-class TransactionAdmin(admin.ModelAdmin):
+class TransactionAdmin(CompanyScopedAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Viewing only; the operator actions of the lifecycle admin do their own writes."""
+
     actions = [*TRANSACTION_ACTIONS]
     action_form = TransactionActionForm
     list_display = (
@@ -75,7 +76,7 @@ class TransactionAdmin(admin.ModelAdmin):
         fields = ["customer__email", "=external_unique_id"]
         if term.isdigit():
             fields.append("=id")
-        if _is_uuid(term):
+        if is_uuid(term):
             fields += ["=uuid", "=customer__uuid"]
         return fields
 
@@ -88,21 +89,3 @@ class TransactionAdmin(admin.ModelAdmin):
     @admin.display(description="customer email", ordering="customer__email")
     def customer_email(self, obj: Transaction) -> str:
         return obj.customer.email if obj.customer_id else "-"
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        # Viewing only; the operator actions of the lifecycle admin do their own writes.
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
-
-def _is_uuid(term: str) -> bool:
-    try:
-        UUID(term)
-    except ValueError:
-        return False
-    return True

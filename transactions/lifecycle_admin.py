@@ -16,6 +16,7 @@ from transactions.lifecycle.exceptions import (
 )
 from transactions.lifecycle.holds import transaction_hold_release
 from transactions.models import Batch, IngestionFile, OriginationFile, Settlement, Transaction
+from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, SuperuserOnlyAdminMixin
 from vault.crypto import mask
 from vault.errors import ApiError
 
@@ -26,7 +27,20 @@ class TransactionActionForm(ActionForm):
     reject_reason = forms.CharField(required=False, max_length=255, label="Reject reason")
 
 
-def _report(modeladmin, request, done: int, verb: str, refused: list[str]) -> None:
+def _apply(modeladmin, request, queryset, verb: str, service, refusal=None) -> None:
+    """Run `service(txn, at)` on each selected transaction and report what changed. A service says no either
+    by raising ApiError (its message is shown) or by returning False (`refusal(txn)` is shown)."""
+    at, done, refused = timezone.now(), 0, []
+    for txn in queryset.select_related(None).only("pk", "uuid", "company_id", "status"):
+        try:
+            changed = service(txn, at)
+        except ApiError as exc:
+            refused.append(f"{txn.uuid}: {exc.message}")
+            continue
+        if changed is False:
+            refused.append(refusal(txn))
+        else:
+            done += 1
     modeladmin.message_user(request, f"{done} transaction(s) {verb}.", messages.SUCCESS)
     if refused:
         modeladmin.message_user(request, "Not changed: " + "; ".join(refused), messages.WARNING)
@@ -34,13 +48,11 @@ def _report(modeladmin, request, done: int, verb: str, refused: list[str]) -> No
 
 @admin.action(description="Release selected holds (HELD -> Pending)")
 def release_holds(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
-    at, done, refused = timezone.now(), 0, []
-    for txn in queryset.select_related(None).only("pk", "uuid", "status"):
-        if transaction_hold_release(txn=txn, at=at):
-            done += 1
-        else:
-            refused.append(f"{txn.uuid} is {txn.status}")
-    _report(modeladmin, request, done, "released", refused)
+    _apply(
+        modeladmin, request, queryset, "released",
+        lambda txn, at: transaction_hold_release(txn=txn, at=at),
+        refusal=lambda txn: f"{txn.uuid} is {txn.status}",
+    )
 
 
 @admin.action(description="Reject selected transactions")
@@ -56,44 +68,22 @@ def restore_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -
 
 @admin.action(description="Acknowledge selected exceptions")
 def acknowledge_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
-    at, done, refused = timezone.now(), 0, []
-    for txn in queryset.select_related(None).only("pk", "uuid", "company_id"):
-        if transaction_acknowledge(txn=txn, at=at):
-            done += 1
-        else:
-            refused.append(f"{txn.uuid} was already acknowledged")
-    _report(modeladmin, request, done, "acknowledged", refused)
-
-
-def _apply(modeladmin, request, queryset, verb: str, service) -> None:
-    at, done, refused = timezone.now(), 0, []
-    for txn in queryset.select_related(None).only("pk", "uuid", "company_id"):
-        try:
-            service(txn, at)
-            done += 1
-        except ApiError as exc:
-            refused.append(f"{txn.uuid}: {exc.message}")
-    _report(modeladmin, request, done, verb, refused)
+    _apply(
+        modeladmin, request, queryset, "acknowledged",
+        lambda txn, at: transaction_acknowledge(txn=txn, at=at),
+        refusal=lambda txn: f"{txn.uuid} was already acknowledged",
+    )
 
 
 # Admin actions the transaction admin offers; transactions/admin.py includes them.
 TRANSACTION_ACTIONS: list = [release_holds, reject_transactions, restore_transactions, acknowledge_transactions]
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Lifecycle records are written by the ops commands only."""
 
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
-
-class TransactionInline(admin.TabularInline):
+class TransactionInline(ReadOnlyAdminMixin, admin.TabularInline):
     model = Transaction
     fields = ("id", "uuid", "status", "type", "amount", "trace_number", "masked_account", "effective_date")
     readonly_fields = fields
@@ -110,15 +100,6 @@ class TransactionInline(admin.TabularInline):
         # Never decrypt account numbers for a listing.
         return super().get_queryset(request).defer("account_number")
 
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
 
 class SettledTransactionInline(TransactionInline):
     fk_name = "settlement"
@@ -130,7 +111,7 @@ class LateReturnTransactionInline(TransactionInline):
     verbose_name_plural = "late returns"
 
 
-class BatchInline(admin.TabularInline):
+class BatchInline(ReadOnlyAdminMixin, admin.TabularInline):
     model = Batch
     fields = ("id", "uuid", "company", "standard_entry_class_code", "batch_number", "entry_count", "debit_total",
               "credit_total")
@@ -139,15 +120,9 @@ class BatchInline(admin.TabularInline):
     extra = 0
     can_delete = False
 
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
 
 @admin.register(Batch)
-class BatchAdmin(ReadOnlyAdmin):
+class BatchAdmin(CompanyScopedAdminMixin, ReadOnlyAdmin):
     list_display = ("id", "uuid", "company", "standard_entry_class_code", "effective_date", "batched_at",
                     "entry_count", "debit_total", "credit_total", "origination_file")
     list_filter = ("standard_entry_class_code", "effective_date")
@@ -159,7 +134,7 @@ class BatchAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Settlement)
-class SettlementAdmin(ReadOnlyAdmin):
+class SettlementAdmin(CompanyScopedAdminMixin, ReadOnlyAdmin):
     list_display = ("id", "uuid", "company", "kind", "settlement_date", "processed_at", "transaction_count",
                     "net_amount")
     list_filter = ("kind", "settlement_date")
@@ -171,7 +146,9 @@ class SettlementAdmin(ReadOnlyAdmin):
 
 
 @admin.register(OriginationFile)
-class OriginationFileAdmin(ReadOnlyAdmin):
+class OriginationFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdmin):
+    """An ACH file carries the batches of every company in its window: operators (superusers) only."""
+
     list_display = ("id", "uuid", "window_at", "file_id_modifier", "path", "batch_count", "entry_count",
                     "debit_total", "credit_total", "created_at")
     search_fields = ("=uuid", "path")
@@ -180,7 +157,9 @@ class OriginationFileAdmin(ReadOnlyAdmin):
 
 
 @admin.register(IngestionFile)
-class IngestionFileAdmin(ReadOnlyAdmin):
+class IngestionFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdmin):
+    """A return file from the bank holds entries of every company: operators (superusers) only."""
+
     list_display = ("id", "uuid", "filename", "file_format", "received_at", "sha256")
     list_filter = ("file_format",)
     search_fields = ("=uuid", "filename", "=sha256")
