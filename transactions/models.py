@@ -202,6 +202,8 @@ class Transaction(models.Model):
             models.Index(fields=["company", "effective_date"], name="txn_company_effective"),
             models.Index(fields=["company", "amount"], name="txn_company_amount"),
             models.Index(fields=["company", "status"], name="txn_company_status"),
+            # Counts by method and "not yet batched" (cards and RTP never batch) from the index alone.
+            models.Index(fields=["company", "method", "batch"], name="txn_company_method_batch"),
             models.Index(fields=["company", "account_number_hash"], name="txn_company_account_hash"),
             models.Index(fields=["status", "method", "effective_date"], name="txn_status_method_effective"),
         ]

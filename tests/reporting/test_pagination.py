@@ -92,3 +92,18 @@ def test_bad_paging_and_sort_parameters_are_400(api_client, company, params):
 
 def test_page_size_1000_is_allowed(api_client, rows):
     assert report(api_client, pageSize=1000).status_code == 200
+
+
+@pytest.mark.postgres
+def test_report_planner_settings_stay_inside_the_report_transaction(api_client, build):
+    """The report reads with a fixed join order and no JIT; the charge path on the same connection must not."""
+    from django.db import connection
+
+    build()
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW join_collapse_limit")
+        before = cursor.fetchone()[0]
+    assert report(api_client, columns="returnCode,batchUuid,settlementUuid").status_code == 200
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW join_collapse_limit")
+        assert cursor.fetchone()[0] == before == "8"
