@@ -8,7 +8,7 @@ from django.db import transaction
 
 from accounts.models import Company
 from customers.models import Customer
-from vault.errors import ApiError
+from vault.errors import ApiError, NotFound
 
 # Digits only, with an optional leading "+" for the country code (E.164 allows at most 15 digits).
 PHONE_PATTERN = re.compile(r"^\+?[0-9]{7,15}$")
@@ -74,8 +74,12 @@ def customer_create(
     )
 
 
-def _locked(customer: Customer) -> Customer:
-    return Customer.objects.select_for_update().get(pk=customer.pk, company_id=customer.company_id)
+def customer_lock(*, company_id: int, customer_id: int) -> Customer:
+    """The company's customer row, locked until the transaction ends: writes to one customer go one at a time."""
+    locked = Customer.objects.select_for_update().filter(company_id=company_id, pk=customer_id).first()
+    if locked is None:
+        raise NotFound("Customer not found")
+    return locked
 
 
 @transaction.atomic
@@ -84,7 +88,7 @@ def customer_update(*, customer: Customer, changes: dict[str, Any]) -> Customer:
     unknown = sorted(set(changes) - set(CUSTOMER_FIELDS.values()))
     if unknown:
         raise ValueError(f"not customer fields: {', '.join(unknown)}")
-    locked = _locked(customer)
+    locked = customer_lock(company_id=customer.company_id, customer_id=customer.pk)
     changed = [name for name, value in changes.items() if getattr(locked, name) != value]
     for name in changed:
         setattr(locked, name, changes[name])

@@ -17,6 +17,7 @@ from stdnum.us import rtn
 
 from accounts.models import Company
 from customers.models import Customer
+from customers.services import customer_lock
 from payments.models import PaymentMethod
 from vault import crypto
 from vault.errors import ApiError, Conflict, NotFound
@@ -36,13 +37,6 @@ def routing_number_validate(routing_number: str) -> None:
         raise ApiError("routingNumber must be 9 digits", field="routingNumber", code="invalid")
     if not rtn.is_valid(routing_number):
         raise ApiError("routingNumber has an invalid ABA check digit", field="routingNumber", code="invalid_checksum")
-
-
-def _customer_lock(*, company: Company, customer: Customer) -> Customer:
-    locked = Customer.objects.select_for_update().filter(company=company, pk=customer.pk).first()
-    if locked is None:
-        raise NotFound("Customer not found")
-    return locked
 
 
 def _live_methods(*, company: Company, customer: Customer):
@@ -73,7 +67,7 @@ def payment_method_create(
         raise ApiError("accountType must be Checking or Savings", field="accountType", code="invalid_choice")
     account_number_validate(account_number)
     routing_number_validate(routing_number)
-    locked = _customer_lock(company=company, customer=customer)
+    locked = customer_lock(company_id=company.pk, customer_id=customer.pk)
     account_hash = crypto.account_pair_hash(routing_number, account_number)
     make_default = is_default or not _live_methods(company=company, customer=locked).exists()
     try:
@@ -116,7 +110,7 @@ def _method_lock(*, company: Company, customer: Customer, payment_method: Paymen
 
 @transaction.atomic
 def payment_method_set_default(*, company: Company, customer: Customer, payment_method: PaymentMethod) -> PaymentMethod:
-    locked_customer = _customer_lock(company=company, customer=customer)
+    locked_customer = customer_lock(company_id=company.pk, customer_id=customer.pk)
     method = _method_lock(company=company, customer=locked_customer, payment_method=payment_method)
     if not method.is_default:
         _clear_default(company=company, customer=locked_customer)
@@ -129,7 +123,7 @@ def payment_method_set_default(*, company: Company, customer: Customer, payment_
 def payment_method_delete(*, company: Company, customer: Customer, payment_method: PaymentMethod) -> PaymentMethod:
     """Soft delete: the row stays for the transactions that charged it; the newest remaining method inherits
     the default."""
-    locked_customer = _customer_lock(company=company, customer=customer)
+    locked_customer = customer_lock(company_id=company.pk, customer_id=customer.pk)
     method = _method_lock(company=company, customer=locked_customer, payment_method=payment_method)
     was_default = method.is_default
     method.deleted_at = timezone.now()

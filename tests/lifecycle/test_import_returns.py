@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 import pytest
 from django.core.management.base import CommandError
 
+from tests.concurrency import at_once
 from tests.lifecycle import nacha_reader
 from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
 from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES
@@ -262,24 +263,11 @@ def test_a_crash_midway_applies_nothing_and_the_rerun_applies_all(method, compan
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_imports_of_one_file_apply_it_once(company, tmp_path):
-    import threading
 
-    from django.db import connection
 
     (txn,) = _originated(bank_txn(company))
     path = _return_file(tmp_path, [(txn, "R01", {})])
-    results, barrier = [], threading.Barrier(3)
-
-    def attempt():
-        barrier.wait()
-        results.append(run("import_returns", str(path)))
-        connection.close()
-
-    threads = [threading.Thread(target=attempt) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = at_once(lambda: run("import_returns", str(path)), 3)
     assert len(results) == 3 and results[0] == results[1] == results[2]
     assert results[0]["returns"] == 1
     assert TransactionReturn.objects.count() == 1 and IngestionFile.objects.count() == 1

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.management.base import CommandError
 
+from tests.concurrency import at_once
 from tests.lifecycle import nacha_reader
 from tests.lifecycle.conftest import MONDAY, MONDAY_MORNING, bank_txn, run
 from transactions.models import Batch, OriginationFile, Transaction
@@ -169,29 +170,12 @@ def test_customer_name_is_ascii_upper_case_in_the_file(company):
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_originate_runs_send_each_transaction_once(company):
-    import threading
 
-    from django.db import connection
 
     for index in range(40):
         bank_txn(company, amount=100 + index)
-    results, errors, barrier = [], [], threading.Barrier(3)
-
-    def attempt():
-        try:
-            barrier.wait()
-            results.append(run("originate", "--at", MONDAY_MORNING))
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=attempt) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    # at_once raises the first error any run hit.
+    results = at_once(lambda: run("originate", "--at", MONDAY_MORNING), 3)
     assert sum(result["transactions"] for result in results) == 40
     files = [path for result in results for path in result["files"]]
     amounts = sorted(entry.amount for read in _read_all(files) for batch in read.batches for entry in batch.entries)

@@ -4,6 +4,7 @@ import uuid
 
 import pytest
 
+from tests.concurrency import at_once
 from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
 from transactions.models import Transaction
 
@@ -114,27 +115,18 @@ def test_a_body_is_refused(api_client, settled):
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_reversals_create_one_credit(company, issued_key, method):
-    import threading
 
-    from django.db import connection
     from rest_framework.test import APIClient
 
     txn = saved_method_txn(method, amount=4200)
     run("originate", "--at", MONDAY_MORNING)
     run("settle", "--at", MONDAY_SETTLED)
-    codes, barrier = [], threading.Barrier(4)
 
-    def attempt():
+    def attempt() -> int:
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=issued_key.authorization)
-        barrier.wait()
-        codes.append(_reverse(client, txn.uuid).status_code)
-        connection.close()
+        return _reverse(client, txn.uuid).status_code
 
-    threads = [threading.Thread(target=attempt) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    codes = at_once(attempt, 4)
     assert sorted(codes) == [201, 409, 409, 409]
     assert Transaction.objects.filter(type="Credit").count() == 1

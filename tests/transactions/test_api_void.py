@@ -5,6 +5,7 @@ import uuid
 import pytest
 
 from tests import factories
+from tests.concurrency import at_once
 from tests.transactions.conftest import put_charge, saved_charge
 from transactions.models import Transaction
 
@@ -60,27 +61,17 @@ def test_void_of_unknown_transaction_is_404(api_client):
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_voids_void_once():
-    import threading
 
-    from django.db import connection
     from rest_framework.test import APIClient
 
     company = factories.CompanyFactory()
     key = factories.issue_api_key(company)
     txn = factories.TransactionFactory(company=company)
-    barrier = threading.Barrier(6)
-    statuses: list[int] = []
 
-    def void() -> None:
+    def void() -> int:
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=key.authorization)
-        barrier.wait()
-        statuses.append(client.post(f"/transactions/{txn.uuid}/void").status_code)
-        connection.close()
+        return client.post(f"/transactions/{txn.uuid}/void").status_code
 
-    threads = [threading.Thread(target=void) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = at_once(void, 6)
     assert sorted(statuses) == [200] + [409] * 5

@@ -1,16 +1,15 @@
 """Idempotency-Key (CONTRACT 6): replay within 24 h, 409 on another body, safe under concurrent retries."""
 from __future__ import annotations
 
-import threading
 import uuid
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests import factories
+from tests.concurrency import at_once
 from tests.transactions.conftest import put_charge, saved_charge
 from transactions.models import IdempotencyRecord, Transaction
 
@@ -96,22 +95,14 @@ def test_ten_concurrent_retries_make_one_transaction_and_identical_answers():
     customer = factories.CustomerFactory(company=company)
     method = factories.PaymentMethodFactory(customer=customer)
     body = saved_charge(customer, method)
-    barrier = threading.Barrier(10)
-    answers: list[tuple[int, bytes]] = []
 
-    def retry() -> None:
+    def retry() -> tuple[int, bytes]:
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=key.authorization)
-        barrier.wait()
         response = put_charge(client, body, HTTP_IDEMPOTENCY_KEY="retry-me")
-        answers.append((response.status_code, response.content))
-        connection.close()
+        return response.status_code, response.content
 
-    threads = [threading.Thread(target=retry) for _ in range(10)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    answers = at_once(retry, 10)
     assert len(answers) == 10
     assert {status for status, _ in answers} == {201}
     assert len({content for _, content in answers}) == 1

@@ -1,13 +1,11 @@
 """Risk limits (SPEC 4.7 rule 9, CONTRACT 6): DECLINED and HELD are 201s."""
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
 from tests import factories
+from tests.concurrency import at_once
 from tests.transactions.conftest import put_charge, saved_charge
 from transactions.models import Status, Transaction, TransactionHold
 
@@ -91,21 +89,13 @@ def test_daily_volume_limit_holds_under_concurrency():
     customer = factories.CustomerFactory(company=company)
     method = factories.PaymentMethodFactory(customer=customer)
     body = saved_charge(customer, method, amount=1_000)
-    barrier = threading.Barrier(10)
-    statuses: list[int] = []
 
-    def charge() -> None:
+    def charge() -> int:
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=key.authorization)
-        barrier.wait()
-        statuses.append(put_charge(client, body).status_code)
-        connection.close()
+        return put_charge(client, body).status_code
 
-    threads = [threading.Thread(target=charge) for _ in range(10)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = at_once(charge, 10)
     assert statuses == [201] * 10
     assert Transaction.objects.filter(status=Status.PENDING).count() == 5
     assert Transaction.objects.filter(status=Status.HELD).count() == 5
