@@ -127,6 +127,21 @@ def _captured_sql(authorization: str, params: dict[str, str]) -> list[str]:
     return statements
 
 
+def _production_env(env: dict[str, str]) -> dict[str, str]:
+    """The server runs as in production (DEBUG=0: no query log, no debug pages) with the keys the seeded rows were
+    encrypted under, which are the development keys of var/ unless the caller's environment set its own."""
+    from django.conf import settings
+
+    return env | {
+        "DEBUG": "0",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECRET_KEY": settings.SECRET_KEY,
+        "FIELD_ENCRYPTION_KEYS": ",".join(settings.FIELD_ENCRYPTION_KEYS),
+        "BLIND_INDEX_KEY": settings.BLIND_INDEX_KEY,
+        "JWT_SIGNING_KEY": settings.JWT_SIGNING_KEY,
+    }
+
+
 def _percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     return statistics.median(ordered), ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
@@ -240,7 +255,7 @@ def main() -> None:
     server = subprocess.Popen(
         [GUNICORN, "vault.wsgi:application", "--bind", f"127.0.0.1:{args.port}", "--workers", str(args.workers),
          "--log-level", "warning", "--timeout", "600"],
-        cwd=ROOT, env=env,
+        cwd=ROOT, env=_production_env(env),
     )  # fmt: skip
     try:
         for _ in range(100):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from django.apps import apps
 from django.db.models import Q
 from rest_framework.filters import BaseFilterBackend
 
@@ -151,11 +152,19 @@ def _account_q(condition: str, values: list[str]) -> Q:
     return Q(account_number_hash__in=hashes)
 
 
-def condition_q(parsed: ParsedFilter) -> Q:
+def _like_q(f: ReportField, path: str, fragment: str, company: Any) -> Q:
+    # Django escapes % and _ for icontains, so both are literal.
+    if f.distinct_values is None:
+        return Q(**{f"{path}__icontains": fragment})
+    values = apps.get_model(f.distinct_values).objects.filter(company=company, **{f"{path}__icontains": fragment})
+    return Q(**{f"{path}__in": values.values(path)})
+
+
+def condition_q(parsed: ParsedFilter, company: Any) -> Q:
     f, name, condition, raw = parsed.field, parsed.name, parsed.condition, parsed.raw
     if condition not in CONDITIONS[f.type]:
         raise _fail(name, f"condition {condition} does not apply to {f.type.value} fields")
-    path = f.path
+    path = f.query_path
     if f.type == FieldType.ACCOUNT:
         values = _split(name, raw, condition) if condition == "in" else [raw]
         for value in values:
@@ -172,8 +181,7 @@ def condition_q(parsed: ParsedFilter) -> Q:
     if condition == "like":
         if f.width is not None and len(raw) > f.width:
             raise _fail(name, f"value longer than {f.width} characters")
-        # Django escapes % and _ for icontains, so both are literal.
-        return Q(**{f"{path}__icontains": raw})
+        return _like_q(f, path, raw, company)
     if f.type == FieldType.JSON:
         value = _parse_one(f, name, raw)
         exact = Q(**{path: value})
@@ -218,6 +226,6 @@ class ReportFilterBackend(BaseFilterBackend):
     def filter_queryset(self, request, queryset, view):
         parsed = parse_filters(request.query_params)
         if parsed:
-            queryset = queryset.filter(*(condition_q(item) for item in parsed))
+            queryset = queryset.filter(*(condition_q(item, request.company) for item in parsed))
         request.reporting_filtered = bool(parsed)
         return queryset

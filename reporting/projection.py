@@ -68,7 +68,7 @@ class Projection:
             index = None
             if f.company_attr is None:
                 index = len(self.paths)
-                self.paths.append(f.path)
+                self.paths.append(f.query_path)
             self.columns.append(Column(f, index, _converter(f), bool(f.render)))
         self.groups = [group for group in GROUPS if group and any(c.field.group == group for c in self.columns)]
         self.keys = [c.field.key for c in self.columns]

@@ -69,12 +69,22 @@ class ReportField:
     companions: tuple[str, ...] = ()
     render: str | None = None  # name of a converter in reporting.projection.RENDERERS
     company_attr: str | None = None  # value comes from request.company (no join for the projection)
-    sort_path: str | None = None
     aliases: tuple[str, ...] = field(default_factory=tuple)
+    # A copy of the joined value on the transaction row, kept by a database trigger: filters, sort and projection
+    # read it (one index, no join); `path` stays the record it is copied from.
+    local_copy: str | None = None
+    # A model (`company` and a field named as `path`) of each company's distinct values of this field, kept by
+    # database triggers: `like` finds the matching values there, then the transactions by equality on the
+    # (company, field) index.
+    distinct_values: str | None = None
 
     @property
     def inner_key(self) -> str | None:
         return self.inner or self.key
+
+    @property
+    def query_path(self) -> str:
+        return self.local_copy or self.path
 
 
 S, U, ID, INT, T, D, J, B = (
@@ -113,7 +123,7 @@ FIELDS: tuple[ReportField, ...] = (
     F("isDuplicate", "isduplicate", B, "is_duplicate"),
     F("rtpTransactionId", None, S, "rtp_transaction_id"),
     # paymentDetails
-    F("name", "name", S, "name", group="paymentDetails", width=255),
+    F("name", "name", S, "name", group="paymentDetails", width=255, distinct_values="reporting.PayerName"),
     F("paymentAccountType", "accounttype", S, "account_type", group="paymentDetails", inner="accountType", width=255),
     F(
         "accountNumber",
@@ -145,7 +155,15 @@ FIELDS: tuple[ReportField, ...] = (
     F("settlementProcessedAt", "settlementprocessedat", T, "settlement__processed_at", group="settlementDetails"),
     F("expectedToSettleAt", "expectedtosettleat", T, "expected_to_settle_at", group="settlementDetails"),
     # returnDetails
-    F("returnCode", "returncode", S, "return_entry__return_code", group="returnDetails", width=4),
+    F(
+        "returnCode",
+        "returncode",
+        S,
+        "return_entry__return_code",
+        group="returnDetails",
+        width=4,
+        local_copy="return_code",
+    ),
     F("returnReason", "returnreason", S, "return_entry__return_reason", group="returnDetails", width=255),
     F("returnedAt", "returnedat", T, "return_entry__returned_at", group="returnDetails"),
     F(None, "returnnumericid", ID, "return_entry__id", width=255),

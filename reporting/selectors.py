@@ -69,7 +69,7 @@ def report_ordering(*, sort: str | None, direction: str | None) -> list[Any]:
     if name == "id":
         path = "id"
     elif name in BY_FILTER:
-        path = BY_FILTER[name].path
+        path = BY_FILTER[name].query_path
     else:
         raise ApiError(f"cannot sort by {sort}", field="sort", code="invalid")
     tie = "-id" if descending else "id"
@@ -126,30 +126,31 @@ def report_stream(
 def _copy_expression(column: Any) -> Any:
     """The SQL that renders one CSV cell exactly as Projection.flat_getters does in Python."""
     f = column.field
+    path = f.query_path
     if column.index is None:
         return Value(str(getattr(column.company, f.company_attr)), output_field=TextField())
     if f.render == "masked":
         return Case(
-            When(**{f.path: ""}, then=Value(None, output_field=TextField())),
-            default=Concat(Value("****"), F(f.path), output_field=TextField()),
+            When(**{path: ""}, then=Value(None, output_field=TextField())),
+            default=Concat(Value("****"), F(path), output_field=TextField()),
             output_field=TextField(),
         )
     if f.type == FieldType.TIMESTAMP:
-        return Func(F(f.path), template=_PG_TIMESTAMP, output_field=TextField())
+        return Func(F(path), template=_PG_TIMESTAMP, output_field=TextField())
     if f.type == FieldType.DATE:
-        return Func(F(f.path), template="to_char(%(expressions)s, 'YYYY-MM-DD')", output_field=TextField())
+        return Func(F(path), template="to_char(%(expressions)s, 'YYYY-MM-DD')", output_field=TextField())
     if f.type == FieldType.BOOLEAN:
         return Case(
-            When(**{f.path: True}, then=Value("true")),
-            When(**{f.path: False}, then=Value("false")),
+            When(**{path: True}, then=Value("true")),
+            When(**{path: False}, then=Value("false")),
             output_field=TextField(),
         )
     if f.type in (FieldType.UUID,):
-        return Cast(F(f.path), TextField())
+        return Cast(F(path), TextField())
     if f.type in (FieldType.STRING,):
         # "" and NULL both print as an empty cell, as Python's csv module writes them.
-        return NullIf(F(f.path), Value(""))
-    return F(f.path)
+        return NullIf(F(path), Value(""))
+    return F(path)
 
 
 _PG_TIMESTAMP = "to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"

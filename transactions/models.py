@@ -188,6 +188,9 @@ class Transaction(models.Model):
     ingestion_file = models.ForeignKey(
         IngestionFile, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions"
     )
+    # A copy of return_entry.return_code that a database trigger keeps (migration 0003): "has a return" and
+    # "returned with R01" read one index of this table instead of joining every return of the company.
+    return_code = models.CharField(max_length=4, null=True, blank=True, editable=False)
 
     class Meta:
         constraints = [
@@ -205,6 +208,9 @@ class Transaction(models.Model):
             # Counts by method and "not yet batched" (cards and RTP never batch) from the index alone.
             models.Index(fields=["company", "method", "batch"], name="txn_company_method_batch"),
             models.Index(fields=["company", "account_number_hash"], name="txn_company_account_hash"),
+            # name eq/in, and `like` once reporting.PayerName has turned the fragment into the matching names.
+            models.Index(fields=["company", "name"], name="txn_company_name"),
+            models.Index(fields=["company", "return_code"], name="txn_company_return_code"),
             models.Index(fields=["status", "method", "effective_date"], name="txn_status_method_effective"),
         ]
 

@@ -195,6 +195,7 @@ def test_csv_returns_and_notices(method, company, tmp_path):
     assert (method.account_number, method.account_type) == ("5550001111", "Savings")
     returned.refresh_from_db()
     assert returned.status == "Returned" and returned.return_entry.return_code == "R01"
+    assert returned.return_code == "R01"  # the copy `returncode` filters read, kept by a trigger
 
 
 @pytest.mark.parametrize("content", [
