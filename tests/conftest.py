@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from django.core.cache import caches
 from django.db import connection
 from rest_framework.test import APIClient
 
@@ -19,6 +20,14 @@ def _fresh_action_group_cache():
     clear_action_group_cache()
     yield
     clear_action_group_cache()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_local_cache():
+    """The per-process cache outlives a test's rolled-back rows, and SQLite reuses their ids."""
+    caches["local"].clear()
+    yield
+    caches["local"].clear()
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -138,6 +138,24 @@ def test_all_columns_with_values_rendered(api_client, build, company):
     assert TIMESTAMP.fullmatch(row["createdAt"])
     assert row["effectiveDate"] == txn.effective_date.isoformat()
     assert isinstance(row["amount"], int)
+
+
+def test_timestamps_dates_and_uuids_read_the_same_on_every_database(api_client, build):
+    """PostgreSQL renders these columns itself; the text must be what the Python renderer writes elsewhere."""
+    created = datetime(2026, 3, 4, 5, 6, 7, 890123, tzinfo=UTC)
+    txn = build(
+        {"batch__batched_at": datetime(2026, 3, 5, 23, 59, 59, 1, tzinfo=UTC)},
+        created_at=created,
+        sale_at=datetime(1999, 12, 31, 23, 59, 59, tzinfo=UTC),
+        effective_date=date(2026, 3, 6),
+    )
+    row = _row(api_client, columns="createdAt,saleAt,effectiveDate,batchedAt,sequenceUuid,reversedAt")
+    assert row["createdAt"] == "2026-03-04T05:06:07.890123Z"
+    assert row["saleAt"] == "1999-12-31T23:59:59.000000Z"
+    assert row["effectiveDate"] == "2026-03-06"
+    assert row["batchDetails"]["batchedAt"] == "2026-03-05T23:59:59.000001Z"
+    assert row["uuid"] == str(txn.uuid) and row["sequenceUuid"] == str(txn.sequence_uuid)
+    assert row["reversedAt"] is None
 
 
 def test_selected_absent_values_are_null(api_client, build):

@@ -4,9 +4,11 @@ silently miss rows; these tests write through each path and read back through th
 from __future__ import annotations
 
 import pytest
+from rest_framework.test import APIClient
 
 from reporting.models import PayerName
 from tests import factories
+from tests.concurrency import at_once
 from tests.reporting.conftest import build_transaction, ids_of, report
 from tests.transactions.conftest import bank_details, put_charge
 from transactions.models import Transaction, TransactionReturn
@@ -28,6 +30,25 @@ def test_a_charged_name_is_found_by_like_at_once(api_client, company, other_comp
     assert ids_of(report(api_client, **{"name:like": "dijk"})) == {charged.pk}
     assert _names(company) == {"Edsger Dijkstra"}
     assert _names(other_company) == {"Edsger Dijkstra"}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_charges_with_one_new_name_all_succeed_and_list_it_once():
+    company = factories.CompanyFactory()
+    key = factories.issue_api_key(company)
+
+    def charge() -> int:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=key.authorization)
+        body = {"method": "ACH", "type": "Debit", "amount": 1500, "paymentDetails": bank_details(name="Brand New")}
+        return put_charge(client, body).status_code
+
+    assert at_once(charge, 8) == [201] * 8
+    assert list(PayerName.objects.filter(company=company).values_list("name", flat=True)) == ["Brand New"]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=key.authorization)
+    assert len(ids_of(report(client, **{"name:like": "brand new"}))) == 8
 
 
 def test_bulk_inserts_and_renames_reach_the_names(api_client, company):
