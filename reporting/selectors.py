@@ -104,30 +104,33 @@ def report_page(
         else:
             total = total_filtered = company_total_rows(company=company, exact=True)
         start = page * page_size
-        tuples = []
         rendered = connections[filtered.db].vendor == "postgresql"
+        tuples = []
         if start < total_filtered:
-            select = [_database_text(c.field) or c.field.query_path for c in projection.selected] if rendered \
-                else projection.paths
-            matching = filtered.order_by(*ordering)
-            if start:
-                # Past the first page, find the page's ids first: skipping `start` rows then walks an index rather
-                # than the table, and only the rows kept are read and joined.
-                ids = list(matching.values_list("pk", flat=True)[start : start + page_size])
-                matching = report_queryset(company=company).filter(pk__in=ids).order_by(*ordering)
-                start = 0
-            tuples = list(matching.values_list(*select)[start : start + page_size])
-    build = projection.row_builder(company, database_rendered=DATABASE_RENDERED if rendered else frozenset())
+            tuples = _page_tuples(company, filtered, projection, ordering, start, page_size, rendered)
+    build = projection.row_builder(company, database_rendered=rendered)
     return [build(values) for values in tuples], total_filtered, total
 
 
-# PostgreSQL writes these as the text the API shows; parsing them into Python objects only to format them again
-# was a third of the Python time of a wide page.
-DATABASE_RENDERED = frozenset({FieldType.TIMESTAMP, FieldType.DATE, FieldType.UUID})
+def _page_tuples(
+    company: Any, filtered: QuerySet, projection: Projection, ordering: list[Any], start: int, page_size: int,
+    rendered: bool,
+) -> list[tuple]:
+    select = [
+        _database_text(c.field) if rendered and c.database_renderable else c.field.query_path
+        for c in projection.selected
+    ]
+    if start:
+        # Past the first page, find the page's ids first: skipping `start` rows then walks an index rather than the
+        # table, and only the rows kept are read and joined.
+        ids = list(filtered.order_by(*ordering).values_list("pk", flat=True)[start : start + page_size])
+        return list(report_queryset(company=company).filter(pk__in=ids).order_by(*ordering).values_list(*select))
+    return list(filtered.order_by(*ordering).values_list(*select)[:page_size])
 
 
 def _database_text(f: Any) -> Any | None:
-    """The SQL that renders a timestamp, date or UUID exactly as reporting.projection does in Python."""
+    """The SQL that renders a timestamp, date or UUID (projection.DATABASE_RENDERABLE) exactly as
+    reporting.projection does in Python."""
     path = f.query_path
     if f.type == FieldType.TIMESTAMP:
         return Func(F(path), template=_PG_TIMESTAMP, output_field=TextField())
