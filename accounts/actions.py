@@ -1,5 +1,6 @@
 """The permission vocabulary and the route -> action table (SPEC 5, CONTRACT 3): the one truth the
 permission class reads. Keys are (URL name, HTTP method)."""
+
 from __future__ import annotations
 
 from django.db import models

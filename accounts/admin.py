@@ -1,5 +1,6 @@
 """Staff admin for merchants, users, roles and API keys. Key secrets are never shown (only a hash is kept);
 keys are issued by `create_api_key`, revoked here."""
+
 from __future__ import annotations
 
 from django import forms
@@ -17,9 +18,7 @@ from vault.admin_scoping import CompanyScopedAdminMixin, SuperuserOnlyAdminMixin
 class ActionsFormMixin(forms.ModelForm):
     """`actions` (a JSON list) edited as one checkbox per known action; the list is stored in Action order."""
 
-    actions = forms.MultipleChoiceField(
-        choices=Action.choices, widget=forms.CheckboxSelectMultiple, required=False
-    )
+    actions = forms.MultipleChoiceField(choices=Action.choices, widget=forms.CheckboxSelectMultiple, required=False)
 
     def clean_actions(self) -> list[str]:
         chosen = set(self.cleaned_data["actions"])
@@ -118,9 +117,7 @@ class UserAdmin(SuperuserOnlyAdminMixin, DjangoUserAdmin):
         ("Permissions", {"fields": ("is_active", "is_staff", "is_superuser", "groups", "user_permissions")}),
         ("Important dates", {"fields": ("last_login", "date_joined")}),
     )
-    add_fieldsets = (
-        (None, {"classes": ("wide",), "fields": ("email", "usable_password", "password1", "password2")}),
-    )
+    add_fieldsets = ((None, {"classes": ("wide",), "fields": ("email", "usable_password", "password1", "password2")}),)
     readonly_fields = ("last_login", "date_joined")
     list_display = ("email", "full_name", "is_active", "is_staff", "date_joined")
     list_filter = ("is_staff", "is_superuser", "is_active")

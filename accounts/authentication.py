@@ -1,4 +1,5 @@
 """The two credentials of SPEC 5: Basic API key and Bearer JWT (CONTRACT 3)."""
+
 from __future__ import annotations
 
 import base64

@@ -1,4 +1,5 @@
 """Merchants (companies), their users, roles, memberships, API keys and the API-key action group."""
+
 from __future__ import annotations
 
 from uuid import uuid4

@@ -1,4 +1,5 @@
 """One permission class for every route: resolves the acting company and checks the route's action."""
+
 from __future__ import annotations
 
 import uuid

@@ -1,5 +1,6 @@
 """OpenAPI generation for the permission model: every guarded operation documents `entityUuid`, and is named
 after its URL name (the key of ROUTE_ACTIONS) so operation ids are stable and never collide."""
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """Reads for the security model: API keys by prefix, memberships, the live action group."""
+
 from __future__ import annotations
 
 import time
@@ -16,9 +17,7 @@ def api_key_by_prefix(prefix: str) -> ApiKey | None:
 
 def membership_for(*, user_id: int, company_uuid) -> Membership | None:
     return (
-        Membership.objects.select_related("company", "role")
-        .filter(user_id=user_id, company__uuid=company_uuid)
-        .first()
+        Membership.objects.select_related("company", "role").filter(user_id=user_id, company__uuid=company_uuid).first()
     )
 
 

@@ -1,4 +1,5 @@
 """Writes for companies, users and API keys."""
+
 from __future__ import annotations
 
 import base64

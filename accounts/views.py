@@ -1,4 +1,5 @@
 """POST /auth/login and POST /auth/refresh (CONTRACT 3), with a brute-force guard on login."""
+
 from __future__ import annotations
 
 import hashlib

@@ -7,6 +7,7 @@ p50/p95/p99 latency and the error count.
     .venv/bin/python bench/charges.py                       # 16 clients, 20 s, 4 sync workers
     .venv/bin/python bench/charges.py --clients 32 --duration 60 --worker-class gthread --workers 4 --threads 4
 """
+
 from __future__ import annotations
 
 import argparse
@@ -89,7 +90,11 @@ def prepare(env: dict[str, str], customers: int) -> dict:
     subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
     out = subprocess.run(
         [PYTHON, "manage.py", "shell", "-c", f"import sys; sys.argv = ['', '{customers}']\n{SETUP}"],
-        cwd=ROOT, env=env, check=True, capture_output=True, text=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -131,9 +136,22 @@ def cpu_seconds(*, pgid: int, pids: set[int]) -> tuple[float, float]:
 
 def start_server(env: dict[str, str], args) -> subprocess.Popen:
     command = [
-        GUNICORN, "vault.wsgi:application", "--bind", f"127.0.0.1:{args.port}",
-        "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
-        "--keep-alive", "30", "--log-level", "warning", "--backlog", "2048",
+        GUNICORN,
+        "vault.wsgi:application",
+        "--bind",
+        f"127.0.0.1:{args.port}",
+        "--workers",
+        str(args.workers),
+        "--worker-class",
+        args.worker_class,
+        "--threads",
+        str(args.threads),
+        "--keep-alive",
+        "30",
+        "--log-level",
+        "warning",
+        "--backlog",
+        "2048",
     ]
     server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     deadline = time.monotonic() + 30
@@ -161,10 +179,15 @@ def client_thread(port, authorization, pairs, start_at, stop_at, latencies, erro
         time.sleep(0.001)
     while (now := time.monotonic()) < stop_at:
         customer_uuid, method_uuid = rng.choice(pairs)
-        body = json.dumps({
-            "method": "ACH", "type": "Debit", "amount": rng.randint(100, 500_000),
-            "customerUuid": customer_uuid, "paymentMethodUuid": method_uuid,
-        })
+        body = json.dumps(
+            {
+                "method": "ACH",
+                "type": "Debit",
+                "amount": rng.randint(100, 500_000),
+                "customerUuid": customer_uuid,
+                "paymentMethodUuid": method_uuid,
+            }
+        )
         began = time.perf_counter()
         try:
             conn.request("PUT", "/transactions", body, headers)

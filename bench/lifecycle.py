@@ -6,6 +6,7 @@ PostgreSQL database (dropped and recreated). Prints one line per step with rows/
     .venv/bin/python bench/lifecycle.py --transactions 20000
     .venv/bin/python bench/lifecycle.py --transactions 20000 --database-url postgres://postgres@127.0.0.1:5432/bench_lifecycle
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,10 +73,18 @@ def main() -> None:
     Transaction.objects.bulk_create(
         [
             Transaction(
-                company=companies[n % len(companies)], method="ACH", type="Credit" if n % 10 == 0 else "Debit",
-                amount=100 + n % 5000, standard_entry_class_code="WEB", effective_date=day, name=f"Payer {n}",
-                account_type="Savings" if n % 3 == 0 else "Checking", account_number="123456789",
-                account_number_hash=account_hash, account_last_four="6789", routing_number="021000021",
+                company=companies[n % len(companies)],
+                method="ACH",
+                type="Credit" if n % 10 == 0 else "Debit",
+                amount=100 + n % 5000,
+                standard_entry_class_code="WEB",
+                effective_date=day,
+                name=f"Payer {n}",
+                account_type="Savings" if n % 3 == 0 else "Checking",
+                account_number="123456789",
+                account_number_hash=account_hash,
+                account_last_four="6789",
+                routing_number="021000021",
             )
             for n in range(options.transactions)
         ],

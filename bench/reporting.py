@@ -8,6 +8,7 @@ the ratio HTTP/SQL; then exports every row of the company as CSV and prints rows
     DEBUG=1 .venv/bin/python bench/reporting.py                 # defaults below
     DEBUG=1 .venv/bin/python bench/reporting.py --repeat 50 --database-url postgres://postgres@127.0.0.1:5432/x
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,19 +47,33 @@ def _queries(account_number: str) -> list[tuple[str, dict[str, str], str]]:
     return [
         ("default columns", page, "150"),
         ("all columns, pageSize 1000", {"page": "0", "pageSize": "1000", "columns": all_columns}, "150"),
-        ("amount range + type", page | {"columns": "amount,name", "amount:gt": "5000", "amount:lt": "20000",
-                                        "type": "Credit"}, "150"),  # fmt: skip
-        ("createdat range, sort ASC", page | {"columns": "createdAt,name",
-                                              "createdat:gt": (now - timedelta(days=30)).strftime(stamp),
-                                              "createdat:lt": (now - timedelta(days=20)).strftime(stamp),
-                                              "sort": "createdat", "sortDir": "ASC"}, "150"),  # fmt: skip
+        (
+            "amount range + type",
+            page | {"columns": "amount,name", "amount:gt": "5000", "amount:lt": "20000", "type": "Credit"},
+            "150",
+        ),  # fmt: skip
+        (
+            "createdat range, sort ASC",
+            page
+            | {
+                "columns": "createdAt,name",
+                "createdat:gt": (now - timedelta(days=30)).strftime(stamp),
+                "createdat:lt": (now - timedelta(days=20)).strftime(stamp),
+                "sort": "createdat",
+                "sortDir": "ASC",
+            },
+            "150",
+        ),  # fmt: skip
         ("name like", page | {"columns": "name", "name:like": "hopper"}, "150"),
         ("returncode nn", page | {"columns": "returnCode,returnReason", "returncode:nn": ""}, "150"),
         ("status in", page | {"status:in": "Returned,Rejected"}, "30"),
         ("deep page 500", {"page": "500", "pageSize": "100"}, "150"),
         ("accountnumber eq", page | {"accountnumber": account_number}, "30"),
-        ("batchnumericid null + method CRD", page | {"columns": "cardNumber,authorizedAt", "method": "CRD",
-                                                    "batchnumericid:null": ""}, "150"),  # fmt: skip
+        (
+            "batchnumericid null + method CRD",
+            page | {"columns": "cardNumber,authorizedAt", "method": "CRD", "batchnumericid:null": ""},
+            "150",
+        ),  # fmt: skip
     ]
 
 
@@ -282,8 +297,10 @@ def main() -> None:
                   f"{'<' + target + 'ms':>7}", flush=True)  # fmt: skip
         export = None if args.no_csv else _csv_export(args.port, info["authorization"], server.pid)
         if export:
-            print(f"CSV export: {export['rows']} rows in {export['seconds']} s = {export['rowsPerSecond']} rows/s, "
-                  f"peak worker RSS {export['peakWorkerRssMB']} MB (VmHWM {export['peakWorkerHwmMB']} MB)")
+            print(
+                f"CSV export: {export['rows']} rows in {export['seconds']} s = {export['rowsPerSecond']} rows/s, "
+                f"peak worker RSS {export['peakWorkerRssMB']} MB (VmHWM {export['peakWorkerHwmMB']} MB)"
+            )
         print(json.dumps({"queries": results, "csv": export}))
     finally:
         server.terminate()

@@ -1,6 +1,7 @@
 """Support back office for customers: scoped to the staff user's companies, every change kept in history.
 
 payments/admin.py re-registers it with the saved-methods inline (apps import only downward)."""
+
 from __future__ import annotations
 
 from django import forms
@@ -18,7 +19,14 @@ class CustomerAdminForm(forms.ModelForm):
     class Meta:
         model = Customer
         fields = [
-            "first_name", "last_name", "company_name", "email", "phone", "account_holder_type", "customer_id", "status",
+            "first_name",
+            "last_name",
+            "company_name",
+            "email",
+            "phone",
+            "account_holder_type",
+            "customer_id",
+            "status",
         ]
 
     def clean_phone(self) -> str:

@@ -1,4 +1,5 @@
 """The payer stored once per merchant (SPEC 2.1)."""
+
 from __future__ import annotations
 
 from uuid import uuid4

@@ -1,4 +1,5 @@
 """Reads for customers, always scoped to one company (CONTRACT 3: another company's customer is 404)."""
+
 from __future__ import annotations
 
 from typing import Any

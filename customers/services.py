@@ -1,4 +1,5 @@
 """Writes for customers: create, update, activate/deactivate (SPEC 2.1, 4.1; CONTRACT 4)."""
+
 from __future__ import annotations
 
 import re

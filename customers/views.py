@@ -1,4 +1,5 @@
 """Customer endpoints: POST/GET /customers, GET/PATCH /customers/{customerUuid} (SPEC 4.1, 4.4; CONTRACT 4)."""
+
 from __future__ import annotations
 
 from django.core.validators import EmailValidator, RegexValidator

@@ -1,4 +1,5 @@
 """Read-only, masked view of saved bank accounts for support: last four only, scoped to the staff user's companies."""
+
 from __future__ import annotations
 
 from django.contrib import admin
@@ -17,8 +18,17 @@ class PaymentMethodAdmin(CompanyScopedAdminMixin, ReadOnlyAdminMixin, ExactUuidS
     uuid_search_fields = ["uuid", "customer__uuid"]
     list_select_related = ["customer", "company"]
     fields = [
-        "uuid", "company", "customer", "display_name", "account_type", "nickname", "is_default",
-        "created_at", "deleted_at", "blocked_at", "blocked_reason",
+        "uuid",
+        "company",
+        "customer",
+        "display_name",
+        "account_type",
+        "nickname",
+        "is_default",
+        "created_at",
+        "deleted_at",
+        "blocked_at",
+        "blocked_reason",
     ]
     readonly_fields = fields
     ordering = ["-created_at", "-id"]

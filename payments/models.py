@@ -1,4 +1,5 @@
 """Saved bank accounts (the vault, SPEC 2.2): account numbers encrypted, duplicates found by keyed hash."""
+
 from __future__ import annotations
 
 from uuid import uuid4

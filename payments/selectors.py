@@ -1,4 +1,5 @@
 """Reads for saved payment methods, scoped to one company and one customer; deleted methods are never read."""
+
 from __future__ import annotations
 
 from uuid import UUID

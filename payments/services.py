@@ -2,6 +2,7 @@
 
 Default-flag changes lock the customer row first, then the method (STYLE lock order), so "exactly one
 default per customer" holds under concurrency; the partial unique constraints keep the promise in the database."""
+
 from __future__ import annotations
 
 import re
@@ -100,9 +101,7 @@ def payment_method_create(
 
 
 def _method_lock(*, company: Company, customer: Customer, payment_method: PaymentMethod) -> PaymentMethod:
-    locked = (
-        _live_methods(company=company, customer=customer).select_for_update().filter(pk=payment_method.pk).first()
-    )
+    locked = _live_methods(company=company, customer=customer).select_for_update().filter(pk=payment_method.pk).first()
     if locked is None:
         raise NotFound("Payment method not found")
     return locked

@@ -1,4 +1,5 @@
 """Saved bank account endpoints (SPEC 4.2, 4.3, 4.5, 4.6; CONTRACT 4, 5)."""
+
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -83,9 +84,7 @@ class PaymentMethodCreateView(APIView):
 class PaymentMethodListView(APIView):
     @extend_schema(
         operation_id="payment_method_list",
-        responses={
-            200: inline_serializer("PaymentMethodList", {"paymentMethods": PaymentMethodOutput(many=True)})
-        },
+        responses={200: inline_serializer("PaymentMethodList", {"paymentMethods": PaymentMethodOutput(many=True)})},
     )
     def get(self, request, customer_uuid):
         customer = customer_get(company=request.company, customer_uuid=customer_uuid)

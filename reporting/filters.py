@@ -2,6 +2,7 @@
 
 Every name, type and width comes from reporting.registry; this module only parses values and turns
 (field, condition, value) into Django lookups. Null semantics are SQL's (see reporting.registry)."""
+
 from __future__ import annotations
 
 import json

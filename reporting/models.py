@@ -1,4 +1,5 @@
 """Search aids for the transaction report. Nothing here is written by the application: database triggers keep it."""
+
 from __future__ import annotations
 
 from django.db import models

@@ -1,5 +1,6 @@
 """Column projection of SPEC 4.9 / CONTRACT 7: which keys a row has, which ORM paths to read for them, and
 how a `values_list` tuple becomes a (nested) row or a flat CSV line."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable

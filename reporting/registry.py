@@ -5,6 +5,7 @@ Filter semantics on a null value follow SQL and PostgREST: every comparing condi
 like, in, between, empty) is false on a null, so `neq` never returns rows whose value is null; only `null` matches
 them and `nn` excludes them. A value is null when its column is null or its joined row (batch, settlement, return,
 notice, hold, exception) does not exist; non-null text columns hold "" rather than null and so match `empty`."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -263,9 +264,7 @@ DEFAULT_COLUMNS = (
 )
 
 BY_KEY: dict[str, ReportField] = {f.key: f for f in FIELDS if f.key}
-BY_FILTER: dict[str, ReportField] = {
-    name: f for f in FIELDS if f.filter for name in (f.filter, *f.aliases)
-}
+BY_FILTER: dict[str, ReportField] = {name: f for f in FIELDS if f.filter for name in (f.filter, *f.aliases)}
 # Reserved query parameters that are not filters (CONTRACT 7).
 RESERVED_PARAMS = frozenset({"page", "pageSize", "columns", "sort", "sortDir", "entityUuid", "format"})
 

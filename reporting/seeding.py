@@ -3,6 +3,7 @@ notices of change, holds, exceptions, card data and late returns. COPY on Postgr
 
 Account numbers stay encrypted at rest: a pool of distinct numbers is encrypted once and its ciphertexts reused,
 so a million rows cost a few thousand Fernet operations."""
+
 from __future__ import annotations
 
 import hashlib
@@ -328,8 +329,11 @@ def _transaction_rows(
         if status == "HELD":
             amount = max(amount, 1_000_001)
         effective = created_day + timedelta(days=1 + (created.weekday() >= 4) * 2)
-        if not card and effective > now.date() and status in ("Settled", "Returned", "Reversed", "Rejected",
-                                                                "Processing"):
+        if (
+            not card
+            and effective > now.date()
+            and status in ("Settled", "Returned", "Reversed", "Rejected", "Processing")
+        ):
             status = "Pending"  # not yet due: nothing can have happened to it
         name = f"{choice(FIRST)} {choice(LAST)}" if rand() < 0.8 else choice(COMPANIES)
         batched = (not card) and status not in ("Pending", "DECLINED", "HELD") and effective <= now.date()
@@ -354,8 +358,9 @@ def _transaction_rows(
         late_settlement = None
         ingestion_file = None
         if status == "Returned" and not card:
-            returned_at = datetime.combine(effective + timedelta(days=randrange(1, 3)), created.timetz()) \
-                .replace(tzinfo=UTC)
+            returned_at = datetime.combine(effective + timedelta(days=randrange(1, 3)), created.timetz()).replace(
+                tzinfo=UTC
+            )
             if rand() < 0.15:  # arrived after settlement: a late return with its own settlement
                 late_at = returned_at + timedelta(days=randrange(3, 50))
                 returned_at = late_at

@@ -1,4 +1,5 @@
 """Reads for the transaction report, always scoped to one company and sent to the reporting database."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -93,8 +94,14 @@ def company_total_rows(*, company: Any, exact: bool = False) -> int:
 
 
 def report_page(
-    *, company: Any, filtered: QuerySet, filtered_any: bool, projection: Projection, ordering: list[Any],
-    page: int, page_size: int,
+    *,
+    company: Any,
+    filtered: QuerySet,
+    filtered_any: bool,
+    projection: Projection,
+    ordering: list[Any],
+    page: int,
+    page_size: int,
 ) -> tuple[list[dict[str, Any]], int, int]:
     """(rows, totalFilteredRows, totalRows) for one zero-based page."""
     with report_read(filtered.db):
@@ -113,7 +120,12 @@ def report_page(
 
 
 def _page_tuples(
-    company: Any, filtered: QuerySet, projection: Projection, ordering: list[Any], start: int, page_size: int,
+    company: Any,
+    filtered: QuerySet,
+    projection: Projection,
+    ordering: list[Any],
+    start: int,
+    page_size: int,
     rendered: bool,
 ) -> list[tuple]:
     select = [

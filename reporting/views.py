@@ -1,4 +1,5 @@
 """GET /reporting/transactions (SPEC 4.9): a page of projected rows as JSON, or every matching row as CSV."""
+
 from __future__ import annotations
 
 import csv

@@ -1,4 +1,5 @@
 """One action run by several threads at the same moment, as concurrent requests or operator runs arrive."""
+
 from __future__ import annotations
 
 import threading

@@ -1,4 +1,5 @@
 """Shared fixtures: companies, API keys, users and ready-made API clients."""
+
 from __future__ import annotations
 
 import pytest

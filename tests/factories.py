@@ -1,4 +1,5 @@
 """factory-boy factories for every model the tests build."""
+
 from __future__ import annotations
 
 import factory

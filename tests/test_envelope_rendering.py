@@ -1,4 +1,5 @@
 """The envelope renderer writes JSON with orjson; every value must read exactly as DRF's own renderer writes it."""
+
 from __future__ import annotations
 
 import uuid

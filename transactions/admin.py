@@ -1,4 +1,5 @@
 """Read-only transaction admin for support: search by the identifiers support staff type, numbers masked."""
+
 from __future__ import annotations
 
 from django.contrib import admin

@@ -3,6 +3,7 @@
 The `holidays` package ships no XFED market, so the Fed calendar is built from its US federal holidays
 with the Fed's own rule applied: a holiday on Saturday is not moved to Friday (the Fed is open that
 Friday); a holiday on Sunday closes the Monday after."""
+
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta

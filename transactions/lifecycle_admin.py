@@ -1,5 +1,6 @@
 """Admin for the lifecycle records (batches, settlements, origination and imported files) and operator
 actions on transactions (release holds, reject, restore, acknowledge)."""
+
 from __future__ import annotations
 
 from django import forms
@@ -49,7 +50,10 @@ def _apply(modeladmin, request, queryset, verb: str, service, refusal=None) -> N
 @admin.action(description="Release selected holds (HELD -> Pending)")
 def release_holds(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
     _apply(
-        modeladmin, request, queryset, "released",
+        modeladmin,
+        request,
+        queryset,
+        "released",
         lambda txn, at: transaction_hold_release(txn=txn, at=at),
         refusal=lambda txn: f"{txn.uuid} is {txn.status}",
     )
@@ -69,7 +73,10 @@ def restore_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -
 @admin.action(description="Acknowledge selected exceptions")
 def acknowledge_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
     _apply(
-        modeladmin, request, queryset, "acknowledged",
+        modeladmin,
+        request,
+        queryset,
+        "acknowledged",
         lambda txn, at: transaction_acknowledge(txn=txn, at=at),
         refusal=lambda txn: f"{txn.uuid} was already acknowledged",
     )
@@ -113,8 +120,16 @@ class LateReturnTransactionInline(TransactionInline):
 
 class BatchInline(ReadOnlyAdminMixin, admin.TabularInline):
     model = Batch
-    fields = ("id", "uuid", "company", "standard_entry_class_code", "batch_number", "entry_count", "debit_total",
-              "credit_total")
+    fields = (
+        "id",
+        "uuid",
+        "company",
+        "standard_entry_class_code",
+        "batch_number",
+        "entry_count",
+        "debit_total",
+        "credit_total",
+    )
     readonly_fields = fields
     show_change_link = True
     extra = 0
@@ -123,8 +138,18 @@ class BatchInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 @admin.register(Batch)
 class BatchAdmin(CompanyScopedAdminMixin, ReadOnlyAdmin):
-    list_display = ("id", "uuid", "company", "standard_entry_class_code", "effective_date", "batched_at",
-                    "entry_count", "debit_total", "credit_total", "origination_file")
+    list_display = (
+        "id",
+        "uuid",
+        "company",
+        "standard_entry_class_code",
+        "effective_date",
+        "batched_at",
+        "entry_count",
+        "debit_total",
+        "credit_total",
+        "origination_file",
+    )
     list_filter = ("standard_entry_class_code", "effective_date")
     list_select_related = ("company", "origination_file")
     search_fields = ("=uuid", "company__name")
@@ -135,8 +160,16 @@ class BatchAdmin(CompanyScopedAdminMixin, ReadOnlyAdmin):
 
 @admin.register(Settlement)
 class SettlementAdmin(CompanyScopedAdminMixin, ReadOnlyAdmin):
-    list_display = ("id", "uuid", "company", "kind", "settlement_date", "processed_at", "transaction_count",
-                    "net_amount")
+    list_display = (
+        "id",
+        "uuid",
+        "company",
+        "kind",
+        "settlement_date",
+        "processed_at",
+        "transaction_count",
+        "net_amount",
+    )
     list_filter = ("kind", "settlement_date")
     list_select_related = ("company",)
     search_fields = ("=uuid", "company__name")
@@ -149,8 +182,18 @@ class SettlementAdmin(CompanyScopedAdminMixin, ReadOnlyAdmin):
 class OriginationFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdmin):
     """An ACH file carries the batches of every company in its window: operators (superusers) only."""
 
-    list_display = ("id", "uuid", "window_at", "file_id_modifier", "path", "batch_count", "entry_count",
-                    "debit_total", "credit_total", "created_at")
+    list_display = (
+        "id",
+        "uuid",
+        "window_at",
+        "file_id_modifier",
+        "path",
+        "batch_count",
+        "entry_count",
+        "debit_total",
+        "credit_total",
+        "created_at",
+    )
     search_fields = ("=uuid", "path")
     date_hierarchy = "created_at"
     inlines = [BatchInline]

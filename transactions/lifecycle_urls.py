@@ -1,4 +1,5 @@
 """Routes of the transaction lifecycle (reversal)."""
+
 from __future__ import annotations
 
 from django.urls import path

@@ -1,4 +1,5 @@
 """POST /transactions/{uuid}/reverse: reverse a Settled debit with an offsetting credit."""
+
 from __future__ import annotations
 
 from django.utils import timezone

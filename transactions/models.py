@@ -3,6 +3,7 @@
 The transaction row keeps its own scalar columns; batch, settlement, return, change-notice, hold and
 exception data live in their own tables so reporting joins them only when a column asks for them.
 `Transaction.id` is the per-deployment increasing `numericId`."""
+
 from __future__ import annotations
 
 from uuid import uuid4

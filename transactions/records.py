@@ -2,6 +2,7 @@
 
 It lives outside the views because the charge service stores the exact body it answered with, so an
 idempotent retry replays it byte for byte."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime

@@ -1,4 +1,5 @@
 """Per-company risk limits on a charge (SPEC 4.7 rule 9, CONTRACT 6): the first rule that trips decides."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

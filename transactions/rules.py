@@ -1,4 +1,5 @@
 """What each payment method allows and how it is processed: the one table the charge path reads."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,5 @@
 """Reads for charges, each scoped to one company (another company's object is 404)."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta

@@ -1,4 +1,5 @@
 """Writes for charges: create (with saved methods, risk, idempotency, processing dates) and void."""
+
 from __future__ import annotations
 
 import json

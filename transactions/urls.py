@@ -1,4 +1,5 @@
 """Charge routes; names are the keys of accounts.actions.ROUTE_ACTIONS."""
+
 from __future__ import annotations
 
 from django.urls import path

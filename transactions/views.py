@@ -1,4 +1,5 @@
 """Charge endpoints: PUT /transactions, GET /transactions/{uuid}, POST /transactions/{uuid}/void."""
+
 from __future__ import annotations
 
 import hashlib

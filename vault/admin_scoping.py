@@ -1,6 +1,7 @@
 """Back-office tenant isolation shared by every app's admin: a staff user sees the rows of the companies they
 are a member of; a superuser sees all. Platform-wide records (roles, the live action group, ACH files that mix
 companies) are for superusers only."""
+
 from __future__ import annotations
 
 import uuid

@@ -1,4 +1,5 @@
 """Field encryption (Fernet, rotating key list) and keyed blind indexes for encrypted values."""
+
 from __future__ import annotations
 
 import hashlib

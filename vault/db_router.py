@@ -1,4 +1,5 @@
 """Sends reporting reads to the replica alias when REPORTING_DATABASE_URL configures one."""
+
 from __future__ import annotations
 
 from django.conf import settings

@@ -1,4 +1,5 @@
 """Typed readers for settings that come from the environment; a bad value fails start-up at once."""
+
 from __future__ import annotations
 
 import json

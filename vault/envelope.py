@@ -1,4 +1,5 @@
 """The response envelope of CONTRACT 4, applied by the renderer to every DRF response."""
+
 from __future__ import annotations
 
 from typing import Any

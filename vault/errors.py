@@ -1,4 +1,5 @@
 """One error contract (CONTRACT 4): domain code raises ApiError; one handler renders every error."""
+
 from __future__ import annotations
 
 import logging

@@ -1,4 +1,5 @@
 """Model field that keeps a string encrypted at rest and plain in Python."""
+
 from __future__ import annotations
 
 from django.db import models

@@ -1,4 +1,5 @@
 """Raw SQL that differs by database vendor (triggers are written once for PostgreSQL and once for SQLite)."""
+
 from __future__ import annotations
 
 from django.db import migrations

@@ -1,4 +1,5 @@
 """Zero-based page/pageSize parsing and the `meta.pagination` block shared by list endpoints."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime

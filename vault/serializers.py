@@ -1,4 +1,5 @@
 """Serializer bases: unknown body fields are an error (STYLE: unknown input is never ignored)."""
+
 from __future__ import annotations
 
 from rest_framework import serializers

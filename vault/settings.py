@@ -1,4 +1,5 @@
 """Settings, read once from the environment (CONTRACT 1). No production secret has a default."""
+
 from __future__ import annotations
 
 from datetime import timedelta

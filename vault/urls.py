@@ -1,4 +1,5 @@
 """Root URLs: the apps' routes, auth, admin and the OpenAPI schema."""
+
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView

@@ -1,4 +1,5 @@
 """Django-level 404/500 handlers that answer in the error envelope, never with a page or a trace."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """Shared bits of the ops commands: one JSON object on stdout, CommandError for every bad argument."""
+
 from __future__ import annotations
 
 import argparse

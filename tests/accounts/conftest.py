@@ -1,4 +1,5 @@
 """Fixtures for the platform tests: Bearer clients, route URLs built from the URL table, the live action group."""
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """Test-only URLconf: the auth routes plus probe views for the permission class and the error handlers."""
+
 from __future__ import annotations
 
 from django.contrib import admin

@@ -1,4 +1,5 @@
 """Staff admin: every accounts page loads, keys are revoked (never shown or created) here, actions are checkboxes."""
+
 from __future__ import annotations
 
 import pytest
@@ -84,7 +85,8 @@ def test_revoke_selected_keys_action_revokes_them_and_they_stop_working(staff_cl
     )
     assert response.status_code == 302
     assert set(ApiKey.objects.filter(revoked_at__isnull=False).values_list("pk", flat=True)) == {
-        first.api_key.pk, second.api_key.pk
+        first.api_key.pk,
+        second.api_key.pk,
     }
     for issued, status in [(first, 401), (kept, 200)]:
         client = APIClient()
@@ -134,13 +136,18 @@ def test_live_group_cannot_be_deleted_or_renamed(staff_client):
 def test_user_added_in_the_admin_is_stored_lowercase_and_can_log_in(staff_client, anonymous_client):
     response = staff_client.post(
         reverse("admin:accounts_user_add"),
-        {"email": "New.Dev@Example.com", "usable_password": "true", "password1": "fresh pass 123",
-         "password2": "fresh pass 123"},
+        {
+            "email": "New.Dev@Example.com",
+            "usable_password": "true",
+            "password1": "fresh pass 123",
+            "password2": "fresh pass 123",
+        },
     )
     assert response.status_code == 302, response.content
     assert User.objects.filter(email="new.dev@example.com").exists()
-    login = anonymous_client.post("/auth/login", {"email": "new.dev@example.com", "password": "fresh pass 123"},
-                                  format="json")
+    login = anonymous_client.post(
+        "/auth/login", {"email": "new.dev@example.com", "password": "fresh pass 123"}, format="json"
+    )
     assert login.status_code == 200
 
 
@@ -148,8 +155,12 @@ def test_user_with_an_email_differing_only_in_case_is_refused(staff_client):
     factories.UserFactory(email="taken@example.com")
     response = staff_client.post(
         reverse("admin:accounts_user_add"),
-        {"email": "TAKEN@example.com", "usable_password": "true", "password1": "fresh pass 123",
-         "password2": "fresh pass 123"},
+        {
+            "email": "TAKEN@example.com",
+            "usable_password": "true",
+            "password1": "fresh pass 123",
+            "password2": "fresh pass 123",
+        },
     )
     assert response.status_code == 200
     assert User.objects.filter(email__iexact="taken@example.com").count() == 1

@@ -1,6 +1,7 @@
 """Back-office tenant isolation beyond customers: a staff user with every view permission still sees only
 their own companies' transactions, batches, settlements, API keys and company; platform-wide records
 (users, roles, memberships, the action group, ACH files) are for superusers only."""
+
 from __future__ import annotations
 
 import pytest
@@ -32,8 +33,12 @@ def _batch(company, number: int) -> Batch:
         window_at=now, file_id_modifier=chr(ord("A") + number), path=f"var/outbound/{number}.ach"
     )
     return Batch.objects.create(
-        company=company, origination_file=file, standard_entry_class_code="WEB", batch_number=number,
-        effective_date=now.date(), batched_at=now,
+        company=company,
+        origination_file=file,
+        standard_entry_class_code="WEB",
+        batch_number=number,
+        effective_date=now.date(),
+        batched_at=now,
     )
 
 

@@ -1,4 +1,5 @@
 """API-key authentication: both Basic encodings, last use recorded, secrets kept only as SHA-256."""
+
 from __future__ import annotations
 
 import base64

@@ -1,4 +1,5 @@
 """Ops commands (CONTRACT 2): one JSON object on stdout; bad arguments are a CommandError, nothing written."""
+
 from __future__ import annotations
 
 import json
@@ -142,8 +143,17 @@ def test_create_user_prints_id_and_email_and_can_log_in(company, anonymous_clien
 
 
 def test_create_user_with_a_role(company):
-    out = run("create_user", "--email", "r@example.com", "--password", "long enough secret",
-              "--company", str(company.uuid), "--role", "reporting")
+    out = run(
+        "create_user",
+        "--email",
+        "r@example.com",
+        "--password",
+        "long enough secret",
+        "--company",
+        str(company.uuid),
+        "--role",
+        "reporting",
+    )
     assert Membership.objects.get(user_id=out["userId"]).role.name == "reporting"
 
 
@@ -151,8 +161,17 @@ def test_create_user_for_an_existing_email_adds_a_membership_and_keeps_the_passw
     first = run(
         "create_user", "--email", "x@example.com", "--password", "long enough secret", "--company", str(company.uuid)
     )
-    second = run("create_user", "--email", "x@example.com", "--password", "another long secret",
-                 "--company", str(other_company.uuid), "--role", "support")
+    second = run(
+        "create_user",
+        "--email",
+        "x@example.com",
+        "--password",
+        "another long secret",
+        "--company",
+        str(other_company.uuid),
+        "--role",
+        "support",
+    )
     assert first["userId"] == second["userId"]
     user = User.objects.get(pk=first["userId"])
     assert user.check_password("long enough secret")
@@ -183,7 +202,8 @@ def test_create_user_with_bad_arguments_is_command_error(company, company_arg, e
 
 def test_set_rollout_turns_staged_rollout_on_and_off(company):
     assert run("set_rollout", "--company", str(company.uuid), "--staged") == {
-        "companyUuid": str(company.uuid), "staged": True
+        "companyUuid": str(company.uuid),
+        "staged": True,
     }
     company.refresh_from_db()
     assert company.staged_rollout is True
@@ -242,7 +262,12 @@ def test_bad_argument_exits_non_zero_with_the_message_on_stderr(tmp_path):
     env = {"PATH": os.environ.get("PATH", ""), "DEBUG": "1", "VAR_DIR": str(tmp_path)}
     result = subprocess.run(  # noqa: S603 - fixed arguments
         [sys.executable, "manage.py", "set_rollout", "--company", "nope", "--staged"],
-        cwd=Path(settings.BASE_DIR), env=env, capture_output=True, text=True, timeout=120, check=False,
+        cwd=Path(settings.BASE_DIR),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert result.returncode != 0
     assert result.stdout == ""

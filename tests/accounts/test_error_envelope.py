@@ -1,4 +1,5 @@
 """CONTRACT 4: every failure, DRF's and Django's included, answers in the error envelope; no trace leaks."""
+
 from __future__ import annotations
 
 import pytest
@@ -88,8 +89,11 @@ def test_a_dropped_database_connection_is_503_envelope_and_the_next_request_reco
     backend_pid = connection.connection.info.backend_pid
     settings_dict = connection.settings_dict
     with psycopg.connect(
-        host=settings_dict["HOST"], port=settings_dict["PORT"] or 5432, user=settings_dict["USER"],
-        dbname=settings_dict["NAME"], autocommit=True,
+        host=settings_dict["HOST"],
+        port=settings_dict["PORT"] or 5432,
+        user=settings_dict["USER"],
+        dbname=settings_dict["NAME"],
+        autocommit=True,
     ) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", [backend_pid])
     try:

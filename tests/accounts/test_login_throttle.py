@@ -1,4 +1,5 @@
 """Brute-force guard on POST /auth/login: 5 failures per email, 20 per client address, then 429."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """CONTRACT 3 for every (route, method) of ROUTE_ACTIONS: who gets 401, 400, 403, and who is let through."""
+
 from __future__ import annotations
 
 import uuid

@@ -1,5 +1,6 @@
 """ROUTE_ACTIONS is the whole truth: every project route is in it, it names only real routes, and a route
 left out of it is refused to every caller (fail closed)."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,8 +28,7 @@ def _handled_methods(callback) -> set[str]:
 
 
 def _api_routes():
-    return [(route, entry) for route, entry in walk_urlpatterns()
-            if not route.startswith(UNGUARDED_PREFIXES)]
+    return [(route, entry) for route, entry in walk_urlpatterns() if not route.startswith(UNGUARDED_PREFIXES)]
 
 
 def test_every_api_route_and_method_has_an_action():

@@ -1,4 +1,5 @@
 """The OpenAPI schema is served and describes both credentials of CONTRACT 3."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """CONTRACT 1: with DEBUG=0 a missing secret stops start-up with a clear message, not a half-configured app."""
+
 from __future__ import annotations
 
 import os
@@ -22,7 +23,12 @@ def _check(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
     clean = {"PATH": os.environ.get("PATH", ""), "VAR_DIR": str(tmp_path / "var"), "DEBUG": "0", **env}
     return subprocess.run(  # noqa: S603 - fixed arguments
         [sys.executable, "manage.py", "check"],
-        cwd=Path(settings.BASE_DIR), env=clean, capture_output=True, text=True, timeout=120, check=False,
+        cwd=Path(settings.BASE_DIR),
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 

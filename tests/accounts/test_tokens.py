@@ -1,4 +1,5 @@
 """Bearer tokens: login -> refresh -> a new access token that works; bad, expired or garbage tokens are 401."""
+
 from __future__ import annotations
 
 from datetime import timedelta

@@ -1,4 +1,5 @@
 """The support back office: scoped to the staff user's companies, masked methods, history with who and when."""
+
 from __future__ import annotations
 
 import pytest
@@ -49,9 +50,7 @@ def test_list_shows_only_customers_of_the_staff_users_companies(staff_client, mi
     assert "Other Merchant" not in page  # nor the other company in the filter sidebar
 
 
-@pytest.mark.parametrize(
-    "term", ["lovelace", "ADA", "crm-1", "payer", "{uuid}", " {uuid_upper} "]
-)
+@pytest.mark.parametrize("term", ["lovelace", "ADA", "crm-1", "payer", "{uuid}", " {uuid_upper} "])
 def test_search(staff_client, company, mine, term):
     decoy = CustomerFactory(company=company, first_name="Zed", last_name="Zulu", email="zz@example.org")
     mine.email = "payer-ada@example.com"
@@ -91,9 +90,7 @@ def test_superuser_sees_every_company(mine, theirs):
 
 
 def test_deactivate_action_records_who_in_history(staff_client, staff, mine, theirs):
-    response = staff_client.post(
-        LIST, {"action": "deactivate", "_selected_action": [mine.pk, theirs.pk]}, follow=True
-    )
+    response = staff_client.post(LIST, {"action": "deactivate", "_selected_action": [mine.pk, theirs.pk]}, follow=True)
     assert response.status_code == 200
     mine.refresh_from_db()
     theirs.refresh_from_db()
@@ -114,10 +111,16 @@ def test_activate_action(staff_client, company):
 
 def _change_form(customer: Customer, **overrides) -> dict:
     data = {
-        "status": customer.status, "account_holder_type": customer.account_holder_type,
-        "first_name": customer.first_name, "last_name": customer.last_name, "company_name": customer.company_name,
-        "customer_id": customer.customer_id, "email": customer.email, "phone": customer.phone,
-        "payment_methods-TOTAL_FORMS": "0", "payment_methods-INITIAL_FORMS": "0",
+        "status": customer.status,
+        "account_holder_type": customer.account_holder_type,
+        "first_name": customer.first_name,
+        "last_name": customer.last_name,
+        "company_name": customer.company_name,
+        "customer_id": customer.customer_id,
+        "email": customer.email,
+        "phone": customer.phone,
+        "payment_methods-TOTAL_FORMS": "0",
+        "payment_methods-INITIAL_FORMS": "0",
     }
     return data | overrides
 

@@ -27,8 +27,13 @@ def test_create_customer_is_201_with_spec_fields(api_client, company):
 
 def test_every_accepted_field_is_stored(api_client):
     body = {
-        "firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.com", "phone": "+14155550100",
-        "companyName": "Analytical Engines", "accountHolderType": "consumer", "customerId": "crm-42",
+        "firstName": "Ada",
+        "lastName": "Lovelace",
+        "email": "ada@example.com",
+        "phone": "+14155550100",
+        "companyName": "Analytical Engines",
+        "accountHolderType": "consumer",
+        "customerId": "crm-42",
     }
     response = api_client.post("/customers", body, format="json")
     assert response.status_code == 201, response.content

@@ -14,8 +14,12 @@ def people(company, other_company):
         "ada": CustomerFactory(company=company, first_name="Ada", last_name="Lovelace", email="Ada@Example.com"),
         "grace": CustomerFactory(company=company, first_name="Grace", last_name="Hopper", customer_id="crm-7"),
         "acme": CustomerFactory(
-            company=company, first_name="", last_name="", company_name="Acme Adapters",
-            account_holder_type="organization", status="inactive",
+            company=company,
+            first_name="",
+            last_name="",
+            company_name="Acme Adapters",
+            account_holder_type="organization",
+            status="inactive",
         ),
     }
 
@@ -32,7 +36,9 @@ def test_list_defaults_to_page_zero_of_fifty_newest_first(api_client, people):
     assert body["meta"]["pagination"] == {"page": 0, "pageSize": 50, "totalFilteredRows": 3, "totalRows": 3}
     assert body["meta"]["version"] and body["meta"]["timestamp"].endswith("Z")
     assert [row["customerUuid"] for row in body["data"]] == [
-        str(people["acme"].uuid), str(people["grace"].uuid), str(people["ada"].uuid)
+        str(people["acme"].uuid),
+        str(people["grace"].uuid),
+        str(people["ada"].uuid),
     ]
 
 
@@ -71,8 +77,14 @@ def test_list_filters(api_client, people, query, expected):
 
 @pytest.mark.parametrize(
     ("query", "field"),
-    [("colour=red", "colour"), ("status=closed", "status"), ("page=-1", "page"), ("pageSize=0", "pageSize"),
-     ("pageSize=1001", "pageSize"), ("page=x", "page")],
+    [
+        ("colour=red", "colour"),
+        ("status=closed", "status"),
+        ("page=-1", "page"),
+        ("pageSize=0", "pageSize"),
+        ("pageSize=1001", "pageSize"),
+        ("page=x", "page"),
+    ],
 )
 def test_list_bad_query_is_400_naming_it(api_client, people, query, field):
     response = api_client.get(f"/customers?{query}")

@@ -1,4 +1,5 @@
 """Fixtures for the lifecycle tests: an outbound directory per test, commands run as an operator would."""
+
 from __future__ import annotations
 
 import io
@@ -57,7 +58,13 @@ def bank_txn(company, *, effective_date=MONDAY, **overrides):
 def saved_method_txn(method, *, effective_date=MONDAY, **overrides):
     """A transaction charged from a saved method, its payment details copied as a charge copies them."""
     return factories.TransactionFactory(
-        company=method.company, customer=method.customer, payment_method=method, effective_date=effective_date,
-        name="Ada Lovelace", account_type=method.account_type, account_number=method.account_number,
-        routing_number=method.routing_number, **overrides,
+        company=method.company,
+        customer=method.customer,
+        payment_method=method,
+        effective_date=effective_date,
+        name="Ada Lovelace",
+        account_type=method.account_type,
+        account_number=method.account_number,
+        routing_number=method.routing_number,
+        **overrides,
     )

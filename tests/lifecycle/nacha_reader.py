@@ -1,5 +1,6 @@
 """An independent NACHA reader for the tests: it shares no code with transactions.lifecycle.nacha, and
 checks every structural rule of an origination file while it reads it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -65,7 +66,7 @@ def read(text: str) -> ReadFile:
         body.pop()
     control = body.pop()
     _check(control[0] == "9", "last non-padding record must be the file control")
-    _check(all(line == "9" * 94 for line in lines[len(body) + 2:]), "only 9-padding after the file control")
+    _check(all(line == "9" * 94 for line in lines[len(body) + 2 :]), "only 9-padding after the file control")
     padding = len(lines) - len(body) - 2
     _check(padding < 10, "no whole block of padding")
 
@@ -76,17 +77,28 @@ def read(text: str) -> ReadFile:
         if kind == "5":
             _check(current is None, "batch header inside a batch")
             current = ReadBatch(
-                service_class=line[1:4], company_name=line[4:20].rstrip(), company_id=line[40:50].rstrip(),
-                sec=line[50:53], description=line[53:63].rstrip(), effective_date=line[69:75], odfi=line[79:87],
+                service_class=line[1:4],
+                company_name=line[4:20].rstrip(),
+                company_id=line[40:50].rstrip(),
+                sec=line[50:53],
+                description=line[53:63].rstrip(),
+                effective_date=line[69:75],
+                odfi=line[79:87],
                 number=int(line[87:94]),
             )
         elif kind == "6":
             _check(current is not None, "entry outside a batch")
-            current.entries.append(ReadEntry(
-                transaction_code=line[1:3], routing=line[3:12], account=line[12:29].rstrip(),
-                amount=int(line[29:39]), individual_id=line[39:54].rstrip(), name=line[54:76].rstrip(),
-                trace=line[79:94],
-            ))
+            current.entries.append(
+                ReadEntry(
+                    transaction_code=line[1:3],
+                    routing=line[3:12],
+                    account=line[12:29].rstrip(),
+                    amount=int(line[29:39]),
+                    individual_id=line[39:54].rstrip(),
+                    name=line[54:76].rstrip(),
+                    trace=line[79:94],
+                )
+            )
             _check(line[78] in "01", "addenda indicator")
         elif kind == "7":
             _check(current is not None and current.entries, "addenda without an entry")
@@ -100,8 +112,9 @@ def read(text: str) -> ReadFile:
             raise Invalid(f"unexpected record type {kind!r}")
     _check(current is None, "unterminated batch")
     _verify_file(batches, control, total_records=len(lines))
-    return ReadFile(destination=header[3:13], origin=header[13:23], modifier=header[33], batches=batches,
-                    record_count=len(lines))
+    return ReadFile(
+        destination=header[3:13], origin=header[13:23], modifier=header[33], batches=batches, record_count=len(lines)
+    )
 
 
 def _totals(entries: list[ReadEntry]) -> tuple[int, int, int, int]:

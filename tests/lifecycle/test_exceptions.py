@@ -66,9 +66,15 @@ def admin_client(db):
 
 
 def _post_action(client, action, txns, **extra):
-    return client.post("/admin/transactions/transaction/", {
-        "action": action, "_selected_action": [str(txn.pk) for txn in txns], **extra,
-    }, follow=True)
+    return client.post(
+        "/admin/transactions/transaction/",
+        {
+            "action": action,
+            "_selected_action": [str(txn.pk) for txn in txns],
+            **extra,
+        },
+        follow=True,
+    )
 
 
 def test_admin_reject_action_with_a_reason(admin_client, company):

@@ -92,10 +92,17 @@ def test_insufficient_funds_does_not_block_the_method(method, tmp_path):
 def test_blocked_method_is_refused_by_the_charge_endpoint(api_client, method, tmp_path):
     (txn,) = _originated(saved_method_txn(method))
     run("import_returns", str(_return_file(tmp_path, [(txn, "R02", {})])), "--at", RETURN_TIME)
-    response = api_client.put("/transactions", {
-        "method": "ACH", "type": "Debit", "amount": 100, "customerUuid": str(method.customer.uuid),
-        "paymentMethodUuid": str(method.uuid),
-    }, format="json")
+    response = api_client.put(
+        "/transactions",
+        {
+            "method": "ACH",
+            "type": "Debit",
+            "amount": 100,
+            "customerUuid": str(method.customer.uuid),
+            "paymentMethodUuid": str(method.uuid),
+        },
+        format="json",
+    )
     assert response.status_code == 400, response.content
 
 
@@ -105,14 +112,18 @@ NOC_CASES = [
     ("C03", {"routingNumber": "011000015", "accountNumber": "5550001111"}, "011000015", "5550001111", "Checking"),
     ("C05", {"accountType": "Savings"}, "021000021", "000123456789", "Savings"),
     ("C06", {"accountNumber": "5550001111", "accountType": "Savings"}, "021000021", "5550001111", "Savings"),
-    ("C07", {"routingNumber": "011000015", "accountNumber": "5550001111", "accountType": "Savings"},
-     "011000015", "5550001111", "Savings"),
+    (
+        "C07",
+        {"routingNumber": "011000015", "accountNumber": "5550001111", "accountType": "Savings"},
+        "011000015",
+        "5550001111",
+        "Savings",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("code", "corrected", "routing", "account", "account_type"), NOC_CASES)
-def test_notice_of_change_corrects_the_saved_method(method, tmp_path, code, corrected, routing, account,
-                                                    account_type):
+def test_notice_of_change_corrects_the_saved_method(method, tmp_path, code, corrected, routing, account, account_type):
     (txn,) = _originated(saved_method_txn(method))
     summary = run("import_returns", str(_return_file(tmp_path, [(txn, code, corrected)])), "--at", RETURN_TIME)
 
@@ -138,10 +149,17 @@ def test_notice_of_change_corrects_the_saved_method(method, tmp_path, code, corr
 def test_next_charge_uses_the_corrected_account(api_client, method, tmp_path):
     (txn,) = _originated(saved_method_txn(method))
     run("import_returns", str(_return_file(tmp_path, [(txn, "C01", {"accountNumber": "5550001111"})])))
-    response = api_client.put("/transactions", {
-        "method": "ACH", "type": "Debit", "amount": 100, "customerUuid": str(method.customer.uuid),
-        "paymentMethodUuid": str(method.uuid),
-    }, format="json")
+    response = api_client.put(
+        "/transactions",
+        {
+            "method": "ACH",
+            "type": "Debit",
+            "amount": 100,
+            "customerUuid": str(method.customer.uuid),
+            "paymentMethodUuid": str(method.uuid),
+        },
+        format="json",
+    )
     assert response.status_code == 201, response.content
     assert Transaction.objects.get(uuid=response.json()["data"]["uuid"]).account_number == "5550001111"
 
@@ -198,12 +216,15 @@ def test_csv_returns_and_notices(method, company, tmp_path):
     assert returned.return_code == "R01"  # the copy `returncode` filters read, kept by a trigger
 
 
-@pytest.mark.parametrize("content", [
-    "not,a,known\nheader,x,y\n",
-    "record_type,original_trace_number,code\nrefund,021000020000001,R01\n",
-    "record_type,original_trace_number,code\nreturn,021000020000001,R99\n",
-    "1" + "x" * 93 + "\n" + "6" * 50 + "\n",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not,a,known\nheader,x,y\n",
+        "record_type,original_trace_number,code\nrefund,021000020000001,R01\n",
+        "record_type,original_trace_number,code\nreturn,021000020000001,R99\n",
+        "1" + "x" * 93 + "\n" + "6" * 50 + "\n",
+    ],
+)
 def test_malformed_files_are_command_errors_and_change_nothing(db, tmp_path, content):
     path = tmp_path / "bad.txt"
     path.write_text(content)
@@ -264,8 +285,6 @@ def test_a_crash_midway_applies_nothing_and_the_rerun_applies_all(method, compan
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_imports_of_one_file_apply_it_once(company, tmp_path):
-
-
     (txn,) = _originated(bank_txn(company))
     path = _return_file(tmp_path, [(txn, "R01", {})])
     results = at_once(lambda: run("import_returns", str(path)), 3)

@@ -21,8 +21,9 @@ def _read_all(paths: list[str]) -> list[nacha_reader.ReadFile]:
 
 def test_originate_writes_a_valid_nacha_file_with_debits_and_credits(company, other_company, settings):
     debit = bank_txn(company, amount=1500, account_number="111122223333", routing_number="021000021")
-    savings_debit = bank_txn(company, amount=250, account_type="Savings", routing_number="011000015",
-                             account_number="44445555")
+    savings_debit = bank_txn(
+        company, amount=250, account_type="Savings", routing_number="011000015", account_number="44445555"
+    )
     credit = bank_txn(company, type="Credit", amount=700, routing_number="091000019")
     savings_credit = bank_txn(company, type="Credit", amount=99, account_type="Savings")
     rcc = bank_txn(company, method="RCC", standard_entry_class_code="", amount=1234)
@@ -44,8 +45,12 @@ def test_originate_writes_a_valid_nacha_file_with_debits_and_credits(company, ot
     assert web.company_name == company.name.upper()
     assert web.effective_date == "261207"
     codes = {entry.individual_id: entry.transaction_code for entry in web.entries}
-    assert codes == {str(debit.pk): "27", str(savings_debit.pk): "37", str(credit.pk): "22",
-                     str(savings_credit.pk): "32"}
+    assert codes == {
+        str(debit.pk): "27",
+        str(savings_debit.pk): "37",
+        str(credit.pk): "22",
+        str(savings_credit.pk): "32",
+    }
     accounts = {entry.individual_id: (entry.routing, entry.account, entry.amount) for entry in web.entries}
     assert accounts[str(debit.pk)] == ("021000021", "111122223333", 1500)
     assert accounts[str(savings_debit.pk)] == ("011000015", "44445555", 250)
@@ -145,8 +150,12 @@ def test_account_numbers_are_not_logged(company, caplog):
 def test_many_entries_block_and_hash_correctly(company):
     routings = ["021000021", "011000015", "091000019", "122105278", "026009593"]
     for index in range(23):
-        bank_txn(company, amount=100 + index, routing_number=routings[index % len(routings)],
-                 type="Credit" if index % 4 == 0 else "Debit")
+        bank_txn(
+            company,
+            amount=100 + index,
+            routing_number=routings[index % len(routings)],
+            type="Credit" if index % 4 == 0 else "Debit",
+        )
     summary = run("originate", "--at", MONDAY_MORNING)
     (read,) = _read_all(summary["files"])
     assert read.record_count == 30  # 1 + 1 + 23 + 1 + 1 = 27 records, blocked to 30
@@ -166,12 +175,9 @@ def test_customer_name_is_ascii_upper_case_in_the_file(company):
     assert read.batches[0].entries[0].name == "ZOE NUNEZ-O'BRIEN"
 
 
-
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_originate_runs_send_each_transaction_once(company):
-
-
     for index in range(40):
         bank_txn(company, amount=100 + index)
     # at_once raises the first error any run hit.

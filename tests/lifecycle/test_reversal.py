@@ -35,9 +35,16 @@ def test_reversing_a_settled_debit_creates_the_offsetting_credit(api_client, set
     assert (data["status"], data["amount"], data["method"], data["type"]) == ("Pending", 4200, "ACH", "Credit")
     assert data["reversalUuid"] == str(settled.uuid)
     assert (credit.company_id, credit.customer_id, credit.payment_method_id) == (
-        settled.company_id, settled.customer_id, method.pk)
+        settled.company_id,
+        settled.customer_id,
+        method.pk,
+    )
     assert (credit.name, credit.account_type, credit.routing_number, credit.account_number) == (
-        settled.name, settled.account_type, settled.routing_number, settled.account_number)
+        settled.name,
+        settled.account_type,
+        settled.routing_number,
+        settled.account_number,
+    )
     assert credit.batch_id is None and credit.trace_number == ""
     settled.refresh_from_db()
     assert settled.status == "Reversed"
@@ -63,10 +70,17 @@ def test_reversing_twice_is_409(api_client, settled):
     assert Transaction.objects.filter(type="Credit").count() == 1
 
 
-@pytest.mark.parametrize(("status", "txn_type"), [
-    ("Pending", "Debit"), ("Processing", "Debit"), ("Returned", "Debit"), ("Settled", "Credit"),
-    ("HELD", "Debit"), ("Voided", "Debit"),
-])
+@pytest.mark.parametrize(
+    ("status", "txn_type"),
+    [
+        ("Pending", "Debit"),
+        ("Processing", "Debit"),
+        ("Returned", "Debit"),
+        ("Settled", "Credit"),
+        ("HELD", "Debit"),
+        ("Voided", "Debit"),
+    ],
+)
 def test_anything_but_a_settled_debit_is_409(api_client, company, status, txn_type):
     txn = bank_txn(company, status=status, type=txn_type)
     response = _reverse(api_client, txn.uuid)
@@ -115,7 +129,6 @@ def test_a_body_is_refused(api_client, settled):
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_reversals_create_one_credit(company, issued_key, method):
-
     from rest_framework.test import APIClient
 
     txn = saved_method_txn(method, amount=4200)

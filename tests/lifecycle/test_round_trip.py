@@ -1,4 +1,5 @@
 """The whole lifecycle as operators run it, read back through the reporting listing (CONTRACT 7)."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -42,13 +43,29 @@ def _charge(client, body) -> Transaction:
 def test_charge_to_late_return_fills_every_lifecycle_column(api_client, company, tmp_path):
     customer = factories.CustomerFactory(company=company, first_name="Ada", last_name="Lovelace")
     method = factories.PaymentMethodFactory(customer=customer, account_number="000123456789")
-    saved = {"method": "ACH", "type": "Debit", "customerUuid": str(customer.uuid),
-             "paymentMethodUuid": str(method.uuid)}
+    saved = {
+        "method": "ACH",
+        "type": "Debit",
+        "customerUuid": str(customer.uuid),
+        "paymentMethodUuid": str(method.uuid),
+    }
     late = _charge(api_client, {**saved, "amount": 1500})
     corrected = _charge(api_client, {**saved, "amount": 1600})
     held = _charge(api_client, {**saved, "amount": company.hold_over + 1})
-    card = _charge(api_client, {"method": "CRD", "type": "Debit", "amount": 900, "paymentDetails": {
-        "name": "Grace Hopper", "cardNumber": "4111111111111111", "expirationDate": "12/39", "cvv": "123"}})
+    card = _charge(
+        api_client,
+        {
+            "method": "CRD",
+            "type": "Debit",
+            "amount": 900,
+            "paymentDetails": {
+                "name": "Grace Hopper",
+                "cardNumber": "4111111111111111",
+                "expirationDate": "12/39",
+                "cvv": "123",
+            },
+        },
+    )
     handled = _charge(api_client, {**saved, "amount": 1700})
     assert held.status == "HELD" and card.authorized_at is not None
 
@@ -62,7 +79,8 @@ def test_charge_to_late_return_fills_every_lifecycle_column(api_client, company,
     assert originated["transactions"] == 4
     (read,) = [nacha_reader.read(Path(path).read_text()) for path in originated["files"]]
     assert sum(entry.amount for batch in read.batches for entry in batch.entries) == 1500 + 1600 + 1700 + (
-        company.hold_over + 1)
+        company.hold_over + 1
+    )
 
     settle_at = Transaction.objects.get(pk=late.pk).expected_to_settle_at + timedelta(seconds=1)
     assert run("settle", "--at", _iso(settle_at))["transactions"] == 5  # four ACH entries and the card capture
@@ -70,14 +88,17 @@ def test_charge_to_late_return_fills_every_lifecycle_column(api_client, company,
     for txn in (late, corrected):
         txn.refresh_from_db()
     return_file = tmp_path / "returns.ach"
-    return_file.write_text(return_file_for(
-        [(late, "R01", {}), (corrected, "C01", {"accountNumber": "5550001111"})], at=settle_at))
+    return_file.write_text(
+        return_file_for([(late, "R01", {}), (corrected, "C01", {"accountNumber": "5550001111"})], at=settle_at)
+    )
     imported = run("import_returns", str(return_file), "--at", _iso(settle_at + timedelta(hours=12)))
     assert (imported["returns"], imported["notices"], imported["unmatched"]) == (1, 1, [])
     assert run("settle", "--at", _iso(settle_at + timedelta(days=1)))["lateReturnSettlements"] == 1
 
-    response = api_client.get("/reporting/transactions", {
-        "page": 0, "pageSize": 10, "columns": LIFECYCLE_COLUMNS, "sort": "id", "sortDir": "ASC"})
+    response = api_client.get(
+        "/reporting/transactions",
+        {"page": 0, "pageSize": 10, "columns": LIFECYCLE_COLUMNS, "sort": "id", "sortDir": "ASC"},
+    )
     assert response.status_code == 200, response.content
     rows = {row["uuid"]: row for row in response.json()["data"]}
     assert len(rows) == 5

@@ -58,8 +58,13 @@ def test_second_run_joins_the_days_existing_settlement(company):
 
 
 def test_authorised_card_charges_are_captured_and_settled(company):
-    authorised = bank_txn(company, method="CRD", standard_entry_class_code="", authorized_at=datetime(
-        2026, 12, 6, tzinfo=UTC), auth_response_code="00")
+    authorised = bank_txn(
+        company,
+        method="CRD",
+        standard_entry_class_code="",
+        authorized_at=datetime(2026, 12, 6, tzinfo=UTC),
+        auth_response_code="00",
+    )
     not_authorised = bank_txn(company, method="CRD", standard_entry_class_code="")
 
     summary = run("settle", "--at", MONDAY_SETTLED)

@@ -17,7 +17,13 @@ def test_create_is_201_without_account_or_routing_number(api_client, customer):
     assert response.status_code == 201, response.content
     data = response.json()["data"]
     assert set(data) == {
-        "customerUuid", "paymentMethodUuid", "type", "accountType", "lastFourDigits", "displayName", "isDefault",
+        "customerUuid",
+        "paymentMethodUuid",
+        "type",
+        "accountType",
+        "lastFourDigits",
+        "displayName",
+        "isDefault",
         "nickname",
     }
     assert data["customerUuid"] == str(customer.uuid)

@@ -185,9 +185,7 @@ def test_delete_foreign_method_is_404_and_keeps_it(api_client, other_company):
 # denial
 
 
-@pytest.mark.parametrize(
-    ("verb", "suffix"), [("get", None), ("get", ""), ("delete", ""), ("post", "/set-default")]
-)
+@pytest.mark.parametrize(("verb", "suffix"), [("get", None), ("get", ""), ("delete", ""), ("post", "/set-default")])
 def test_without_credentials_is_401(anonymous_client, customer, verb, suffix):
     method = PaymentMethodFactory(customer=customer)
     url = _url(customer) if suffix is None else _url(customer, method, suffix)

@@ -1,4 +1,5 @@
 """Exactly one default per customer and no duplicate accounts, under real concurrent requests (PostgreSQL)."""
+
 from __future__ import annotations
 
 import threading
@@ -88,8 +89,7 @@ def test_twenty_concurrent_creates_asking_for_default_leave_exactly_one(company,
     watcher = DefaultWatcher(customer)
     watcher.start()
     requests = [
-        ("post", URL, method_body(customer, accountNumber=f"{50000 + i}", isDefault=i % 2 == 0))
-        for i in range(THREADS)
+        ("post", URL, method_body(customer, accountNumber=f"{50000 + i}", isDefault=i % 2 == 0)) for i in range(THREADS)
     ]
     try:
         responses = _run_at_once(authorization, requests)

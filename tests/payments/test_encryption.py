@@ -1,4 +1,5 @@
 """Account numbers at rest: never in clear in a raw row; key rotation re-encrypts everything (CONTRACT 1, 5)."""
+
 from __future__ import annotations
 
 import io

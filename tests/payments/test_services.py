@@ -1,4 +1,5 @@
 """The plain functions charges and the demo call: same rules as the API, without HTTP."""
+
 from __future__ import annotations
 
 import uuid

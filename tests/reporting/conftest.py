@@ -1,4 +1,5 @@
 """Builders for reporting tests: a transaction with any registry path set, related rows created as needed."""
+
 from __future__ import annotations
 
 import itertools

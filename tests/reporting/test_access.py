@@ -1,4 +1,5 @@
 """Who may read the report, and whose rows they see."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """`format=csv`: every matching row, same projection flattened, streamed."""
+
 from __future__ import annotations
 
 import csv

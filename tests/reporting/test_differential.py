@@ -1,4 +1,5 @@
 """Random filter combinations over a seeded dataset, checked against the same rows filtered in plain Python."""
+
 from __future__ import annotations
 
 import random

@@ -3,6 +3,7 @@
 Each field gets three rows: A (low value), B (high value) and, when the field can be absent, C (null: column null
 or related row missing; or "" for text columns that are never null). Expected matches follow SQL/PostgREST null
 semantics: a null satisfies only `null`."""
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,10 @@ VALUES = {
 GENERIC = {
     FieldType.STRING: ("Alpha Zulu", "Bravo Yankee"),
     FieldType.INTEGER: (1000, 5000),
-    FieldType.TIMESTAMP: (datetime.fromisoformat("2026-01-10T10:00:00+00:00"),
-                          datetime.fromisoformat("2026-03-10T10:00:00+00:00")),  # fmt: skip
+    FieldType.TIMESTAMP: (
+        datetime.fromisoformat("2026-01-10T10:00:00+00:00"),
+        datetime.fromisoformat("2026-03-10T10:00:00+00:00"),
+    ),  # fmt: skip
     FieldType.DATE: (date(2026, 1, 10), date(2026, 3, 10)),
     FieldType.BOOLEAN: (False, True),
     FieldType.JSON: ({"k": "alpha"}, {"k": "bravo"}),
@@ -283,7 +286,9 @@ def test_date_only_value_on_a_timestamp_covers_the_utc_day(api_client, build):
     assert ids_of(report(api_client, **{"createdat:gt": "2026-02-01"})) == {after.pk}
     assert ids_of(report(api_client, **{"createdat:lte": "2026-02-01"})) == {before.pk, early.pk, late.pk}
     assert ids_of(report(api_client, **{"createdat:between": "2026-01-31,2026-02-01"})) == {
-        before.pk, early.pk, late.pk
+        before.pk,
+        early.pk,
+        late.pk,
     }
     assert ids_of(report(api_client, **{"createdat:gte": "2026-02-01T23:59:59Z"})) == {late.pk, after.pk}
 

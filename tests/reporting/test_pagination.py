@@ -1,4 +1,5 @@
 """Paging, sorting and totals (CONTRACT 7)."""
+
 from __future__ import annotations
 
 import random
@@ -66,7 +67,10 @@ def test_totals_count_company_and_filter(api_client, rows, other_company):
     body = report(api_client, page=1, pageSize=5, amount="100").json()
     expected = sum(1 for t in rows if t.amount == 100)
     assert body["meta"]["pagination"] == {
-        "page": 1, "pageSize": 5, "totalFilteredRows": expected, "totalRows": len(rows)
+        "page": 1,
+        "pageSize": 5,
+        "totalFilteredRows": expected,
+        "totalRows": len(rows),
     }
     assert body["errors"] is None and body["status"] == "success"
     assert body["meta"]["version"] and body["meta"]["timestamp"].endswith("Z")

@@ -1,4 +1,5 @@
 """Column projection (SPEC 4.9 rules 1-6, CONTRACT 7)."""
+
 from __future__ import annotations
 
 import re

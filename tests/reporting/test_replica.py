@@ -1,5 +1,6 @@
 """With REPORTING_DATABASE_URL set, report queries run on the `reporting` alias (CI runs this file with the alias
 pointing at the primary's test database, as a streaming replica would mirror it)."""
+
 from __future__ import annotations
 
 import pytest
@@ -21,9 +22,10 @@ def _touches_transactions(queries) -> bool:
 
 def test_report_reads_from_the_reporting_alias(api_client, company):
     txn = build_transaction(company, amount=4321)
-    with CaptureQueriesContext(connections["reporting"]) as replica, CaptureQueriesContext(
-        connections["default"]
-    ) as primary:
+    with (
+        CaptureQueriesContext(connections["reporting"]) as replica,
+        CaptureQueriesContext(connections["default"]) as primary,
+    ):
         response = report(api_client, amount="4321")
         csv_body = b"".join(report(api_client, format="csv").streaming_content).decode()
     assert ids_of(response) == {txn.pk}

@@ -1,6 +1,7 @@
 """What the database keeps for fast filters: each company's distinct payer names (reporting.PayerName) and the
 return code copied onto its transaction. Every write path must keep them, or `name:like` and `returncode` would
 silently miss rows; these tests write through each path and read back through the report."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """`seed_transactions`: realistic groups, encrypted account numbers, idempotent, one JSON line."""
+
 from __future__ import annotations
 
 import json

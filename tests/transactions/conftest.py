@@ -1,4 +1,5 @@
 """Fixtures for charge tests: a customer with a saved bank method, and a charge helper."""
+
 from __future__ import annotations
 
 import pytest

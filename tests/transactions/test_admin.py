@@ -1,4 +1,5 @@
 """The support admin: read-only, searchable by what support types, account numbers masked."""
+
 from __future__ import annotations
 
 import pytest
@@ -64,9 +65,7 @@ def test_search_with_garbage_finds_nothing_without_error(admin_client, charged):
 
 
 def test_filters_by_status_and_method(admin_client, charged):
-    assert admin_client.get(LIST, {"status__exact": "Pending", "method__exact": "ACH"}).context[
-        "cl"
-    ].result_count == 1
+    assert admin_client.get(LIST, {"status__exact": "Pending", "method__exact": "ACH"}).context["cl"].result_count == 1
     assert admin_client.get(LIST, {"status__exact": "Settled"}).context["cl"].result_count == 0
 
 

@@ -1,4 +1,5 @@
 """SPEC 4.7 rules and the order in which they answer."""
+
 from __future__ import annotations
 
 import uuid

@@ -1,4 +1,5 @@
 """401, 403 and another company's transaction (404) on every charge route."""
+
 from __future__ import annotations
 
 import uuid

@@ -61,7 +61,6 @@ def test_void_of_unknown_transaction_is_404(api_client):
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_voids_void_once():
-
     from rest_framework.test import APIClient
 
     company = factories.CompanyFactory()

@@ -1,4 +1,5 @@
 """A charge that fails at its last step leaves no row behind: transaction, hold, settlement, idempotency."""
+
 from __future__ import annotations
 
 import pytest
@@ -30,8 +31,9 @@ def test_failure_after_the_rows_are_written_rolls_everything_back(
 
     monkeypatch.setattr(services, "transaction_record", explode)
     amount = 50 if method == "ACH" else 5  # ACH: held (hold row); RTP: settled (settlement row)
-    response = put_charge(api_client, saved_charge(customer, saved_method, method=method, amount=amount),
-                          HTTP_IDEMPOTENCY_KEY="k")
+    response = put_charge(
+        api_client, saved_charge(customer, saved_method, method=method, amount=amount), HTTP_IDEMPOTENCY_KEY="k"
+    )
     assert response.status_code == 500
     assert _nothing_stored()
 
@@ -42,9 +44,7 @@ def test_database_constraint_failure_on_the_hold_row_stores_nothing(
     api_client, company, customer, saved_method, monkeypatch
 ):
     # A hold code wider than its column (8) is refused by PostgreSQL after the transaction row is inserted.
-    broken = tuple(
-        risk.RiskRule(rule.status, "X" * 20, rule.trips, rule.reason) for rule in risk.RISK_RULES
-    )
+    broken = tuple(risk.RiskRule(rule.status, "X" * 20, rule.trips, rule.reason) for rule in risk.RISK_RULES)
     monkeypatch.setattr(risk, "RISK_RULES", broken)
     company.hold_over = 10
     company.save()

@@ -1,5 +1,6 @@
 """Processing dates: next window, weekend and holiday moves, past dates, same-day, RTP (times frozen by
 passing `now` in)."""
+
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, time

@@ -1,4 +1,5 @@
 """Idempotency-Key (CONTRACT 6): replay within 24 h, 409 on another body, safe under concurrent retries."""
+
 from __future__ import annotations
 
 import uuid

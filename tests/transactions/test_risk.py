@@ -1,4 +1,5 @@
 """Risk limits (SPEC 4.7 rule 9, CONTRACT 6): DECLINED and HELD are 201s."""
+
 from __future__ import annotations
 
 import pytest
@@ -58,8 +59,7 @@ def test_daily_volume_limit_holds_the_charge_that_passes_it(api_client, company,
     company.daily_volume_limit = 1000
     company.save()
     statuses = [
-        put_charge(api_client, saved_charge(customer, saved_method, amount=400)).json()["data"]
-        for _ in range(3)
+        put_charge(api_client, saved_charge(customer, saved_method, amount=400)).json()["data"] for _ in range(3)
     ]
     assert [s["status"] for s in statuses] == ["Pending", "Pending", "HELD"]
     assert statuses[2]["holdCode"] == "VOL"
@@ -68,17 +68,16 @@ def test_daily_volume_limit_holds_the_charge_that_passes_it(api_client, company,
     assert put_charge(api_client, saved_charge(customer, saved_method, amount=200)).json()["data"]["status"] == (
         "Pending"
     )
-    assert put_charge(api_client, saved_charge(customer, saved_method, amount=100)).json()["data"]["status"] == (
-        "HELD"
-    )
+    assert put_charge(api_client, saved_charge(customer, saved_method, amount=100)).json()["data"]["status"] == ("HELD")
 
 
 @pytest.mark.django_db
 def test_without_daily_limit_volume_is_unbounded(api_client, customer, saved_method):
     for _ in range(3):
-        assert put_charge(api_client, saved_charge(customer, saved_method, amount=900_000)).json()["data"][
-            "status"
-        ] == "Pending"
+        assert (
+            put_charge(api_client, saved_charge(customer, saved_method, amount=900_000)).json()["data"]["status"]
+            == "Pending"
+        )
 
 
 @pytest.mark.postgres

@@ -1,4 +1,5 @@
 """Shared bits of the lifecycle management commands: `--at`, the progress bar, the one JSON line."""
+
 from __future__ import annotations
 
 import json

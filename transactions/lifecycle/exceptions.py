@@ -1,4 +1,5 @@
 """Operator handling of problem transactions: reject (not sent), restore (back to Pending), acknowledge."""
+
 from __future__ import annotations
 
 from datetime import datetime

@@ -1,4 +1,5 @@
 """Releasing HELD transactions (risk holds) back to Pending so the next `originate` sends them."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -28,8 +29,13 @@ def transaction_hold_release(*, txn: Transaction, at: datetime) -> bool:
         return False
     hold = TransactionHold.objects.select_for_update().filter(transaction=locked).first()
     if hold is None:
-        hold = TransactionHold(company_id=locked.company_id, transaction=locked, hold_code="OPS",
-                               hold_reason="Released by an operator without a recorded hold", held_at=at)
+        hold = TransactionHold(
+            company_id=locked.company_id,
+            transaction=locked,
+            hold_code="OPS",
+            hold_reason="Released by an operator without a recorded hold",
+            held_at=at,
+        )
     hold.released_at = at
     hold.save()
     locked.status = Status.PENDING

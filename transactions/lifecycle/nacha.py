@@ -2,6 +2,7 @@
 sends back; used by tests and sandbox tooling) and the reader `import_returns` uses.
 
 Every record is 94 characters; each record type is one layout table of (field, width, kind)."""
+
 from __future__ import annotations
 
 import unicodedata
@@ -16,40 +17,91 @@ PADDING_RECORD = "9" * RECORD_LENGTH
 N, A = "N", "A"  # numeric: zero-filled, right-justified; alphanumeric: space-filled, left-justified
 
 FILE_HEADER = (
-    ("record_type", 1, N), ("priority_code", 2, N), ("immediate_destination", 10, A), ("immediate_origin", 10, A),
-    ("creation_date", 6, N), ("creation_time", 4, N), ("file_id_modifier", 1, A), ("record_size", 3, N),
-    ("blocking_factor", 2, N), ("format_code", 1, N), ("destination_name", 23, A), ("origin_name", 23, A),
+    ("record_type", 1, N),
+    ("priority_code", 2, N),
+    ("immediate_destination", 10, A),
+    ("immediate_origin", 10, A),
+    ("creation_date", 6, N),
+    ("creation_time", 4, N),
+    ("file_id_modifier", 1, A),
+    ("record_size", 3, N),
+    ("blocking_factor", 2, N),
+    ("format_code", 1, N),
+    ("destination_name", 23, A),
+    ("origin_name", 23, A),
     ("reference_code", 8, A),
 )
 BATCH_HEADER = (
-    ("record_type", 1, N), ("service_class_code", 3, N), ("company_name", 16, A),
-    ("company_discretionary_data", 20, A), ("company_identification", 10, A), ("sec_code", 3, A),
-    ("entry_description", 10, A), ("descriptive_date", 6, A), ("effective_entry_date", 6, N),
-    ("settlement_date", 3, A), ("originator_status_code", 1, A), ("originating_dfi", 8, N),
+    ("record_type", 1, N),
+    ("service_class_code", 3, N),
+    ("company_name", 16, A),
+    ("company_discretionary_data", 20, A),
+    ("company_identification", 10, A),
+    ("sec_code", 3, A),
+    ("entry_description", 10, A),
+    ("descriptive_date", 6, A),
+    ("effective_entry_date", 6, N),
+    ("settlement_date", 3, A),
+    ("originator_status_code", 1, A),
+    ("originating_dfi", 8, N),
     ("batch_number", 7, N),
 )
 ENTRY_DETAIL = (
-    ("record_type", 1, N), ("transaction_code", 2, N), ("receiving_dfi", 8, N), ("check_digit", 1, N),
-    ("account_number", 17, A), ("amount", 10, N), ("individual_id", 15, A), ("individual_name", 22, A),
-    ("discretionary_data", 2, A), ("addenda_indicator", 1, N), ("trace_number", 15, N),
+    ("record_type", 1, N),
+    ("transaction_code", 2, N),
+    ("receiving_dfi", 8, N),
+    ("check_digit", 1, N),
+    ("account_number", 17, A),
+    ("amount", 10, N),
+    ("individual_id", 15, A),
+    ("individual_name", 22, A),
+    ("discretionary_data", 2, A),
+    ("addenda_indicator", 1, N),
+    ("trace_number", 15, N),
 )
 RETURN_ADDENDA = (
-    ("record_type", 1, N), ("addenda_type", 2, N), ("reason_code", 3, A), ("original_trace", 15, N),
-    ("date_of_death", 6, A), ("original_receiving_dfi", 8, N), ("information", 44, A), ("trace_number", 15, N),
+    ("record_type", 1, N),
+    ("addenda_type", 2, N),
+    ("reason_code", 3, A),
+    ("original_trace", 15, N),
+    ("date_of_death", 6, A),
+    ("original_receiving_dfi", 8, N),
+    ("information", 44, A),
+    ("trace_number", 15, N),
 )
 NOC_ADDENDA = (
-    ("record_type", 1, N), ("addenda_type", 2, N), ("change_code", 3, A), ("original_trace", 15, N),
-    ("reserved", 6, A), ("original_receiving_dfi", 8, N), ("corrected_data", 29, A), ("reserved_2", 15, A),
+    ("record_type", 1, N),
+    ("addenda_type", 2, N),
+    ("change_code", 3, A),
+    ("original_trace", 15, N),
+    ("reserved", 6, A),
+    ("original_receiving_dfi", 8, N),
+    ("corrected_data", 29, A),
+    ("reserved_2", 15, A),
     ("trace_number", 15, N),
 )
 BATCH_CONTROL = (
-    ("record_type", 1, N), ("service_class_code", 3, N), ("entry_addenda_count", 6, N), ("entry_hash", 10, N),
-    ("debit_total", 12, N), ("credit_total", 12, N), ("company_identification", 10, A),
-    ("message_authentication_code", 19, A), ("reserved", 6, A), ("originating_dfi", 8, N), ("batch_number", 7, N),
+    ("record_type", 1, N),
+    ("service_class_code", 3, N),
+    ("entry_addenda_count", 6, N),
+    ("entry_hash", 10, N),
+    ("debit_total", 12, N),
+    ("credit_total", 12, N),
+    ("company_identification", 10, A),
+    ("message_authentication_code", 19, A),
+    ("reserved", 6, A),
+    ("originating_dfi", 8, N),
+    ("batch_number", 7, N),
 )
 FILE_CONTROL = (
-    ("record_type", 1, N), ("batch_count", 6, N), ("block_count", 6, N), ("entry_addenda_count", 8, N),
-    ("entry_hash", 10, N), ("debit_total", 12, N), ("credit_total", 12, N), ("reserved", 39, A),
+    ("record_type", 1, N),
+    ("batch_count", 6, N),
+    ("block_count", 6, N),
+    ("entry_addenda_count", 8, N),
+    ("entry_hash", 10, N),
+    ("debit_total", 12, N),
+    ("credit_total", 12, N),
+    ("reserved", 39, A),
 )
 
 # (transaction type, account type) -> transaction code; a return or NOC of an entry uses the code one below.
@@ -106,7 +158,7 @@ def render(layout: Sequence[tuple[str, int, str]], values: dict[str, object]) ->
 def parse(layout: Sequence[tuple[str, int, str]], record: str) -> dict[str, str]:
     values, position = {}, 0
     for name, width, _kind in layout:
-        values[name] = record[position:position + width]
+        values[name] = record[position : position + width]
         position += width
     return values
 
@@ -173,45 +225,88 @@ def _batch_records(spec: BatchSpec, originating_dfi: str) -> tuple[list[str], di
     has_debits = any(entry.is_debit for entry in spec.entries)
     has_credits = any(not entry.is_debit for entry in spec.entries)
     service_class_code = service_class(has_debits=has_debits, has_credits=has_credits)
-    records = [render(BATCH_HEADER, {
-        "record_type": "5", "service_class_code": service_class_code, "company_name": spec.company_name,
-        "company_identification": spec.company_identification, "sec_code": spec.sec_code,
-        "entry_description": spec.entry_description, "descriptive_date": spec.effective_date.strftime("%b %d"),
-        "effective_entry_date": spec.effective_date.strftime("%y%m%d"), "originator_status_code": "1",
-        "originating_dfi": originating_dfi, "batch_number": spec.batch_number,
-    })]
+    records = [
+        render(
+            BATCH_HEADER,
+            {
+                "record_type": "5",
+                "service_class_code": service_class_code,
+                "company_name": spec.company_name,
+                "company_identification": spec.company_identification,
+                "sec_code": spec.sec_code,
+                "entry_description": spec.entry_description,
+                "descriptive_date": spec.effective_date.strftime("%b %d"),
+                "effective_entry_date": spec.effective_date.strftime("%y%m%d"),
+                "originator_status_code": "1",
+                "originating_dfi": originating_dfi,
+                "batch_number": spec.batch_number,
+            },
+        )
+    ]
     count = 0
     for entry in spec.entries:
-        records.append(render(ENTRY_DETAIL, {
-            "record_type": "6", "transaction_code": entry.transaction_code,
-            "receiving_dfi": entry.routing_number[:8], "check_digit": entry.routing_number[8],
-            "account_number": entry.account_number, "amount": entry.amount, "individual_id": entry.individual_id,
-            "individual_name": entry.individual_name, "addenda_indicator": "1" if entry.addenda else "0",
-            "trace_number": entry.trace_number,
-        }))
+        records.append(
+            render(
+                ENTRY_DETAIL,
+                {
+                    "record_type": "6",
+                    "transaction_code": entry.transaction_code,
+                    "receiving_dfi": entry.routing_number[:8],
+                    "check_digit": entry.routing_number[8],
+                    "account_number": entry.account_number,
+                    "amount": entry.amount,
+                    "individual_id": entry.individual_id,
+                    "individual_name": entry.individual_name,
+                    "addenda_indicator": "1" if entry.addenda else "0",
+                    "trace_number": entry.trace_number,
+                },
+            )
+        )
         records.extend(entry.addenda)
         count += 1 + len(entry.addenda)
     hash_value = entry_hash(entry.routing_number[:8] for entry in spec.entries)
-    records.append(render(BATCH_CONTROL, {
-        "record_type": "8", "service_class_code": service_class_code, "entry_addenda_count": count,
-        "entry_hash": hash_value, "debit_total": debits, "credit_total": credits,
-        "company_identification": spec.company_identification, "originating_dfi": originating_dfi,
-        "batch_number": spec.batch_number,
-    }))
+    records.append(
+        render(
+            BATCH_CONTROL,
+            {
+                "record_type": "8",
+                "service_class_code": service_class_code,
+                "entry_addenda_count": count,
+                "entry_hash": hash_value,
+                "debit_total": debits,
+                "credit_total": credits,
+                "company_identification": spec.company_identification,
+                "originating_dfi": originating_dfi,
+                "batch_number": spec.batch_number,
+            },
+        )
+    )
     totals = {"count": count, "hash": int(hash_value), "debits": debits, "credits": credits}
     return records, totals
 
 
 def file_records(spec: FileSpec) -> list[str]:
     """The whole file, blocked: header, batches, control, padding."""
-    records = [render(FILE_HEADER, {
-        "record_type": "1", "priority_code": "01", "immediate_destination": " " + spec.immediate_destination,
-        "immediate_origin": " " + spec.immediate_origin, "creation_date": spec.created_at.strftime("%y%m%d"),
-        "creation_time": spec.created_at.strftime("%H%M"), "file_id_modifier": spec.file_id_modifier,
-        "record_size": "094", "blocking_factor": BLOCKING_FACTOR, "format_code": "1",
-        "destination_name": spec.destination_name, "origin_name": spec.origin_name,
-        "reference_code": spec.reference_code,
-    })]
+    records = [
+        render(
+            FILE_HEADER,
+            {
+                "record_type": "1",
+                "priority_code": "01",
+                "immediate_destination": " " + spec.immediate_destination,
+                "immediate_origin": " " + spec.immediate_origin,
+                "creation_date": spec.created_at.strftime("%y%m%d"),
+                "creation_time": spec.created_at.strftime("%H%M"),
+                "file_id_modifier": spec.file_id_modifier,
+                "record_size": "094",
+                "blocking_factor": BLOCKING_FACTOR,
+                "format_code": "1",
+                "destination_name": spec.destination_name,
+                "origin_name": spec.origin_name,
+                "reference_code": spec.reference_code,
+            },
+        )
+    ]
     count = hash_total = debits = credits = 0
     for batch in spec.batches:
         batch_lines, totals = _batch_records(batch, spec.originating_dfi)
@@ -222,11 +317,20 @@ def file_records(spec: FileSpec) -> list[str]:
         credits += totals["credits"]
     total_records = len(records) + 1
     block_count = -(-total_records // BLOCKING_FACTOR)
-    records.append(render(FILE_CONTROL, {
-        "record_type": "9", "batch_count": len(spec.batches), "block_count": block_count,
-        "entry_addenda_count": count, "entry_hash": str(hash_total)[-10:], "debit_total": debits,
-        "credit_total": credits,
-    }))
+    records.append(
+        render(
+            FILE_CONTROL,
+            {
+                "record_type": "9",
+                "batch_count": len(spec.batches),
+                "block_count": block_count,
+                "entry_addenda_count": count,
+                "entry_hash": str(hash_total)[-10:],
+                "debit_total": debits,
+                "credit_total": credits,
+            },
+        )
+    )
     return block(records)
 
 
@@ -256,20 +360,34 @@ def parse_corrected_data(change_code: str, data: str) -> dict[str, str]:
 
 
 def return_addenda(*, reason_code: str, original_trace: str, original_routing: str, trace_number: str) -> str:
-    return render(RETURN_ADDENDA, {
-        "record_type": "7", "addenda_type": "99", "reason_code": reason_code, "original_trace": original_trace,
-        "original_receiving_dfi": original_routing[:8], "trace_number": trace_number,
-    })
+    return render(
+        RETURN_ADDENDA,
+        {
+            "record_type": "7",
+            "addenda_type": "99",
+            "reason_code": reason_code,
+            "original_trace": original_trace,
+            "original_receiving_dfi": original_routing[:8],
+            "trace_number": trace_number,
+        },
+    )
 
 
 def noc_addenda(
     *, change_code: str, original_trace: str, original_routing: str, corrected: dict[str, str], trace_number: str
 ) -> str:
-    return render(NOC_ADDENDA, {
-        "record_type": "7", "addenda_type": "98", "change_code": change_code, "original_trace": original_trace,
-        "original_receiving_dfi": original_routing[:8], "corrected_data": corrected_data(change_code, corrected),
-        "trace_number": trace_number,
-    })
+    return render(
+        NOC_ADDENDA,
+        {
+            "record_type": "7",
+            "addenda_type": "98",
+            "change_code": change_code,
+            "original_trace": original_trace,
+            "original_receiving_dfi": original_routing[:8],
+            "corrected_data": corrected_data(change_code, corrected),
+            "trace_number": trace_number,
+        },
+    )
 
 
 def return_transaction_code(original_code: str) -> str:
@@ -341,27 +459,57 @@ def return_file_text(*, items: Sequence[ReturnSpec], rdfi_routing: str, odfi_rou
     for sequence, item in enumerate(items, start=1):
         trace = rdfi_routing[:8] + str(sequence).rjust(7, "0")
         if item.kind == "return":
-            addenda = return_addenda(reason_code=item.code, original_trace=item.original_trace,
-                                     original_routing=item.routing_number, trace_number=trace)
+            addenda = return_addenda(
+                reason_code=item.code,
+                original_trace=item.original_trace,
+                original_routing=item.routing_number,
+                trace_number=trace,
+            )
             sec, amount = item.sec_code, item.amount
         else:
-            addenda = noc_addenda(change_code=item.code, original_trace=item.original_trace,
-                                  original_routing=item.routing_number, corrected=item.corrected, trace_number=trace)
+            addenda = noc_addenda(
+                change_code=item.code,
+                original_trace=item.original_trace,
+                original_routing=item.routing_number,
+                corrected=item.corrected,
+                trace_number=trace,
+            )
             sec, amount = "COR", 0
-        entry = Entry(transaction_code=return_transaction_code(item.original_transaction_code),
-                      routing_number=item.routing_number, account_number=item.account_number, amount=amount,
-                      individual_id="", individual_name=item.individual_name, trace_number=trace, addenda=(addenda,))
+        entry = Entry(
+            transaction_code=return_transaction_code(item.original_transaction_code),
+            routing_number=item.routing_number,
+            account_number=item.account_number,
+            amount=amount,
+            individual_id="",
+            individual_name=item.individual_name,
+            trace_number=trace,
+            addenda=(addenda,),
+        )
         batches.setdefault((item.company_name, item.company_identification, sec), []).append(entry)
     specs = [
-        BatchSpec(company_name=name, company_identification=company_id, sec_code=sec, entry_description="RETURN",
-                  effective_date=created_at.date(), batch_number=number, entries=entries)
+        BatchSpec(
+            company_name=name,
+            company_identification=company_id,
+            sec_code=sec,
+            entry_description="RETURN",
+            effective_date=created_at.date(),
+            batch_number=number,
+            entries=entries,
+        )
         for number, ((name, company_id, sec), entries) in enumerate(batches.items(), start=1)
     ]
-    return file_text(FileSpec(
-        immediate_destination=odfi_routing, immediate_origin=rdfi_routing, destination_name="ODFI",
-        origin_name="RDFI", originating_dfi=rdfi_routing[:8], created_at=created_at, file_id_modifier="A",
-        batches=specs,
-    ))
+    return file_text(
+        FileSpec(
+            immediate_destination=odfi_routing,
+            immediate_origin=rdfi_routing,
+            destination_name="ODFI",
+            origin_name="RDFI",
+            originating_dfi=rdfi_routing[:8],
+            created_at=created_at,
+            file_id_modifier="A",
+            batches=specs,
+        )
+    )
 
 
 def account_type_for_code(transaction_code: str) -> str | None:

@@ -5,6 +5,7 @@ skip_locked) assigns batches, trace numbers and the Processing status and record
 whose `path` is still empty. Step 2 (no row locks) writes every file whose path is empty, renames it
 into place and sets the path with a compare-and-set. A rerun after a crash in step 2 rewrites the
 same file from the database; a rerun with nothing due changes nothing."""
+
 from __future__ import annotations
 
 import logging
@@ -75,7 +76,7 @@ def _next_trace_sequence(odfi: str) -> int:
     highest = traced.filter(batch__origination_file_id=newest).aggregate(highest=Max("trace_number"))["highest"]
     if highest is None:
         highest = traced.aggregate(highest=Max("trace_number"))["highest"]
-    return int(highest[len(odfi):]) + 1 if highest else 1
+    return int(highest[len(odfi) :]) + 1 if highest else 1
 
 
 def _serialize_batching() -> None:
@@ -128,9 +129,15 @@ def _batch_due(*, at: datetime, progress: Progress) -> tuple[OriginationFile | N
         debits = sum(txn.amount for txn in members if txn.type == TransactionType.DEBIT)
         credits = sum(txn.amount for txn in members if txn.type == TransactionType.CREDIT)
         batch = Batch.objects.create(
-            company_id=company_id, origination_file=origination_file, standard_entry_class_code=sec_code,
-            effective_date=day, batched_at=at, batch_number=batch_number, entry_count=len(members),
-            debit_total=debits, credit_total=credits,
+            company_id=company_id,
+            origination_file=origination_file,
+            standard_entry_class_code=sec_code,
+            effective_date=day,
+            batched_at=at,
+            batch_number=batch_number,
+            entry_count=len(members),
+            debit_total=debits,
+            credit_total=credits,
         )
         for txn in members:
             if sequence >= 10**TRACE_SEQUENCE_DIGITS:
@@ -161,13 +168,16 @@ def _save_assignments(due: list[Transaction], progress: Progress) -> None:
     # Table and column names come from the model; every value is a parameter.
     table, pk = connection.ops.quote_name(meta.db_table), connection.ops.quote_name(meta.pk.column)
     sql = f"UPDATE {table} SET {assignments} WHERE {pk} = %s"  # noqa: S608
-    chunks = [due[start:start + UPDATE_CHUNK] for start in range(0, len(due), UPDATE_CHUNK)]
+    chunks = [due[start : start + UPDATE_CHUNK] for start in range(0, len(due), UPDATE_CHUNK)]
     with connection.cursor() as cursor:
         for chunk in progress(chunks, desc="originate", unit="chunk"):
-            cursor.executemany(sql, [
-                [field.get_db_prep_save(getattr(txn, field.attname), connection) for field in fields] + [txn.pk]
-                for txn in chunk
-            ])
+            cursor.executemany(
+                sql,
+                [
+                    [field.get_db_prep_save(getattr(txn, field.attname), connection) for field in fields] + [txn.pk]
+                    for txn in chunk
+                ],
+            )
 
 
 def _entry(txn: Transaction) -> nacha.Entry:
@@ -186,12 +196,17 @@ def file_spec(origination_file: OriginationFile) -> nacha.FileSpec:
     batches = []
     for batch in origination_file.batches.select_related("company").order_by("batch_number"):
         members = batch.transactions.order_by("trace_number")
-        batches.append(nacha.BatchSpec(
-            company_name=batch.company.name, company_identification=batch.company.ach_company_id,
-            sec_code=batch.standard_entry_class_code, entry_description=ENTRY_DESCRIPTION,
-            effective_date=batch.effective_date, batch_number=batch.batch_number,
-            entries=[_entry(txn) for txn in members],
-        ))
+        batches.append(
+            nacha.BatchSpec(
+                company_name=batch.company.name,
+                company_identification=batch.company.ach_company_id,
+                sec_code=batch.standard_entry_class_code,
+                entry_description=ENTRY_DESCRIPTION,
+                effective_date=batch.effective_date,
+                batch_number=batch.batch_number,
+                entries=[_entry(txn) for txn in members],
+            )
+        )
     return nacha.FileSpec(
         immediate_destination=settings.ACH_IMMEDIATE_DESTINATION,
         immediate_origin=settings.ACH_IMMEDIATE_ORIGIN,

@@ -1,5 +1,6 @@
 """NACHA return reason codes (R01..R85) and notification-of-change codes (C01..C14): the one table of
 each, read by the import. Adding a code is one line."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,8 +31,10 @@ RETURN_CODES: dict[str, ReturnCode] = {
     "R07": _R("Authorization Revoked by Customer"),
     "R08": _R("Payment Stopped"),
     "R09": _R("Uncollected Funds"),
-    "R10": _R("Customer Advises Originator is Not Known to Receiver and/or Is Not Authorized by Receiver to Debit"
-              " Receiver's Account"),
+    "R10": _R(
+        "Customer Advises Originator is Not Known to Receiver and/or Is Not Authorized by Receiver to Debit"
+        " Receiver's Account"
+    ),
     "R11": _R("Customer Advises Entry Not in Accordance with the Terms of the Authorization"),
     "R12": _R("Account Sold to Another DFI"),
     "R13": _R("Invalid ACH Routing Number"),
@@ -120,8 +123,10 @@ CHANGE_CODES: dict[str, ChangeCode] = {
     "C04": _C("Incorrect Individual Name/Receiving Company Name", (Corrected.NAME,)),
     "C05": _C("Incorrect Transaction Code", (_TYPE,)),
     "C06": _C("Incorrect DFI Account Number and Incorrect Transaction Code", (_ACCOUNT, _TYPE)),
-    "C07": _C("Incorrect Routing Number, Incorrect DFI Account Number, and Incorrect Transaction Code",
-              (_ROUTING, _ACCOUNT, _TYPE)),
+    "C07": _C(
+        "Incorrect Routing Number, Incorrect DFI Account Number, and Incorrect Transaction Code",
+        (_ROUTING, _ACCOUNT, _TYPE),
+    ),
     "C08": _C("Incorrect Receiving DFI Identification (IAT only)"),
     "C09": _C("Incorrect Individual Identification Number"),
     "C13": _C("Addenda Format Error"),

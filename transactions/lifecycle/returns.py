@@ -4,6 +4,7 @@ names by original entry trace number.
 The file is parsed before any row is locked; then one database transaction records the IngestionFile
 (unique by SHA-256, so a re-import answers the first summary) and applies every entry. A crash midway
 rolls the whole file back and a rerun applies it afresh."""
+
 from __future__ import annotations
 
 import csv
@@ -32,8 +33,12 @@ RETURNABLE = (Status.PROCESSING, Status.SETTLED)
 
 # The CSV equivalent of a NACHA return file (README: "Return and NOC CSV format").
 CSV_COLUMNS = (
-    "record_type", "original_trace_number", "code",
-    "corrected_routing_number", "corrected_account_number", "corrected_account_type",
+    "record_type",
+    "original_trace_number",
+    "code",
+    "corrected_routing_number",
+    "corrected_account_number",
+    "corrected_account_type",
 )
 CSV_REQUIRED = CSV_COLUMNS[:3]
 CSV_CORRECTED = {
@@ -123,13 +128,21 @@ class _Chunk:
         method_ids = set(matching.exclude(payment_method=None).values_list("payment_method_id", flat=True))
         methods = PaymentMethod.objects.select_for_update().filter(pk__in=method_ids).order_by("pk")
         txns = matching.select_for_update().defer("account_number").order_by("pk")
-        chunk = cls(ingestion=ingestion, at=at, transactions={txn.trace_number: txn for txn in txns},
-                     methods={method.pk: method for method in methods}, returned=set(), noticed=set())
+        chunk = cls(
+            ingestion=ingestion,
+            at=at,
+            transactions={txn.trace_number: txn for txn in txns},
+            methods={method.pk: method for method in methods},
+            returned=set(),
+            noticed=set(),
+        )
         ids = [txn.pk for txn in chunk.transactions.values()]
-        chunk.returned = set(TransactionReturn.objects.filter(transaction_id__in=ids).values_list(
-            "transaction_id", flat=True))
-        chunk.noticed = set(ChangeNotice.objects.filter(transaction_id__in=ids).values_list(
-            "transaction_id", flat=True))
+        chunk.returned = set(
+            TransactionReturn.objects.filter(transaction_id__in=ids).values_list("transaction_id", flat=True)
+        )
+        chunk.noticed = set(
+            ChangeNotice.objects.filter(transaction_id__in=ids).values_list("transaction_id", flat=True)
+        )
         return chunk
 
     def flush(self) -> None:
@@ -149,10 +162,16 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
         return False
     code = RETURN_CODES[item.code]
     chunk.returned.add(txn.pk)
-    chunk.new_returns.append(TransactionReturn(
-        company_id=txn.company_id, transaction=txn, return_code=item.code, return_reason=code.reason,
-        returned_at=chunk.at, ingestion_file=chunk.ingestion,
-    ))
+    chunk.new_returns.append(
+        TransactionReturn(
+            company_id=txn.company_id,
+            transaction=txn,
+            return_code=item.code,
+            return_reason=code.reason,
+            returned_at=chunk.at,
+            ingestion_file=chunk.ingestion,
+        )
+    )
     if txn.status == Status.SETTLED:
         chunk.late_ids.append(txn.pk)
     method = chunk.methods.get(txn.payment_method_id)
@@ -196,11 +215,19 @@ def _apply_notice(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
     new_value = {
         name: crypto.mask(value[-4:]) if name == Corrected.ACCOUNT.value else value for name, value in corrected.items()
     }
-    chunk.new_notices.append(ChangeNotice(
-        company_id=txn.company_id, transaction=txn, change_code=item.code, change_reason=code.reason,
-        changed_at=chunk.at, noc_received_at=chunk.at, old_value=old_value, new_value=new_value,
-        ingestion_file=chunk.ingestion,
-    ))
+    chunk.new_notices.append(
+        ChangeNotice(
+            company_id=txn.company_id,
+            transaction=txn,
+            change_code=item.code,
+            change_reason=code.reason,
+            changed_at=chunk.at,
+            noc_received_at=chunk.at,
+            old_value=old_value,
+            new_value=new_value,
+            ingestion_file=chunk.ingestion,
+        )
+    )
     if method is not None:
         _correct_method(method, corrected)
     return True
@@ -210,10 +237,15 @@ def _correct_method(method: PaymentMethod, corrected: dict[str, str]) -> None:
     routing = corrected.get(Corrected.ROUTING.value, method.routing_number)
     account = corrected.get(Corrected.ACCOUNT.value, method.account_number)
     account_hash = crypto.account_pair_hash(routing, account)
-    if account_hash != method.account_hash and PaymentMethod.objects.filter(
-        company_id=method.company_id, customer_id=method.customer_id, account_hash=account_hash,
-        deleted_at__isnull=True,
-    ).exists():
+    if (
+        account_hash != method.account_hash
+        and PaymentMethod.objects.filter(
+            company_id=method.company_id,
+            customer_id=method.customer_id,
+            account_hash=account_hash,
+            deleted_at__isnull=True,
+        ).exists()
+    ):
         # The customer already saved the corrected account: that method is the one to charge now.
         logger.warning("notice of change for method %s matches another saved method; method left as is", method.uuid)
         return
@@ -250,7 +282,7 @@ def returns_import(*, content: bytes, filename: str, at: datetime, progress: Pro
                 filename=filename[-500:], sha256=digest, file_format=file_format, received_at=at
             )
             applied, unmatched = _Applied(), []
-            chunks = [items[start:start + LOCK_CHUNK] for start in range(0, len(items), LOCK_CHUNK)]
+            chunks = [items[start : start + LOCK_CHUNK] for start in range(0, len(items), LOCK_CHUNK)]
             for part in progress(chunks, desc="import", unit="chunk"):
                 chunk = _Chunk.lock(sorted({item.original_trace for item in part}), ingestion, at)
                 for item in part:
@@ -272,14 +304,20 @@ def returns_import(*, content: bytes, filename: str, at: datetime, progress: Pro
         if existing is None:
             raise
         return existing.summary
-    logger.info("imported %s: %s returns, %s notices, %s unmatched", ingestion.uuid, applied.returns,
-                applied.notices, len(unmatched))
+    logger.info(
+        "imported %s: %s returns, %s notices, %s unmatched",
+        ingestion.uuid,
+        applied.returns,
+        applied.notices,
+        len(unmatched),
+    )
     return ingestion.summary
 
 
 def return_file_for(entries: Sequence[tuple[Transaction, str, dict[str, str]]], *, at: datetime) -> str:
     """A NACHA return / NOC file for originated transactions, as their RDFI would send it back:
     (transaction, R.. or C.. code, corrected values for a NOC). For tests and sandbox runs."""
+
     def _wire(txn: Transaction, corrected: dict[str, str]) -> dict[str, str]:
         wire = dict(corrected)
         if "accountType" in wire:  # the file carries the corrected transaction code, not the account type
@@ -288,16 +326,24 @@ def return_file_for(entries: Sequence[tuple[Transaction, str, dict[str, str]]], 
 
     specs = [
         nacha.ReturnSpec(
-            kind="return" if code.startswith("R") else "noc", code=code, original_trace=txn.trace_number,
+            kind="return" if code.startswith("R") else "noc",
+            code=code,
+            original_trace=txn.trace_number,
             original_transaction_code=nacha.TRANSACTION_CODES[(txn.type, txn.account_type)],
-            routing_number=txn.routing_number, account_number=txn.account_number or "", amount=txn.amount,
-            individual_name=txn.name, company_name=txn.company.name,
-            company_identification=txn.company.ach_company_id, sec_code=sec_code_for(txn),
+            routing_number=txn.routing_number,
+            account_number=txn.account_number or "",
+            amount=txn.amount,
+            individual_name=txn.name,
+            company_name=txn.company.name,
+            company_identification=txn.company.ach_company_id,
+            sec_code=sec_code_for(txn),
             corrected=_wire(txn, corrected),
         )
         for txn, code, corrected in entries
     ]
     return nacha.return_file_text(
-        items=specs, rdfi_routing=specs[0].routing_number if specs else settings.ACH_IMMEDIATE_DESTINATION,
-        odfi_routing=settings.ACH_IMMEDIATE_ORIGIN, created_at=at,
+        items=specs,
+        rdfi_routing=specs[0].routing_number if specs else settings.ACH_IMMEDIATE_DESTINATION,
+        odfi_routing=settings.ACH_IMMEDIATE_ORIGIN,
+        created_at=at,
     )

@@ -1,4 +1,5 @@
 """Reversal of a Settled debit: an offsetting Credit to the same account, linked both ways."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -12,16 +13,23 @@ from transactions.models import Status, Transaction, TransactionType
 from vault.errors import Conflict, NotFound
 
 COPIED_FIELDS = (
-    "customer_id", "payment_method_id", "method", "amount", "standard_entry_class_code", "name", "account_type",
-    "account_number", "account_number_hash", "account_last_four", "routing_number",
+    "customer_id",
+    "payment_method_id",
+    "method",
+    "amount",
+    "standard_entry_class_code",
+    "name",
+    "account_type",
+    "account_number",
+    "account_number_hash",
+    "account_last_four",
+    "routing_number",
 )
 
 
 @transaction.atomic
 def transaction_reverse(*, company: Company, transaction_uuid: UUID, at: datetime) -> Transaction:
-    original = (
-        Transaction.objects.select_for_update().filter(company=company, uuid=transaction_uuid).first()
-    )
+    original = Transaction.objects.select_for_update().filter(company=company, uuid=transaction_uuid).first()
     if original is None:
         raise NotFound("Transaction not found")
     if original.type != TransactionType.DEBIT or original.status != Status.SETTLED:

@@ -4,6 +4,7 @@ here) and late returns are gathered into Settlements per company and day.
 Each company-day group is its own database transaction; rows are locked with skip_locked and guarded
 by their status, so a crash or a concurrent run leaves nothing half-settled and a rerun settles only
 what is left."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -82,24 +83,28 @@ def transactions_settle(*, at: datetime, progress: Progress = _no_progress) -> S
     due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True)
     rows = Transaction.objects.filter(due).values_list("pk", "company_id", "expected_to_settle_at")
     card = Q(
-        status=Status.PENDING, method=Method.CRD, authorized_at__isnull=False, captured_at__isnull=True,
+        status=Status.PENDING,
+        method=Method.CRD,
+        authorized_at__isnull=False,
+        captured_at__isnull=True,
         settlement__isnull=True,
     )
-    card_rows = [(pk, company_id, at) for pk, company_id in Transaction.objects.filter(card).values_list(
-        "pk", "company_id")]
-    late = Q(status=Status.RETURNED, late_returned_at__isnull=False, late_return_settlement__isnull=True)
-    late_rows = [(pk, company_id, at) for pk, company_id in Transaction.objects.filter(late).values_list(
-        "pk", "company_id")]
-
-    work = [
-        (key, ids, Settlement.Kind.REGULAR, due, {"status": Status.SETTLED})
-        for key, ids in _group(rows).items()
-    ] + [
-        (key, ids, Settlement.Kind.REGULAR, card, {"status": Status.SETTLED, "captured_at": at})
-        for key, ids in _group(card_rows).items()
-    ] + [
-        (key, ids, Settlement.Kind.LATE_RETURN, late, {}) for key, ids in _group(late_rows).items()
+    card_rows = [
+        (pk, company_id, at) for pk, company_id in Transaction.objects.filter(card).values_list("pk", "company_id")
     ]
+    late = Q(status=Status.RETURNED, late_returned_at__isnull=False, late_return_settlement__isnull=True)
+    late_rows = [
+        (pk, company_id, at) for pk, company_id in Transaction.objects.filter(late).values_list("pk", "company_id")
+    ]
+
+    work = (
+        [(key, ids, Settlement.Kind.REGULAR, due, {"status": Status.SETTLED}) for key, ids in _group(rows).items()]
+        + [
+            (key, ids, Settlement.Kind.REGULAR, card, {"status": Status.SETTLED, "captured_at": at})
+            for key, ids in _group(card_rows).items()
+        ]
+        + [(key, ids, Settlement.Kind.LATE_RETURN, late, {}) for key, ids in _group(late_rows).items()]
+    )
     for (company_id, day), ids, kind, guard, changes in progress(work, desc="settle", unit="group"):
         settlement, count = _settle_group(
             company_id=company_id, day=day, ids=ids, kind=kind, at=at, guard=guard, changes=changes

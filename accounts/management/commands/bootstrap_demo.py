@@ -1,4 +1,5 @@
 """Demo merchant for `make run`: company, admin user, API key (and, later, demo payments). Safe to rerun."""
+
 from __future__ import annotations
 
 import uuid

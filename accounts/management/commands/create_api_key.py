@@ -1,4 +1,5 @@
 """Issue an API key for a company: the raw key is printed this once and never stored."""
+
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
@@ -22,7 +23,7 @@ def parse_actions(raw: str) -> list[str]:
 
 class Command(BaseCommand):
     help = (
-        "Issue an API key for a company and print {\"apiKey\", \"authorization\", \"prefix\"}; the raw key is shown "
+        'Issue an API key for a company and print {"apiKey", "authorization", "prefix"}; the raw key is shown '
         "this once only. --actions A,B states the actions the key must be able to use: what an API key may do is the "
         "global live API-key action group (edited in the admin), so nothing per key is stored; instead the command "
         "refuses (no key issued) when a name is unknown, when the live group lacks one of them, or when one is "

@@ -1,4 +1,5 @@
 """Create a merchant company: `{"companyUuid": ...}`."""
+
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
@@ -11,7 +12,7 @@ from accounts.services import company_create
 class Command(BaseCommand):
     help = (
         "Create a company (merchant). --hold-over / --decline-over are risk limits in cents "
-        "(defaults 1000000 / 2500000); --staged puts it in staged rollout. Prints {\"companyUuid\"}."
+        '(defaults 1000000 / 2500000); --staged puts it in staged rollout. Prints {"companyUuid"}.'
     )
 
     def add_arguments(self, parser) -> None:

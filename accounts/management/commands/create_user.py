@@ -1,4 +1,5 @@
 """Create a user (email login) with a membership of a company: `{"userId", "email"}`."""
+
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
@@ -12,7 +13,7 @@ class Command(BaseCommand):
     help = (
         "Create a user who logs in with email and password, member of --company with --role (default admin; "
         "default roles: admin, support, reporting, or any role made in the admin). An existing user with that "
-        "email keeps their password and gets (or changes) the membership. Prints {\"userId\", \"email\"}."
+        'email keeps their password and gets (or changes) the membership. Prints {"userId", "email"}.'
     )
 
     def add_arguments(self, parser) -> None:

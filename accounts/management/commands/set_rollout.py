@@ -1,4 +1,5 @@
 """Put a company in or out of staged rollout: `{"companyUuid", "staged"}`."""
+
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand
@@ -10,7 +11,7 @@ from accounts.services import company_set_rollout
 class Command(BaseCommand):
     help = (
         "Staged role-based rollout on (--staged) or off (--not-staged) for --company: while staged, its API keys "
-        "need the rollout flag for CreateCustomer and ManagePaymentMethods. Prints {\"companyUuid\", \"staged\"}."
+        'need the rollout flag for CreateCustomer and ManagePaymentMethods. Prints {"companyUuid", "staged"}.'
     )
 
     def add_arguments(self, parser) -> None:

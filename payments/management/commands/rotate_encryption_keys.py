@@ -1,4 +1,5 @@
 """Re-encrypt every encrypted value under the newest FIELD_ENCRYPTION_KEYS key; safe to run again."""
+
 from __future__ import annotations
 
 import json
@@ -13,7 +14,7 @@ from payments.services import UndecryptableValue, encrypted_values_rotate
 class Command(BaseCommand):
     help = (
         "Re-encrypt saved account numbers and transaction account numbers under the first (newest) key of "
-        "FIELD_ENCRYPTION_KEYS. Prints {\"paymentMethods\": n, \"transactions\": n}: rows rewritten. "
+        'FIELD_ENCRYPTION_KEYS. Prints {"paymentMethods": n, "transactions": n}: rows rewritten. '
         "Older keys may be removed from FIELD_ENCRYPTION_KEYS once a run prints zeros."
     )
 

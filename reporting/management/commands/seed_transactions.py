@@ -1,4 +1,5 @@
 """`seed_transactions --company UUID --count N`: fill a company with realistic reporting data (idempotent)."""
+
 from __future__ import annotations
 
 import json
@@ -34,17 +35,24 @@ class Command(BaseCommand):
         started = time.monotonic()
         with tqdm(total=options["count"], unit="txn", disable=options["verbosity"] == 0, file=self.stderr) as bar:
             result = seed_transactions(
-                company=company, count=options["count"], seed=options["seed"], alias=options["database"],
+                company=company,
+                count=options["count"],
+                seed=options["seed"],
+                alias=options["database"],
                 progress=bar.update,
             )
-        self.stdout.write(json.dumps({
-            "companyUuid": str(company.uuid),
-            "created": result.created,
-            "transactions": result.total,
-            "returns": result.returns,
-            "lateReturns": result.late_returns,
-            "notices": result.notices,
-            "holds": result.holds,
-            "exceptions": result.exceptions,
-            "seconds": round(time.monotonic() - started, 1),
-        }))
+        self.stdout.write(
+            json.dumps(
+                {
+                    "companyUuid": str(company.uuid),
+                    "created": result.created,
+                    "transactions": result.total,
+                    "returns": result.returns,
+                    "lateReturns": result.late_returns,
+                    "notices": result.notices,
+                    "holds": result.holds,
+                    "exceptions": result.exceptions,
+                    "seconds": round(time.monotonic() - started, 1),
+                }
+            )
+        )

@@ -1,4 +1,5 @@
 """python manage.py import_returns FILE: apply a NACHA (or CSV) return / notice-of-change file."""
+
 from __future__ import annotations
 
 from pathlib import Path

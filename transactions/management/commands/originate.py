@@ -1,4 +1,5 @@
 """python manage.py originate [--at T]: batch the due ACH/RCC transactions and write the window's NACHA file."""
+
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError

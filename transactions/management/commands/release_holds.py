@@ -1,4 +1,5 @@
 """python manage.py release_holds --uuid U [--uuid U ...]: HELD transactions back to Pending."""
+
 from __future__ import annotations
 
 from uuid import UUID

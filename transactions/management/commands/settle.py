@@ -1,4 +1,5 @@
 """python manage.py settle [--at T]: settle due transactions, capture authorised cards, gather late returns."""
+
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand
