@@ -28,6 +28,7 @@ test: install
 	$(VENV)/bin/pytest
 
 lint: install
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 
 clean:
