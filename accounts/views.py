@@ -15,6 +15,7 @@ from rest_framework_simplejwt.exceptions import TokenError
 from rest_framework_simplejwt.tokens import RefreshToken
 
 from vault.errors import ApiError
+from vault.openapi import error
 from vault.serializers import StrictCharField, StrictSerializer
 
 
@@ -88,7 +89,12 @@ class LoginView(APIView):
     authentication_classes: list = []
     permission_classes: list = []
 
-    @extend_schema(request=LoginInput, responses={200: TokenOutput}, auth=[], operation_id="auth_login")
+    @extend_schema(
+        request=LoginInput,
+        responses={200: TokenOutput, 429: error("Too many failed login attempts; retry after Retry-After seconds.")},
+        auth=[],
+        operation_id="auth_login",
+    )
     def post(self, request):
         body = LoginInput(data=request.data)
         body.is_valid(raise_exception=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.core.validators import EmailValidator, RegexValidator
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 from customers.models import Customer
 from customers.selectors import customer_get, customer_list
 from customers.services import CUSTOMER_FIELDS, PHONE_PATTERN, customer_create, customer_update
+from vault.openapi import Paginated
 from vault.pagination import page_params, paginated_body
 from vault.serializers import StrictCharField, StrictChoiceField, StrictSerializer
 
@@ -40,18 +41,21 @@ class CustomerUpdateInput(CustomerCreateInput):
 class CustomerCreatedOutput(serializers.Serializer):
     companyUuid = serializers.UUIDField(source="company.uuid")  # noqa: N815
     customerUuid = serializers.UUIDField(source="uuid")  # noqa: N815
-    firstName = serializers.CharField(source="first_name")  # noqa: N815
-    lastName = serializers.CharField(source="last_name")  # noqa: N815
-    status = serializers.CharField()
+    # Text fields that are empty read as null (see the views below).
+    firstName = serializers.CharField(source="first_name", allow_null=True)  # noqa: N815
+    lastName = serializers.CharField(source="last_name", allow_null=True)  # noqa: N815
+    status = serializers.ChoiceField(choices=Customer.Status.choices)
 
 
 class CustomerOutput(CustomerCreatedOutput):
-    companyName = serializers.CharField(source="company_name")  # noqa: N815
-    email = serializers.CharField()
-    phone = serializers.CharField()
-    accountHolderType = serializers.CharField(source="account_holder_type")  # noqa: N815
-    customerId = serializers.CharField(source="customer_id")  # noqa: N815
-    defaultPaymentMethod = serializers.UUIDField(source="default_payment_method_uuid", default=None)  # noqa: N815
+    companyName = serializers.CharField(source="company_name", allow_null=True)  # noqa: N815
+    email = serializers.CharField(allow_null=True)
+    phone = serializers.CharField(allow_null=True)
+    accountHolderType = serializers.ChoiceField(source="account_holder_type", choices=Customer.HolderType.choices)  # noqa: N815
+    customerId = serializers.CharField(source="customer_id", allow_null=True)  # noqa: N815
+    defaultPaymentMethod = serializers.UUIDField(  # noqa: N815
+        source="default_payment_method_uuid", default=None, required=False, help_text="Present only when set."
+    )
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
@@ -79,7 +83,28 @@ _LIST_PARAMS = [
 
 
 class CustomerListView(APIView):
-    @extend_schema(operation_id="customer_create", request=CustomerCreateInput, responses={201: CustomerCreatedOutput})
+    @extend_schema(
+        operation_id="customer_create",
+        request=CustomerCreateInput,
+        responses={201: CustomerCreatedOutput},
+        examples=[
+            OpenApiExample(
+                "A person",
+                request_only=True,
+                value={
+                    "firstName": "Ada",
+                    "lastName": "Lovelace",
+                    "email": "ada@example.com",
+                    "phone": "+14155550100",
+                },
+            ),
+            OpenApiExample(
+                "An organization",
+                request_only=True,
+                value={"companyName": "Acme Corp", "accountHolderType": "organization", "customerId": "crm-42"},
+            ),
+        ],
+    )
     def post(self, request):
         body = CustomerCreateInput(data=request.data)
         body.is_valid(raise_exception=True)
@@ -87,7 +112,7 @@ class CustomerListView(APIView):
         data = CustomerCreatedOutput(customer).data
         return Response({key: (None if value == "" else value) for key, value in data.items()}, status=201)
 
-    @extend_schema(operation_id="customer_list", parameters=_LIST_PARAMS, responses={200: CustomerOutput(many=True)})
+    @extend_schema(operation_id="customer_list", parameters=_LIST_PARAMS, responses={200: Paginated(CustomerOutput)})
     def get(self, request):
         page, page_size = page_params(request.query_params, required=False)
         matching, everyone = customer_list(company=request.company, filters=request.query_params)

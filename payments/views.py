@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -11,6 +11,7 @@ from customers.selectors import customer_get
 from payments.models import PaymentMethod
 from payments.selectors import payment_method_get, payment_method_list
 from payments.services import payment_method_create, payment_method_delete, payment_method_set_default
+from vault.openapi import error
 from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer
 
 
@@ -61,7 +62,29 @@ class PaymentMethodCreateView(APIView):
     @extend_schema(
         operation_id="payment_method_create",
         request=PaymentMethodCreateInput,
-        responses={201: PaymentMethodCreatedOutput},
+        examples=[
+            OpenApiExample(
+                "Checking account",
+                request_only=True,
+                value={
+                    "customerUuid": "8d7e2c55-1f0a-4c8e-9a43-3b2f7d8e1a10",
+                    "type": "bank",
+                    "accountType": "Checking",
+                    "accountNumber": "000123456789",
+                    "routingNumber": "021000021",
+                    "nickname": "Payroll",
+                    "isDefault": True,
+                },
+            )
+        ],
+        responses={
+            201: PaymentMethodCreatedOutput,
+            404: error("Customer not found."),
+            409: error(
+                "The customer already has this account and routing number: errors[0].field is accountNumber and "
+                "data is {paymentMethodUuid} of the existing method."
+            ),
+        },
     )
     def post(self, request):
         body = PaymentMethodCreateInput(data=request.data)

@@ -265,8 +265,35 @@ DEFAULT_COLUMNS = (
 
 BY_KEY: dict[str, ReportField] = {f.key: f for f in FIELDS if f.key}
 BY_FILTER: dict[str, ReportField] = {name: f for f in FIELDS if f.filter for name in (f.filter, *f.aliases)}
-# Reserved query parameters that are not filters (CONTRACT 7).
-RESERVED_PARAMS = frozenset({"page", "pageSize", "columns", "sort", "sortDir", "entityUuid", "format"})
+
+
+@dataclass(frozen=True)
+class QueryParameter:
+    """A query parameter of the listing that is not a filter; the OpenAPI document is generated from these."""
+
+    name: str
+    type: str  # JSON Schema type of the value
+    description: str
+    required: bool = False
+    enum: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    @property
+    def bounds(self) -> dict[str, int]:
+        return {k: v for k, v in (("minimum", self.minimum), ("maximum", self.maximum)) if v is not None}
+
+
+QUERY_PARAMETERS: tuple[QueryParameter, ...] = (
+    QueryParameter("page", "integer", "Zero-based page (not used with format=csv).", required=True, minimum=0),
+    QueryParameter("pageSize", "integer", "Rows per page (not used with format=csv).", True, minimum=1, maximum=1000),
+    QueryParameter("columns", "string", "Comma-separated column keys; unknown keys are 400 `invalid columns`."),
+    QueryParameter("sort", "string", "`id` (numericId, the default) or any filterable field.", enum=("id", *BY_FILTER)),
+    QueryParameter("sortDir", "string", "Sort direction (default DESC).", enum=("ASC", "DESC")),
+    QueryParameter("format", "string", "`csv` streams every matching row (no paging).", enum=("json", "csv")),
+)
+# Reserved query parameters that are not filters (CONTRACT 7); entityUuid is every route's (CONTRACT 3).
+RESERVED_PARAMS = frozenset({p.name for p in QUERY_PARAMETERS} | {"entityUuid"})
 
 
 def _check_registry() -> None:

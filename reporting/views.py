@@ -7,12 +7,13 @@ import csv
 from django.db import connections
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from reporting.filters import ReportFilterBackend
+from reporting.openapi import REPORT_ROW, report_parameters
 from reporting.projection import projection_for
 from reporting.selectors import (
     report_copy_stream,
@@ -23,6 +24,7 @@ from reporting.selectors import (
 )
 from vault.envelope import EnvelopeJSONRenderer
 from vault.errors import ApiError
+from vault.openapi import Paginated
 from vault.pagination import page_params, paginated_body
 
 
@@ -52,22 +54,25 @@ class TransactionReportView(APIView):
         except Http404:
             raise ApiError("format must be json or csv", field="format", code="invalid") from None
 
+    def finalize_response(self, request, response, *args, **kwargs):
+        # An error is the JSON envelope (CONTRACT 4) even when the request asked for CSV.
+        if isinstance(response, Response) and response.status_code >= 400:
+            request.accepted_renderer, request.accepted_media_type = EnvelopeJSONRenderer(), "application/json"
+        return super().finalize_response(request, response, *args, **kwargs)
+
     @extend_schema(
         summary="Transaction reporting list (SPEC 4.9)",
-        parameters=[
-            OpenApiParameter("page", int, required=True, description="Zero-based page."),
-            OpenApiParameter("pageSize", int, required=True, description="1..1000."),
-            OpenApiParameter("columns", str, description="Comma-separated camelCase keys."),
-            OpenApiParameter("sort", str, description="id or any filterable field; default id."),
-            OpenApiParameter("sortDir", str, enum=["ASC", "DESC"]),
-            OpenApiParameter("format", str, enum=["json", "csv"], description="csv streams every matching row."),
-        ],
-        description="Any other parameter is a filter `<field>[:<condition>]=<value>` (CONTRACT 7).",
-        responses={200: OpenApiTypes.OBJECT},
+        parameters=report_parameters(),
+        responses={
+            (200, "application/json"): Paginated(REPORT_ROW, name="ReportRow"),
+            (200, "text/csv"): OpenApiResponse(
+                OpenApiTypes.STR, description="format=csv (or Accept: text/csv): every matching row, flattened."
+            ),
+        },
     )
     def get(self, request):
         params = request.query_params
-        wants_csv = params.get("format") == "csv"
+        wants_csv = isinstance(request.accepted_renderer, CSVRenderer)  # format=csv, or Accept: text/csv
         page, page_size = (0, 0) if wants_csv else page_params(params)
         projection = projection_for(params.get("columns"))
         ordering = report_ordering(sort=params.get("sort"), direction=params.get("sortDir"))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -11,12 +10,14 @@ from rest_framework.views import APIView
 
 from transactions.lifecycle.reversal import transaction_reverse
 from transactions.records import transaction_record
+from transactions.views import TransactionRecordOutput
+from vault.openapi import error
 
 
 class TransactionReverseView(APIView):
     @extend_schema(
         request=None,
-        responses={201: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT},
+        responses={201: TransactionRecordOutput, 409: error("Only a Settled debit can be reversed, once.")},
         description="Reverse a Settled debit: 201 with the offsetting Credit (its reversalUuid names the original).",
     )
     def post(self, request, transaction_uuid):

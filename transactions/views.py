@@ -10,7 +10,13 @@ from uuid import UUID
 
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -18,12 +24,13 @@ from stdnum import luhn
 from stdnum.us import rtn
 
 from payments.models import PaymentMethod
-from transactions.models import Method, TransactionType
+from transactions.models import Method, Status, TransactionType
 from transactions.records import transaction_record
 from transactions.rules import MAX_AMOUNT_CENTS, METHOD_RULES
 from transactions.selectors import transaction_get
 from transactions.services import transaction_charge, transaction_void
 from vault.errors import ApiError
+from vault.openapi import error
 from vault.serializers import StrictCharField, StrictChoiceField, StrictIntegerField, StrictSerializer
 
 PAYMENT_METHOD_NEEDS_CUSTOMER = "customerUuid is required when paymentMethodUuid is provided"
@@ -112,6 +119,15 @@ class CardDetailsSerializer(StrictSerializer):
         return {"name": data["name"], "card_number": data["cardNumber"], "expiration_date": data["expirationDate"]}
 
 
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        "PaymentDetails", serializers=[BankDetailsSerializer, CardDetailsSerializer], resource_type_field_name=None
+    )
+)
+class PaymentDetailsField(serializers.DictField):
+    """paymentDetails on the way in: a bank account (ACH, RCC, RTP) or a card (CRD), validated per method."""
+
+
 class ChargeInputSerializer(StrictSerializer):
     method = StrictChoiceField(choices=Method.choices)
     type = StrictChoiceField(choices=TransactionType.choices)
@@ -120,7 +136,12 @@ class ChargeInputSerializer(StrictSerializer):
     effectiveDate = StrictDateField(required=False, allow_null=True)  # noqa: N815
     customerUuid = StrictUUIDField(required=False, allow_null=True)  # noqa: N815
     paymentMethodUuid = StrictUUIDField(required=False, allow_null=True)  # noqa: N815
-    paymentDetails = serializers.DictField(required=False, allow_null=True)  # noqa: N815  (validated per method)
+    paymentDetails = PaymentDetailsField(  # noqa: N815  (validated per method)
+        required=False,
+        allow_null=True,
+        help_text="Required for ACH, RCC and RTP, also with a saved method (whose details then replace it); "
+        "a card for CRD.",
+    )
     externalUniqueId = StrictCharField(max_length=255, required=False, allow_blank=True)  # noqa: N815
     description = StrictCharField(max_length=255, required=False, allow_blank=True)
 
@@ -163,11 +184,108 @@ def idempotency_key(request) -> str:
     return key
 
 
+class BankDetailsOutput(serializers.Serializer):
+    name = serializers.CharField()
+    accountType = serializers.CharField()  # noqa: N815
+    accountNumber = serializers.CharField(help_text="Masked to the last four: ****6789.")  # noqa: N815
+    routingNumber = serializers.CharField()  # noqa: N815
+
+
+class CardDetailsOutput(serializers.Serializer):
+    name = serializers.CharField()
+    cardNumber = serializers.CharField(help_text="Masked: first six and last four.")  # noqa: N815
+    panFirstSix = serializers.CharField()  # noqa: N815
+    panLastFour = serializers.CharField()  # noqa: N815
+    expirationDate = serializers.CharField()  # noqa: N815
+
+
+def _nullable_text(**kwargs) -> serializers.CharField:
+    return serializers.CharField(allow_null=True, **kwargs)
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        "PaymentDetailsRecord", serializers=[BankDetailsOutput, CardDetailsOutput], resource_type_field_name=None
+    )
+)
+class PaymentDetailsRecordField(serializers.DictField):
+    """paymentDetails in the record: the bank account (masked) or the card (masked)."""
+
+
+class TransactionRecordOutput(serializers.Serializer):
+    """The transaction record of CONTRACT 6 (transactions.records builds it; this documents it)."""
+
+    uuid = serializers.UUIDField()
+    numericId = serializers.IntegerField()  # noqa: N815
+    status = serializers.ChoiceField(choices=Status.choices)
+    amount = serializers.IntegerField(help_text="Cents.")
+    method = serializers.ChoiceField(choices=Method.choices)
+    type = serializers.ChoiceField(choices=TransactionType.choices)
+    effectiveDate = serializers.DateField()  # noqa: N815
+    customerUuid = serializers.UUIDField(allow_null=True)  # noqa: N815
+    paymentMethodUuid = serializers.UUIDField(allow_null=True)  # noqa: N815
+    standardEntryClassCode = _nullable_text()  # noqa: N815
+    paymentDetails = PaymentDetailsRecordField()  # noqa: N815
+    createdAt = serializers.DateTimeField()  # noqa: N815
+    isSameDay = serializers.BooleanField()  # noqa: N815
+    isDuplicate = serializers.BooleanField()  # noqa: N815
+    externalUniqueId = _nullable_text()  # noqa: N815
+    idempotencyKey = _nullable_text()  # noqa: N815
+    sequenceUuid = serializers.UUIDField()  # noqa: N815
+    rtpTransactionId = _nullable_text()  # noqa: N815
+    description = _nullable_text()
+    failureReason = _nullable_text()  # noqa: N815
+    voidedAt = serializers.DateTimeField(allow_null=True)  # noqa: N815
+    reversalUuid = serializers.UUIDField(allow_null=True)  # noqa: N815
+    reversedAt = serializers.DateTimeField(allow_null=True)  # noqa: N815
+    authorizedAt = serializers.DateTimeField(allow_null=True, required=False, help_text="Cards only.")  # noqa: N815
+    authResponseCode = _nullable_text(required=False, help_text="Cards only.")  # noqa: N815
+    holdCode = _nullable_text(required=False, help_text="HELD only.")  # noqa: N815
+    holdReason = _nullable_text(required=False, help_text="HELD only.")  # noqa: N815
+
+
 class TransactionCreateView(APIView):
     @extend_schema(
         request=ChargeInputSerializer,
-        responses={201: OpenApiTypes.OBJECT},
+        responses={
+            201: TransactionRecordOutput,
+            404: error("Customer not found / Payment method not found."),
+            409: error("Idempotency-Key reused with another body, or in use by a concurrent request."),
+        },
         parameters=[OpenApiParameter(IDEMPOTENCY_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER)],
+        examples=[
+            OpenApiExample(
+                "ACH debit of a saved account",
+                request_only=True,
+                value={
+                    "method": "ACH",
+                    "type": "Debit",
+                    "amount": 1500,
+                    "customerUuid": "8d7e2c55-1f0a-4c8e-9a43-3b2f7d8e1a10",
+                    "paymentMethodUuid": "0b6f1f9e-5a8e-4f0e-8b1e-6c7d2a9f3e21",
+                    "paymentDetails": {
+                        "name": "Replaced by the saved method",
+                        "accountType": "Checking",
+                        "accountNumber": "0000",
+                        "routingNumber": "021000021",
+                    },
+                },
+            ),
+            OpenApiExample(
+                "Card sale",
+                request_only=True,
+                value={
+                    "method": "CRD",
+                    "type": "Debit",
+                    "amount": 2500,
+                    "paymentDetails": {
+                        "name": "Grace Hopper",
+                        "cardNumber": "4111111111111111",
+                        "expirationDate": "12/39",
+                    },
+                },
+            ),
+        ],
         description="Charge (SPEC 4.7). 201 also for DECLINED and HELD; data is the transaction record.",
     )
     def put(self, request):
@@ -197,13 +315,16 @@ class TransactionCreateView(APIView):
 
 
 class TransactionDetailView(APIView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(responses={200: TransactionRecordOutput})
     def get(self, request, transaction_uuid: UUID):
         return Response(transaction_record(transaction_get(company=request.company, transaction_uuid=transaction_uuid)))
 
 
 class TransactionVoidView(APIView):
-    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT})
+    @extend_schema(
+        request=None,
+        responses={200: TransactionRecordOutput, 409: error("Only a Pending transaction can be voided.")},
+    )
     def post(self, request, transaction_uuid: UUID):
         txn = transaction_void(company=request.company, transaction_uuid=transaction_uuid)
         return Response(transaction_record(txn))

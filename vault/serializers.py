@@ -7,9 +7,9 @@ from rest_framework import serializers
 
 
 class StrictSerializer(serializers.Serializer):
-    """Rejects a body that is not an object or that carries fields the serializer does not declare; drops
-    optional fields sent as null, so they read exactly as if they had been left out (a required field sent as
-    null is still refused, naming it)."""
+    # Rejects a body that is not an object or that carries fields the serializer does not declare; drops optional
+    # fields sent as null, so they read exactly as if they had been left out (a required field sent as null is
+    # still refused, naming it). A comment, not a docstring: OpenAPI would show it on every request body.
 
     def to_internal_value(self, data):
         if not isinstance(data, dict):

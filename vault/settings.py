@@ -148,6 +148,12 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
     "COMPONENT_SPLIT_REQUEST": True,
+    # One name per choice set, so generated clients get stable enum names.
+    "ENUM_NAME_OVERRIDES": {
+        "TransactionTypeEnum": "transactions.models.TransactionType",
+        "TransactionStatusEnum": "transactions.models.Status",
+        "CustomerStatusEnum": "customers.models.Customer.Status",
+    },
 }
 
 # Brute-force guard for POST /auth/login: failures counted per email and per client address.

@@ -65,3 +65,42 @@ def test_schema_is_valid_openapi_and_auth_views_generate_without_warnings(tmp_pa
     call_command("spectacular", "--validate", "--file", str(tmp_path / "schema.yaml"))
     warnings = [line for line in capsys.readouterr().err.splitlines() if "accounts/" in line]
     assert not warnings, warnings
+
+
+def _operations(anonymous_client):
+    paths = anonymous_client.get("/api/schema/?format=json").json()["paths"]
+    return [(template, method, operation) for template, ops in paths.items() for method, operation in ops.items()]
+
+
+ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
+
+
+def test_every_success_body_is_documented_inside_the_envelope(anonymous_client):
+    for template, method, operation in _operations(anonymous_client):
+        for status, response in operation["responses"].items():
+            if not status.startswith("2") or status == "204":
+                continue
+            schema = response["content"]["application/json"]["schema"]
+            assert schema["required"][:2] == ["status", "data"], (template, method, status)
+            assert schema["properties"]["status"] == {"type": "string", "enum": ["success"]}, (template, method)
+
+
+def test_every_failure_is_documented_as_the_error_envelope(anonymous_client):
+    for template, method, operation in _operations(anonymous_client):
+        failures = {status: r for status, r in operation["responses"].items() if status >= "400"}
+        guarded = operation.get("security", []) not in ([], [{}])
+        expected = {"400", "401", "503"} | ({"403"} if guarded else set())
+        expected |= {"404"} if "{" in template else set()
+        assert expected <= set(failures), (template, method, sorted(failures))
+        for status, response in failures.items():
+            assert response["content"] == {"application/json": {"schema": ERROR_REF}}, (template, method, status)
+
+
+def test_customer_list_and_reporting_document_the_list_envelope_with_meta(anonymous_client):
+    paths = anonymous_client.get("/api/schema/?format=json").json()["paths"]
+    for template in ("/customers", "/reporting/transactions"):
+        schema = paths[template]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+        assert schema["properties"]["data"]["type"] == "array"
+        assert schema["properties"]["meta"] == {"$ref": "#/components/schemas/ListMeta"}
+    reporting = paths["/reporting/transactions"]["get"]["responses"]["200"]["content"]
+    assert reporting["text/csv"]["schema"] == {"type": "string"}

@@ -60,6 +60,22 @@ def test_csv_still_validates_filters(api_client, build):
     assert report(api_client, format="csv", columns="bogus").status_code == 400
 
 
+@pytest.mark.parametrize("params", [{"colour": "red"}, {"columns": "bogus"}, {"amount:gt": "lots"}])
+def test_csv_request_that_fails_answers_the_json_error_envelope(api_client, params):
+    response = report(api_client, format="csv", **params)
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert body["status"] == "error" and body["data"] is None and body["errors"]
+
+
+def test_accept_text_csv_answers_csv_like_format_csv(api_client, build):
+    made = [build(amount=100 + n) for n in range(3)]
+    lines = _csv(api_client.get("/reporting/transactions", HTTP_ACCEPT="text/csv"))
+    header, body = lines[0], lines[1:]
+    assert sorted(int(line[header.index("numericId")]) for line in body) == sorted(t.pk for t in made)
+
+
 @pytest.mark.postgres
 def test_postgres_copy_csv_is_byte_identical_to_the_python_rendering(api_client, company):
     """On PostgreSQL the CSV is rendered by COPY; it must equal the portable iterator path cell for cell."""

@@ -1,0 +1,152 @@
+"""The OpenAPI description of GET /reporting/transactions, generated from the field registry: the row shape, the
+reserved query parameters and the `<field>[:<condition>]` filter grammar cannot drift from what the code accepts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter
+
+from reporting.registry import (
+    ALWAYS_ON,
+    BY_FILTER,
+    CONDITIONS,
+    FIELDS,
+    GROUPS,
+    QUERY_PARAMETERS,
+    FieldType,
+    ReportField,
+)
+
+_TIMESTAMP_VALUE = "YYYY-MM-DDThh:mm:ssZ or YYYY-MM-DD"
+
+# What a row holds for each field type (every value may be null: an absent value is null, CONTRACT 7).
+_ROW_VALUE: dict[FieldType, dict[str, Any]] = {
+    FieldType.STRING: {"type": "string"},
+    FieldType.UUID: {"type": "string", "format": "uuid"},
+    FieldType.ID: {"type": "integer"},
+    FieldType.INTEGER: {"type": "integer"},
+    FieldType.TIMESTAMP: {"type": "string", "format": "date-time"},
+    FieldType.DATE: {"type": "string", "format": "date"},
+    FieldType.JSON: {},
+    FieldType.BOOLEAN: {"type": "boolean"},
+    FieldType.ACCOUNT: {"type": "string", "description": "Masked to the last four: ****6789."},
+}
+
+# What a filter value must parse as, per field type (CONTRACT 7).
+_FILTER_VALUE: dict[FieldType, str] = {
+    FieldType.STRING: "text",
+    FieldType.UUID: "a UUID (like: any fragment)",
+    FieldType.ID: "an integer",
+    FieldType.INTEGER: "an integer (amounts in cents)",
+    FieldType.TIMESTAMP: _TIMESTAMP_VALUE,
+    FieldType.DATE: _TIMESTAMP_VALUE,
+    FieldType.JSON: "JSON",
+    FieldType.BOOLEAN: "true or false",
+    FieldType.ACCOUNT: "the full account number (like: matches the masked form, ****6789)",
+}
+
+
+def report_row_schema() -> dict[str, Any]:
+    """A row: the flat keys, then one nested object per group; only the selected keys appear (SPEC 4.9)."""
+    flat = {f.key: {**_ROW_VALUE[f.type], "nullable": True} for f in FIELDS if f.key and f.group is None}
+    nested = {
+        group: {
+            "type": "object",
+            "description": "Present when at least one of its keys is selected; unselected keys are left out.",
+            "properties": {
+                f.inner_key: {**_ROW_VALUE[f.type], "nullable": True} for f in FIELDS if f.key and f.group == group
+            },
+        }
+        for group in GROUPS
+        if group
+    }
+    return {
+        "type": "object",
+        "description": "Always-on keys, then the default set or the requested `columns` (with their companions).",
+        "required": [key for key in ALWAYS_ON if any(f.key == key and f.group is None for f in FIELDS)],
+        "properties": {**flat, **nested},
+    }
+
+
+def _filter_names_by_type() -> dict[FieldType, list[str]]:
+    names: dict[FieldType, list[str]] = {}
+    for name, f in sorted(BY_FILTER.items()):
+        names.setdefault(f.type, []).append(name)
+    return names
+
+
+_INTEGER_VALUE = {"type": "string", "pattern": r"^-?\d{1,19}$"}
+_MOMENT_VALUE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?$"}
+_SINGLE_VALUE: dict[FieldType, dict[str, Any]] = {
+    FieldType.UUID: {"type": "string", "format": "uuid"},
+    FieldType.ID: _INTEGER_VALUE,
+    FieldType.INTEGER: _INTEGER_VALUE,
+    FieldType.TIMESTAMP: _MOMENT_VALUE,
+    FieldType.DATE: _MOMENT_VALUE,
+    FieldType.BOOLEAN: {"type": "string", "enum": ["true", "false"]},
+}
+_LIST_CONDITIONS = ("in", "between")  # comma-separated values
+_VALUELESS_CONDITIONS = ("nn", "null", "empty")
+
+
+def _filter_value(f: ReportField, condition: str) -> dict[str, Any]:
+    if condition in _VALUELESS_CONDITIONS or condition in _LIST_CONDITIONS or condition == "like":
+        return {"type": "string"}
+    value = dict(_SINGLE_VALUE.get(f.type, {"type": "string"}))
+    if f.width and value.get("type") == "string" and "format" not in value and "enum" not in value:
+        value["maxLength"] = f.width
+    return value
+
+
+def filter_properties() -> dict[str, dict[str, Any]]:
+    """Every accepted filter parameter name, `<field>` (eq) and `<field>:<condition>`, with what its value must be."""
+    properties: dict[str, dict[str, Any]] = {}
+    for name, f in sorted(BY_FILTER.items()):
+        properties[name] = _filter_value(f, "eq")
+        for condition in CONDITIONS[f.type]:
+            properties[f"{name}:{condition}"] = _filter_value(f, condition)
+    return properties
+
+
+def _filters_description() -> str:
+    widths = {name: f.width for name, f in BY_FILTER.items() if f.width}
+    lines = [
+        "Filters, each a query parameter `<field>[:<condition>]=<value>`; a bare `<field>` means `eq`. Names are "
+        "case-insensitive; every condition must fit the field's type and every value parse as it, else 400 naming "
+        "the field. `in` and `between` take comma-separated values (`in` at most 100); `nn`, `null` and `empty` "
+        "ignore the value; `like` is a case-insensitive substring with `%` and `_` literal.",
+        "",
+        "| fields | value | conditions |",
+        "| --- | --- | --- |",
+    ]
+    for kind, names in _filter_names_by_type().items():
+        shown = ", ".join(f"{name} (up to {widths[name]})" if name in widths else name for name in names)
+        lines.append(f"| {shown} | {_FILTER_VALUE[kind]} | {', '.join(CONDITIONS[kind])} |")
+    return "\n".join(lines)
+
+
+REPORT_ROW = report_row_schema()
+
+
+def report_parameters() -> list[OpenApiParameter]:
+    """The reserved parameters of the registry's table, then the filters as one exploded object."""
+    reserved = [
+        OpenApiParameter(
+            p.name,
+            {"type": p.type, **({"enum": list(p.enum)} if p.enum else {}), **p.bounds},
+            OpenApiParameter.QUERY,
+            required=p.required,
+            description=p.description,
+        )
+        for p in QUERY_PARAMETERS
+    ]
+    filters = OpenApiParameter(
+        "filters",
+        {"type": "object", "properties": filter_properties(), "additionalProperties": False},
+        OpenApiParameter.QUERY,
+        style="form",
+        explode=True,
+        description=_filters_description(),
+    )
+    return [*reserved, filters]
