@@ -52,6 +52,8 @@ class OriginationFile(models.Model):
     window_at = models.DateTimeField(help_text="The processing window the file was cut for.")
     file_id_modifier = models.CharField(max_length=1)
     path = models.CharField(max_length=500)
+    # Set with `path` once the file is on disk: a batch settles only when its file was written (both set).
+    sha256 = models.CharField(max_length=64, blank=True, default="")
     batch_count = models.PositiveIntegerField(default=0)
     entry_count = models.PositiveIntegerField(default=0)
     debit_total = models.BigIntegerField(default=0)
@@ -178,6 +180,9 @@ class Transaction(models.Model):
 
     batch = models.ForeignKey(Batch, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions")
     trace_number = models.CharField(max_length=15, blank=True)
+    # The processing day of the file that carried the entry: trace numbers are unique per originating DFI and
+    # this day (the sequence starts again every day), and a return is matched inside its window by it.
+    trace_date = models.DateField(null=True, blank=True)
     settlement = models.ForeignKey(
         Settlement, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions"
     )
@@ -196,8 +201,12 @@ class Transaction(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(condition=Q(amount__gt=0), name="transaction_amount_positive"),
+            # The trace number starts with the originating DFI, so (trace_number, trace_date) is unique per
+            # DFI and day; the index leads with trace_number for `import_returns`' lookups.
             models.UniqueConstraint(
-                fields=["trace_number"], condition=~Q(trace_number=""), name="transaction_unique_trace_number"
+                fields=["trace_number", "trace_date"],
+                condition=~Q(trace_number=""),
+                name="transaction_unique_trace_number_day",
             ),
         ]
         indexes = [

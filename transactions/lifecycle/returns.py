@@ -13,13 +13,14 @@ import io
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from stdnum.us import rtn
 
 from payments.models import PaymentMethod
+from transactions import calendar
 from transactions.lifecycle import nacha
 from transactions.lifecycle.origination import sec_code_for
 from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES, Corrected, ReturnEffect
@@ -99,6 +100,21 @@ def read_items(text: str) -> tuple[str, list[nacha.ReturnedItem]]:
 
 
 LOCK_CHUNK = 500
+# Trace numbers repeat from one processing day to the next, so a return is matched to the most recent entry
+# with its trace number whose day lies inside the return window: Nacha's longest is 60 calendar days after
+# settlement (unauthorized consumer debits), plus a few days for the return file to reach us.
+RETURN_WINDOW = timedelta(days=60 + 5)
+
+
+def _matched_entries(traces: list[str], at: datetime) -> dict[str, int]:
+    """trace number -> id of the most recent entry with that trace number inside the return window."""
+    floor = calendar.eastern_now(at).date() - RETURN_WINDOW
+    candidates = (
+        Transaction.objects.filter(trace_number__in=traces, trace_date__gte=floor)
+        .order_by("trace_number", "trace_date")
+        .values_list("trace_number", "pk")
+    )
+    return dict(candidates)  # ascending by day: the last one of each trace number wins
 
 
 @dataclass
@@ -124,7 +140,7 @@ class _Chunk:
 
     @classmethod
     def lock(cls, traces: list[str], ingestion: IngestionFile, at: datetime) -> _Chunk:
-        matching = Transaction.objects.filter(trace_number__in=traces)
+        matching = Transaction.objects.filter(pk__in=_matched_entries(traces, at).values())
         method_ids = set(matching.exclude(payment_method=None).values_list("payment_method_id", flat=True))
         methods = PaymentMethod.objects.select_for_update().filter(pk__in=method_ids).order_by("pk")
         txns = matching.select_for_update().defer("account_number").order_by("pk")
