@@ -33,6 +33,8 @@ from cryptography.fernet import Fernet
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
 GUNICORN = str(ROOT / ".venv" / "bin" / "gunicorn")
+# SPEC 4.7 rule 2: a saved-method charge still sends valid paymentDetails, which the saved method replaces.
+PLACEHOLDER_DETAILS = {"name": "x", "accountType": "Checking", "accountNumber": "1111", "routingNumber": "021000021"}
 
 SETUP = """
 import json, sys
@@ -187,6 +189,7 @@ def client_thread(port, authorization, pairs, start_at, stop_at, latencies, erro
                 "amount": rng.randint(100, 500_000),
                 "customerUuid": customer_uuid,
                 "paymentMethodUuid": method_uuid,
+                "paymentDetails": PLACEHOLDER_DETAILS,
             }
         )
         began = time.perf_counter()

@@ -26,6 +26,7 @@ from vault.errors import ApiError
 from vault.serializers import StrictCharField, StrictChoiceField, StrictIntegerField, StrictSerializer
 
 PAYMENT_METHOD_NEEDS_CUSTOMER = "customerUuid is required when paymentMethodUuid is provided"
+PAYMENT_DETAILS_REQUIRED = "paymentDetails is required for ACH, RCC and RTP, also when a saved method is charged"
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 EXPIRATION = re.compile(r"(0[1-9]|1[0-2])/([0-9]{2})")
 
@@ -136,6 +137,9 @@ class ChargeInputSerializer(StrictSerializer):
                 {"standardEntryClassCode": f"{attrs['method']} takes these codes: {allowed}."}
             )
         details = attrs.get("paymentDetails")
+        if details is None and not rule.is_card:
+            # Rule 2 to the letter: a bank charge carries paymentDetails, even when a saved method replaces it.
+            raise ApiError(PAYMENT_DETAILS_REQUIRED, field="paymentDetails", code="required")
         if details is not None:  # rule 2: structurally valid even when a saved method will replace it
             details_serializer = (CardDetailsSerializer if rule.is_card else BankDetailsSerializer)(
                 data=details, context=self.context
