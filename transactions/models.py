@@ -52,12 +52,15 @@ class OriginationFile(models.Model):
     window_at = models.DateTimeField(help_text="The processing window the file was cut for.")
     file_id_modifier = models.CharField(max_length=1)
     path = models.CharField(max_length=500)
-    # Set with `path` once the file is on disk: a batch settles only when its file was written (both set).
-    sha256 = models.CharField(max_length=64, blank=True, default="")
     batch_count = models.PositiveIntegerField(default=0)
     entry_count = models.PositiveIntegerField(default=0)
     debit_total = models.BigIntegerField(default=0)
     credit_total = models.BigIntegerField(default=0)
+    # Set with `path` once the file is on disk: a batch settles only when its file was written (both set).
+    sha256 = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the file as written.")
+    purged_at = models.DateTimeField(
+        null=True, blank=True, help_text="When `purge_outbound` deleted the file; this record stays."
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -276,7 +279,8 @@ class TransactionException(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """The first response to an `Idempotency-Key`, replayed for 24 hours (CONTRACT 6)."""
+    """The first response to an `Idempotency-Key`, replayed for 24 hours (CONTRACT 6), then purged.
+    `request_hash` is a keyed HMAC of the body with card and account numbers keyed-hashed and the cvv left out."""
 
     company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)
@@ -288,3 +292,4 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["company", "key"], name="idempotency_company_key")]
+        indexes = [models.Index(fields=["created_at"], name="idempotency_created_at")]  # purge_expired

@@ -1,5 +1,5 @@
 """Trace numbers unique per originating DFI and processing day (the sequence restarts daily), and the SHA-256 of
-each written NACHA file (a batch settles only once its file is on disk).
+each NACHA file written before 0004 added the column (a batch settles only once its file is on disk).
 
 No operation here rebuilds transactions_transaction on SQLite: a nullable column without a default is an
 ALTER TABLE ADD COLUMN, and a conditional unique constraint is a CREATE UNIQUE INDEX."""
@@ -21,7 +21,7 @@ def backfill(apps, schema_editor):
     )
     # A file already on disk gets its digest; one that is missing stays unwritten and the next
     # `originate` writes it again from the database.
-    for origination_file in OriginationFile.objects.exclude(path=""):
+    for origination_file in OriginationFile.objects.exclude(path="").filter(sha256="", purged_at__isnull=True):
         path = Path(origination_file.path)
         if path.is_file():
             origination_file.sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -32,15 +32,10 @@ def backfill(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("transactions", "0003_return_code_copy_and_name_index"),
+        ("transactions", "0004_secrets_at_rest"),
     ]
 
     operations = [
-        migrations.AddField(
-            model_name="originationfile",
-            name="sha256",
-            field=models.CharField(blank=True, default="", max_length=64),
-        ),
         migrations.AddField(
             model_name="transaction",
             name="trace_date",
