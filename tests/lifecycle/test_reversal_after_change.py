@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.lifecycle import nacha_reader
-from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, run, saved_method_txn
+from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
 from transactions.lifecycle.returns import return_file_for
 from transactions.models import Transaction, TransactionReturn
 
@@ -55,6 +55,30 @@ def test_a_reversal_pays_the_account_a_notice_of_change_corrected(api_client, me
     (read,) = [nacha_reader.read(Path(path).read_text()) for path in summary["files"]]
     (entry,) = [entry for batch in read.batches for entry in batch.entries]
     assert (entry.routing, entry.account.strip(), entry.amount) == ("011000015", "5550001111", 4200)
+
+
+def test_a_one_off_reversal_pays_the_account_the_notice_on_its_entry_corrected(api_client, company, tmp_path):
+    debit = bank_txn(company, amount=3100, account_number="000111222333", account_type="Checking")
+    run("originate", "--at", MONDAY_MORNING)
+    run("settle", "--at", MONDAY_SETTLED)
+    debit.refresh_from_db()
+    assert (
+        _import(tmp_path, [(debit, "C06", {"accountNumber": "5550001111", "accountType": "Savings"})])["notices"] == 1
+    )
+
+    response = api_client.post(f"/transactions/{debit.uuid}/reverse")
+
+    assert response.status_code == 201, response.content
+    credit = Transaction.objects.get(uuid=response.json()["data"]["uuid"])
+    assert (credit.account_number, credit.account_type, credit.routing_number) == (
+        "5550001111",
+        "Savings",
+        debit.routing_number,
+    )
+    summary = run("originate", "--at", TUESDAY_MORNING)
+    (read,) = [nacha_reader.read(Path(path).read_text()) for path in summary["files"]]
+    (entry,) = [entry for batch in read.batches for entry in batch.entries]
+    assert (entry.transaction_code, entry.account.strip(), entry.amount) == ("32", "5550001111", 3100)
 
 
 @pytest.mark.parametrize("code", ["R02", "R03", "R04"])
