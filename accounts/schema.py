@@ -4,6 +4,7 @@ CONTRACT 4, and every operation lists the failures it can answer, each as the on
 
 from __future__ import annotations
 
+import copy
 import re
 from functools import lru_cache
 from typing import Any
@@ -86,7 +87,10 @@ class VaultAutoSchema(AutoSchema):
     # The envelope (CONTRACT 4).
 
     def _component(self, name: str, schema: dict[str, Any]) -> dict[str, str]:
-        self.registry.register_on_missing(ResolvedComponent(name, ResolvedComponent.SCHEMA, schema=schema, object=name))
+        # A copy: drf-spectacular's post-processing rewrites component schemas in place (enums become $refs), and
+        # the module-level original must read the same at the next generation.
+        component = ResolvedComponent(name, ResolvedComponent.SCHEMA, schema=copy.deepcopy(schema), object=name)
+        self.registry.register_on_missing(component)
         return component_ref(name)
 
     def _error_statuses(self) -> tuple[int, ...]:

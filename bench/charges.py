@@ -75,6 +75,7 @@ def bench_env(database_url: str) -> dict[str, str]:
         FIELD_ENCRYPTION_KEYS=Fernet.generate_key().decode(),
         BLIND_INDEX_KEY=secrets.token_urlsafe(48),
         JWT_SIGNING_KEY=secrets.token_urlsafe(48),
+        IDEMPOTENCY_HASH_KEY=secrets.token_urlsafe(48),
         ALLOWED_HOSTS="127.0.0.1,localhost",
         LOG_LEVEL="ERROR",
         DJANGO_SETTINGS_MODULE="vault.settings",
@@ -152,6 +153,8 @@ def start_server(env: dict[str, str], args) -> subprocess.Popen:
         "30",
         "--log-level",
         "warning",
+        "--access-logfile",  # gunicorn.conf.py's format, as in production, written where it costs no terminal
+        os.devnull,
         "--backlog",
         "2048",
     ]

@@ -154,6 +154,7 @@ def _production_env(env: dict[str, str]) -> dict[str, str]:
         "FIELD_ENCRYPTION_KEYS": ",".join(settings.FIELD_ENCRYPTION_KEYS),
         "BLIND_INDEX_KEY": settings.BLIND_INDEX_KEY,
         "JWT_SIGNING_KEY": settings.JWT_SIGNING_KEY,
+        "IDEMPOTENCY_HASH_KEY": settings.IDEMPOTENCY_HASH_KEY,
     }
 
 
@@ -269,7 +270,7 @@ def main() -> None:
 
     server = subprocess.Popen(
         [GUNICORN, "vault.wsgi:application", "--bind", f"127.0.0.1:{args.port}", "--workers", str(args.workers),
-         "--log-level", "warning", "--timeout", "600"],
+         "--log-level", "warning", "--timeout", "600", "--access-logfile", os.devnull],
         cwd=ROOT, env=_production_env(env),
     )  # fmt: skip
     try:

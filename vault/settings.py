@@ -17,6 +17,8 @@ SECRET_KEY = secret("SECRET_KEY", DEBUG, VAR_DIR, minimum_length=32)
 FIELD_ENCRYPTION_KEYS = fernet_keys("FIELD_ENCRYPTION_KEYS", secret("FIELD_ENCRYPTION_KEYS", DEBUG, VAR_DIR))
 BLIND_INDEX_KEY = secret("BLIND_INDEX_KEY", DEBUG, VAR_DIR, minimum_length=32)
 JWT_SIGNING_KEY = secret("JWT_SIGNING_KEY", DEBUG, VAR_DIR, minimum_length=32)
+# Keys the stored fingerprint of an idempotent request: without it, a fingerprint is a guessable hash of the body.
+IDEMPOTENCY_HASH_KEY = secret("IDEMPOTENCY_HASH_KEY", DEBUG, VAR_DIR, minimum_length=32)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"] if DEBUG else [])
 
@@ -39,6 +41,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "vault.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -168,6 +171,8 @@ ACH_IMMEDIATE_DESTINATION_NAME = env_str("ACH_IMMEDIATE_DESTINATION_NAME", "FEDE
 ACH_IMMEDIATE_ORIGIN = env_str("ACH_IMMEDIATE_ORIGIN", "021000021")
 ACH_IMMEDIATE_ORIGIN_NAME = env_str("ACH_IMMEDIATE_ORIGIN_NAME", "VAULT PAYMENTS")
 ACH_ORIGINATING_DFI = env_str("ACH_ORIGINATING_DFI", "02100002")
+# `import_returns` reads at most this many bytes of a file and refuses a larger one.
+IMPORT_RETURNS_MAX_BYTES = int(env_str("IMPORT_RETURNS_MAX_BYTES", str(64 * 1024 * 1024)))
 
 LOGGING = {
     "version": 1,

@@ -22,3 +22,10 @@ class Command(BaseCommand):
         except IntegrityError as exc:
             raise CommandError("another originate run took the same trace numbers or file id; run again") from exc
         emit(self, result.as_json())
+        if result.unwritten:
+            # The JSON above lists them; a non-zero exit makes the scheduler alert someone.
+            errors = "; ".join(item["error"] for item in result.unwritten)
+            raise CommandError(
+                f"{len(result.unwritten)} NACHA file(s) could not be written ({errors}); their batches will not "
+                "settle until a later originate writes them"
+            )
