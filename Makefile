@@ -20,8 +20,10 @@ migrate: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 
+# One background worker (webhook delivery) runs beside gunicorn and stops with it.
 run: migrate
 	$(PY) manage.py bootstrap_demo
+	$(PY) manage.py run_worker & worker=$$!; trap 'kill $$worker' EXIT INT TERM; \
 	$(VENV)/bin/gunicorn vault.wsgi:application --bind 127.0.0.1:8000 --workers 2 --access-logfile -
 
 test: install

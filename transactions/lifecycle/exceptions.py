@@ -6,6 +6,8 @@ from datetime import datetime
 
 from django.db import transaction
 
+from events.types import EventType
+from transactions.events import transaction_event
 from transactions.models import Status, Transaction, TransactionException
 from vault.errors import Conflict
 
@@ -35,6 +37,7 @@ def transaction_reject(*, txn: Transaction, reason: str, at: datetime) -> Transa
     record.save()
     locked.status = Status.REJECTED
     locked.save(update_fields=["status"])
+    transaction_event(locked, EventType.TRANSACTION_REJECTED)
     return locked
 
 
@@ -48,6 +51,7 @@ def transaction_restore(*, txn: Transaction, at: datetime) -> Transaction:
     record.save()
     locked.status = Status.PENDING
     locked.save(update_fields=["status"])
+    transaction_event(locked, EventType.TRANSACTION_RESTORED)
     return locked
 
 

@@ -9,6 +9,8 @@ from uuid import UUID
 
 from django.db import transaction
 
+from events.types import EventType
+from transactions.events import transaction_event
 from transactions.models import Status, Transaction, TransactionHold
 
 
@@ -40,6 +42,7 @@ def transaction_hold_release(*, txn: Transaction, at: datetime) -> bool:
     hold.save()
     locked.status = Status.PENDING
     locked.save(update_fields=["status"])
+    transaction_event(locked, EventType.TRANSACTION_RELEASED)
     txn.status = locked.status
     return True
 

@@ -8,7 +8,9 @@ from uuid import UUID
 from django.db import transaction
 
 from accounts.models import Company
+from events.types import EventType
 from transactions import calendar
+from transactions.events import transaction_created_event, transaction_event
 from transactions.models import Status, Transaction, TransactionType
 from vault.errors import Conflict, NotFound
 
@@ -52,5 +54,7 @@ def transaction_reverse(*, company: Company, transaction_uuid: UUID, at: datetim
     original.reversed_at = at
     original.reversal_uuid = credit.uuid
     original.save(update_fields=["status", "reversed_at", "reversal_uuid"])
+    transaction_event(original, EventType.TRANSACTION_REVERSED)
+    transaction_created_event(credit)
     credit.reversal_of = original
     return credit
