@@ -280,13 +280,18 @@ def deliveries_send(token: str, lease_until: datetime, batch: list[Delivery]) ->
     sent: list[tuple[Delivery, Outcome]] = []
     unsent: list[Delivery] = []
     cancelled: list[Delivery] = []
+    gone: set[int] = set()  # endpoints that answered 410 in this batch: nothing more goes to them
     for delivery in batch:
-        if not delivery.endpoint.enabled or delivery.endpoint.deleted_at is not None:
+        endpoint = delivery.endpoint
+        if not endpoint.enabled or endpoint.deleted_at is not None or endpoint.pk in gone:
             cancelled.append(delivery)
         elif timezone.now() + longest > lease_until:
             unsent.append(delivery)
         else:
-            sent.append((delivery, _send(delivery, destinations)))
+            outcome = _send(delivery, destinations)
+            sent.append((delivery, outcome))
+            if outcome.status_code == GONE:
+                gone.add(endpoint.pk)
     _record(token, sent, unsent, cancelled)
     return len(sent)
 
