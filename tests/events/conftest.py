@@ -10,7 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from events.services import endpoint_create
+from events.models import Event
+from events.services import endpoint_create, event_record
+from tests import factories
 
 
 @dataclass
@@ -98,3 +100,22 @@ def endpoint(company, receiver):
 def no_retry_wait(settings):
     """Retries due at once, so one worker pass walks the whole schedule."""
     settings.WEBHOOK_RETRY_DELAYS = (0,) * 9
+
+
+def customer_event(company, type: str = "customer.updated", **data) -> Event:
+    """An event about a fresh customer of `company`, recorded (and committed when not in a test transaction)."""
+    owner = factories.CustomerFactory(company=company)
+    return event_record(company_id=company.pk, type=type, object_uuid=owner.uuid, data=data)
+
+
+def wire_body(event: Event, company) -> dict:
+    """The JSON body CONTRACT 9 promises for `event`, built by hand from the row."""
+    return {
+        "id": str(event.uuid),
+        "type": event.type,
+        "timestamp": event.created_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "companyUuid": str(company.uuid),
+        "objectUuid": str(event.object_uuid),
+        "sequence": event.sequence,
+        "data": event.data,
+    }

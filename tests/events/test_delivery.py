@@ -10,16 +10,13 @@ from standardwebhooks import Webhook, WebhookVerificationError
 
 from events.delivery import deliveries_run
 from events.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
-from events.services import endpoint_create, endpoint_rotate_secret, event_record
-from tests import factories
+from events.services import endpoint_create, endpoint_rotate_secret
+from tests.events.conftest import customer_event, wire_body
 
 pytestmark = pytest.mark.django_db
 
 
-def _event(company, type="customer.updated", **data):
-    return event_record(
-        company_id=company.pk, type=type, object_uuid=factories.CustomerFactory(company=company).uuid, data=data
-    )
+_event = customer_event
 
 
 def test_delivered_body_verifies_with_the_standard_webhooks_library(company, endpoint, receiver):
@@ -29,15 +26,8 @@ def test_delivered_body_verifies_with_the_standard_webhooks_library(company, end
 
     (request,) = receiver.received
     verified = Webhook(endpoint.secret).verify(request.body, request.headers)
-    assert verified == {
-        "id": str(event.uuid),
-        "type": "customer.updated",
-        "timestamp": event.created_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-        "companyUuid": str(company.uuid),
-        "objectUuid": str(event.object_uuid),
-        "sequence": 1,
-        "data": {"name": "Ada"},
-    }
+    assert verified == wire_body(event, company)
+    assert (verified["sequence"], verified["data"]) == (1, {"name": "Ada"})
     assert request.headers["webhook-id"] == str(event.uuid)
     assert request.path == "/hooks"
     assert Delivery.objects.get().status == "delivered"

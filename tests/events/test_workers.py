@@ -22,6 +22,7 @@ from events.models import Delivery, DeliveryAttempt, Event
 from events.services import EventDraft, event_record, events_record
 from tests import factories
 from tests.concurrency import at_once
+from tests.events.conftest import customer_event
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -93,12 +94,7 @@ def test_a_worker_killed_mid_delivery_loses_nothing(company, endpoint, receiver)
     )
     try:
         with transaction.atomic():
-            event = event_record(
-                company_id=company.pk,
-                type="customer.updated",
-                object_uuid=factories.CustomerFactory(company=company).uuid,
-                data={},
-            )
+            event = customer_event(company)
         assert receiver.arrived.wait(60), "the worker never started the delivery"
         worker.send_signal(signal.SIGKILL)
         worker.wait(10)
@@ -122,12 +118,7 @@ def test_a_worker_killed_mid_delivery_loses_nothing(company, endpoint, receiver)
 
 def test_run_worker_batch_delivers_what_was_committed_while_no_worker_ran(company, endpoint, receiver):
     with transaction.atomic():
-        event = event_record(
-            company_id=company.pk,
-            type="customer.updated",
-            object_uuid=factories.CustomerFactory(company=company).uuid,
-            data={},
-        )
+        event = customer_event(company)
     result = subprocess.run(  # noqa: S603
         [sys.executable, "manage.py", "run_worker", "--batch"],
         cwd=REPO,
