@@ -141,6 +141,13 @@ def test_the_whole_life_of_a_charge_reaches_the_receiver_signed(api_client, comp
         "type": "Debit",
         "amount": 1500,
         "effectiveDate": MONDAY.isoformat(),
+        # SPEC 4.7 rule 2: structurally valid details even on a saved method; the stored ones replace them.
+        "paymentDetails": {
+            "name": "Ada L",
+            "accountType": "Checking",
+            "accountNumber": "999999999",
+            "routingNumber": "021000021",
+        },
         "customerUuid": customer["customerUuid"],
         "paymentMethodUuid": method["paymentMethodUuid"],
     }
