@@ -157,6 +157,7 @@ ENCRYPTED_COLUMNS: dict[str, tuple[str, str]] = {
     "transactions": ("transactions.Transaction", "account_number"),
     "webhookSecrets": ("events.WebhookEndpoint", "secret"),
     "webhookPreviousSecrets": ("events.WebhookEndpoint", "previous_secret"),
+    "changeNotices": ("transactions.ChangeNotice", "corrected_account_number"),
 }
 
 

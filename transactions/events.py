@@ -33,6 +33,13 @@ def transaction_created_event(txn: Transaction) -> None:
     events_record([_draft(txn, type) for type in types])
 
 
+def transaction_resumed_event(txn: Transaction, type: str) -> None:
+    """`type` (released, restored), then where the charge went on to when that is not Pending: an RTP charge
+    settles at once, a card whose expiry passed is declined."""
+    types = [type, *([BORN_AS[txn.status]] if txn.status in BORN_AS else [])]
+    events_record([_draft(txn, each) for each in types])
+
+
 def transactions_event(ids: Iterable[int], type: str) -> None:
     """The same event for many transactions (lifecycle commands), read back after their update."""
     ids = list(ids)
@@ -52,3 +59,9 @@ def transactions_returned_event(ids: Iterable[int], late_ids: Iterable[int]) -> 
     late = set(late_ids)
     transactions_event([pk for pk in ids if pk not in late], EventType.TRANSACTION_RETURNED)
     transactions_event(late, EventType.TRANSACTION_LATE_RETURNED)
+
+
+def transactions_voided_reversals_event(uuids: Iterable, *, at) -> None:
+    """transaction.voided for the pending reversal credits a return of their original has just voided."""
+    voided = Transaction.objects.filter(uuid__in=list(uuids), status=Status.VOIDED, voided_at=at)
+    transactions_event(voided.values_list("pk", flat=True), EventType.TRANSACTION_VOIDED)
