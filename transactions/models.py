@@ -260,7 +260,9 @@ class ChangeNotice(models.Model):
     changed_at = models.DateTimeField()
     noc_received_at = models.DateTimeField()
     old_value = models.JSONField(default=dict)
-    new_value = models.JSONField(default=dict)
+    new_value = models.JSONField(default=dict)  # account numbers masked
+    # In full (encrypted) only here: a reversal of a one-off charge, which has no saved method to correct, pays it.
+    corrected_account_number = EncryptedTextField(null=True, blank=True)
     ingestion_file = models.ForeignKey(IngestionFile, on_delete=models.PROTECT, null=True, blank=True)
 
 
