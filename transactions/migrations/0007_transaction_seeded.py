@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('transactions', '0005_trace_day_and_file_sha256'),
+        ('transactions', '0006_change_notice_corrected_account'),
     ]
 
     operations = [
