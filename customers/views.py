@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from django.core.validators import EmailValidator, RegexValidator
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from customers.models import Customer
 from customers.selectors import customer_get, customer_list
+from customers.serializers import CustomerCreatedOutput, CustomerOutput
 from customers.services import CUSTOMER_FIELDS, PHONE_PATTERN, customer_create, customer_update
 from vault.openapi import Paginated
 from vault.pagination import page_params, paginated_body
@@ -36,33 +37,6 @@ class CustomerCreateInput(StrictSerializer):
 
 class CustomerUpdateInput(CustomerCreateInput):
     status = StrictChoiceField(choices=Customer.Status.choices, required=False)
-
-
-class CustomerCreatedOutput(serializers.Serializer):
-    companyUuid = serializers.UUIDField(source="company.uuid")  # noqa: N815
-    customerUuid = serializers.UUIDField(source="uuid")  # noqa: N815
-    # Text fields that are empty read as null (see the views below).
-    firstName = serializers.CharField(source="first_name", allow_null=True)  # noqa: N815
-    lastName = serializers.CharField(source="last_name", allow_null=True)  # noqa: N815
-    status = serializers.ChoiceField(choices=Customer.Status.choices)
-
-
-class CustomerOutput(CustomerCreatedOutput):
-    companyName = serializers.CharField(source="company_name", allow_null=True)  # noqa: N815
-    email = serializers.CharField(allow_null=True)
-    phone = serializers.CharField(allow_null=True)
-    accountHolderType = serializers.ChoiceField(source="account_holder_type", choices=Customer.HolderType.choices)  # noqa: N815
-    customerId = serializers.CharField(source="customer_id", allow_null=True)  # noqa: N815
-    defaultPaymentMethod = serializers.UUIDField(  # noqa: N815
-        source="default_payment_method_uuid", default=None, required=False, help_text="Present only when set."
-    )
-
-    def to_representation(self, instance):
-        data = super().to_representation(instance)
-        # SPEC 4.4: defaultPaymentMethod appears only when set; other absent text fields read as null.
-        if data["defaultPaymentMethod"] is None:
-            del data["defaultPaymentMethod"]
-        return {key: (None if value == "" else value) for key, value in data.items()}
 
 
 def _model_fields(validated: dict) -> dict:

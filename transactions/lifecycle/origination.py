@@ -23,9 +23,11 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 
+from events.types import EventType
 from transactions import calendar
+from transactions.events import transactions_event
 from transactions.lifecycle import nacha
-from transactions.models import Batch, Method, OriginationFile, Status, Transaction, TransactionType
+from transactions.models import NOT_SEEDED, Batch, Method, OriginationFile, Status, Transaction, TransactionType
 
 logger = logging.getLogger("transactions.lifecycle")
 
@@ -102,7 +104,11 @@ def _next_file_id_modifier(window_at: datetime) -> str:
 def _due_transactions(day: date):
     return (
         Transaction.objects.filter(
-            status=Status.PENDING, method__in=ORIGINATED_METHODS, effective_date__lte=day, batch__isnull=True
+            NOT_SEEDED,
+            status=Status.PENDING,
+            method__in=ORIGINATED_METHODS,
+            effective_date__lte=day,
+            batch__isnull=True,
         )
         # The account number stays encrypted in this step: it is decrypted only to write the file.
         .defer("account_number")
@@ -156,6 +162,7 @@ def _batch_due(*, at: datetime, progress: Progress) -> tuple[OriginationFile | N
         debit_total += debits
         credit_total += credits
     _save_assignments(due, progress)
+    transactions_event([txn.pk for txn in due], EventType.TRANSACTION_PROCESSING)
     origination_file.batch_count = len(groups)
     origination_file.entry_count = len(due)
     origination_file.debit_total = debit_total

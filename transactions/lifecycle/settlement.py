@@ -14,8 +14,10 @@ from datetime import date, datetime
 from django.db import transaction
 from django.db.models import Count, F, Q
 
+from events.types import EventType
 from transactions import calendar
-from transactions.models import Batch, Method, Settlement, Status, Transaction, TransactionType
+from transactions.events import transactions_event
+from transactions.models import NOT_SEEDED, Batch, Method, Settlement, Status, Transaction, TransactionType
 
 Progress = Callable[..., Iterable]
 
@@ -77,6 +79,7 @@ def _settle_group(
     Settlement.objects.filter(pk=settlement.pk).update(
         transaction_count=F("transaction_count") + len(locked), net_amount=F("net_amount") + net
     )
+    transactions_event([] if late else [pk for pk, _t, _a in locked], EventType.TRANSACTION_SETTLED)
     return settlement, len(locked)
 
 
@@ -107,9 +110,9 @@ def unwritten_batches() -> list[dict]:
 
 def transactions_settle(*, at: datetime, progress: Progress = _no_progress) -> SettleResult:
     result = SettleResult(unwritten_batches=unwritten_batches())
-    due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True) & SENT
+    due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True) & SENT & NOT_SEEDED
     rows = Transaction.objects.filter(due).values_list("pk", "company_id", "expected_to_settle_at")
-    card = Q(
+    card = NOT_SEEDED & Q(
         status=Status.PENDING,
         method=Method.CRD,
         authorized_at__isnull=False,
@@ -119,7 +122,7 @@ def transactions_settle(*, at: datetime, progress: Progress = _no_progress) -> S
     card_rows = [
         (pk, company_id, at) for pk, company_id in Transaction.objects.filter(card).values_list("pk", "company_id")
     ]
-    late = Q(status=Status.RETURNED, late_returned_at__isnull=False, late_return_settlement__isnull=True)
+    late = NOT_SEEDED & Q(status=Status.RETURNED, late_returned_at__isnull=False, late_return_settlement__isnull=True)
     late_rows = [
         (pk, company_id, at) for pk, company_id in Transaction.objects.filter(late).values_list("pk", "company_id")
     ]
