@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.contrib.auth.models import Group
 
 from accounts.actions import ALL_ACTIONS, Action
 from accounts.models import ActionGroup, ApiKey, Company, Membership, Role, User
@@ -70,6 +72,20 @@ class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
     )
     search_fields = ("name",)  # plus exact ids, by the shape of the term: get_search_fields
     ordering = ("name",)
+    # Editable only with accounts.manage_risk_controls: change_company alone does not move a limit or the gate.
+    risk_control_fields = (
+        "staged_rollout",
+        "hold_over",
+        "decline_over",
+        "daily_volume_limit",
+        "cutoff_time",
+        "ach_company_id",
+    )
+
+    def get_readonly_fields(self, request, obj=None):
+        if request.user.has_perm("accounts.manage_risk_controls"):
+            return self.readonly_fields
+        return (*self.readonly_fields, *self.risk_control_fields)
 
     def get_search_fields(self, request):
         # An exact uuid lookup only for a uuid-shaped term, so a name search is never a database type error.
@@ -171,7 +187,7 @@ class ActionGroupAdmin(SuperuserOnlyAdminMixin, admin.ModelAdmin):
         return ("name", "updated_at") if obj is not None else ("updated_at",)
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        # Without the row every action falls back to allowed; editing its actions is the way to restrict.
+        # Without the row every API key is refused (fail closed); editing its actions is the way to restrict.
         return False
 
     def save_model(self, request, obj, form, change) -> None:
@@ -191,6 +207,12 @@ class ApiKeyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
     ordering = ("-created_at",)
     actions = ("revoke_selected",)
 
+    def get_readonly_fields(self, request, obj=None):
+        # The rollout flag lets a key past the staged-rollout gate (SPEC 5 rule 2): its own grant, beyond change_apikey.
+        if request.user.has_perm("accounts.manage_rollout_allowed"):
+            return self.readonly_fields
+        return (*self.readonly_fields, "rollout_allowed")
+
     def has_add_permission(self, request) -> bool:
         # Issued by `manage.py create_api_key`, the only place the raw key is ever shown.
         return False
@@ -199,3 +221,13 @@ class ApiKeyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
     def revoke_selected(self, request, queryset) -> None:
         revoked = api_keys_revoke(api_keys=queryset)
         self.message_user(request, f"Revoked {revoked} key(s).", messages.SUCCESS)
+
+
+# Django's Group admin hands out model permissions: a staff user who could edit groups could grant their own group
+# any permission (release holds, risk controls). Superusers only; Permission rows have no admin page at all.
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class GroupAdmin(SuperuserOnlyAdminMixin, DjangoGroupAdmin):
+    pass

@@ -45,6 +45,9 @@ class Company(models.Model):
 
     class Meta:
         verbose_name_plural = "companies"
+        # Risk limits, the NACHA company id, the cut-off and the staged-rollout flag move money or bypass a gate:
+        # a grant of their own, beyond change_company (accounts/admin.py).
+        permissions = [("manage_risk_controls", "Can change risk limits, ACH company id, cut-off and staged rollout")]
         constraints = [
             models.CheckConstraint(condition=models.Q(hold_over__gte=0), name="company_hold_over_nonnegative"),
             models.CheckConstraint(condition=models.Q(decline_over__gte=0), name="company_decline_over_nonnegative"),
@@ -142,6 +145,7 @@ class ApiKey(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["company", "created_at"], name="apikey_company_created")]
+        permissions = [("manage_rollout_allowed", "Can change an API key's rollout flag")]
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.name or 'unnamed'})"

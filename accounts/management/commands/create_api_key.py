@@ -43,7 +43,7 @@ class Command(BaseCommand):
         target = company_by_uuid(company)
         if actions is not None:
             wanted = parse_actions(actions)
-            missing = [action for action in wanted if action not in live_api_key_actions()]
+            missing = [action for action in wanted if action not in (live_api_key_actions() or ())]
             if missing:
                 raise CommandError(
                     f"the live API-key action group does not grant {', '.join(missing)}; edit it in the admin first"
