@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.contrib.auth.models import Group
 
 from accounts.actions import ALL_ACTIONS, Action
+from accounts.login_throttle import login_attempt_reserve, login_attempt_succeeded, login_buckets
 from accounts.models import ActionGroup, ApiKey, Company, Membership, Role, User
 from accounts.selectors import clear_action_group_cache
-from accounts.services import api_keys_revoke
+from accounts.services import api_keys_revoke, user_refresh_tokens_revoke
 from vault.admin_scoping import CompanyScopedAdminMixin, SuperuserOnlyAdminMixin, is_uuid
 
 
@@ -144,6 +146,12 @@ class UserAdmin(SuperuserOnlyAdminMixin, DjangoUserAdmin):
     def get_inlines(self, request, obj):
         return self.inlines if obj is not None else ()
 
+    def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
+        if change and "is_active" in form.changed_data and not obj.is_active:
+            # Refresh checks is_active anyway; revoking means a later reactivation does not revive old tokens.
+            user_refresh_tokens_revoke(user=obj)
+
 
 @admin.register(Membership)
 class MembershipAdmin(SuperuserOnlyAdminMixin, admin.ModelAdmin):
@@ -231,3 +239,27 @@ admin.site.unregister(Group)
 @admin.register(Group)
 class GroupAdmin(SuperuserOnlyAdminMixin, DjangoGroupAdmin):
     pass
+
+
+class ThrottledAdminAuthenticationForm(AdminAuthenticationForm):
+    """/admin/login/ counts attempts in the same buckets as POST /auth/login (H3): an email and a client address
+    locked by either login are locked for both, and the lock expires the same way."""
+
+    def clean(self):
+        username, password = self.cleaned_data.get("username"), self.cleaned_data.get("password")
+        if not username or not password:
+            return super().clean()
+        buckets = login_buckets(self.request, username)
+        retry_after = login_attempt_reserve(buckets=buckets)
+        if retry_after is not None:
+            raise forms.ValidationError(
+                "Too many failed login attempts; try again in %(seconds)s seconds.",
+                code="throttled",
+                params={"seconds": retry_after},
+            )
+        cleaned = super().clean()
+        login_attempt_succeeded(buckets=buckets)
+        return cleaned
+
+
+admin.site.login_form = ThrottledAdminAuthenticationForm

@@ -153,3 +153,19 @@ class ApiKey(models.Model):
     @property
     def is_revoked(self) -> bool:
         return self.revoked_at is not None
+
+
+class LoginThrottle(models.Model):
+    """The failed-login counter of one email or one client address (accounts/login_throttle.py). A table rather
+    than the cache: its row lock makes the count exact under parallel guesses on every database, whereas the
+    database cache's incr is a read then a write."""
+
+    key = models.CharField(max_length=100, unique=True)
+    attempts = models.PositiveIntegerField(default=0)
+    window_ends_at = models.DateTimeField()
+    locked_until = models.DateTimeField(null=True, blank=True)
+    lock_level = models.PositiveSmallIntegerField(default=0, help_text="Locks in a row: each one lasts twice as long.")
+    forget_at = models.DateTimeField(db_index=True, help_text="After this the row says nothing and is deleted.")
+
+    def __str__(self) -> str:
+        return self.key

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from vault.env import env_bool, env_list, env_str, fernet_keys, secret
+from vault.env import env_bool, env_int, env_list, env_str, fernet_keys, secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework_simplejwt.token_blacklist",
     "django_filters",
     "drf_spectacular",
     "simple_history",
@@ -138,6 +139,9 @@ SIMPLE_JWT = {
     "USER_ID_FIELD": "id",
     "USER_ID_CLAIM": "user_id",
     "UPDATE_LAST_LOGIN": False,
+    # Refresh rotates (M7): accounts.services.refresh_token_rotate blacklists the token it was given.
+    "ROTATE_REFRESH_TOKENS": True,
+    "BLACKLIST_AFTER_ROTATION": True,
 }
 
 SPECTACULAR_SETTINGS = {
@@ -150,10 +154,17 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
-# Brute-force guard for POST /auth/login: failures counted per email and per client address.
+# Brute-force guard for POST /auth/login and /admin/login/ (accounts/login_throttle.py): attempts counted per email
+# and per client address. Past the email's limit the email is locked for 1 minute, then 2, 4, ... at most 15;
+# past the address's limit the address is locked for the window.
 LOGIN_FAILURE_LIMIT_PER_EMAIL = 5
 LOGIN_FAILURE_LIMIT_PER_ADDRESS = 20
 LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60
+LOGIN_EMAIL_FIRST_LOCK_SECONDS = 60
+LOGIN_EMAIL_MAX_LOCK_SECONDS = 15 * 60
+# How many X-Forwarded-For entries, counted from the right, our own proxies appended. 0: the client address is
+# REMOTE_ADDR (no proxy, or one that cannot be trusted to set the header).
+TRUSTED_PROXY_HOPS = env_int("TRUSTED_PROXY_HOPS", 0)
 
 REPORTING_API_VERSION = "1.0"
 
