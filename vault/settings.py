@@ -40,6 +40,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "vault.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -50,6 +51,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
 ]
+
+# Largest request body accepted (413 above it, vault/middleware.py); Django's own limit on request.body matches it.
+MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 
 ROOT_URLCONF = "vault.urls"
 WSGI_APPLICATION = "vault.wsgi.application"
@@ -122,7 +127,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.RouteActionPermission"],
     "DEFAULT_RENDERER_CLASSES": ["vault.envelope.EnvelopeJSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["vault.bounded_json.BoundedJSONParser"],
     "EXCEPTION_HANDLER": "vault.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "accounts.schema.VaultAutoSchema",
     "UNAUTHENTICATED_USER": None,
