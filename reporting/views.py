@@ -21,6 +21,7 @@ from reporting.selectors import (
     report_queryset,
     report_stream,
 )
+from reporting.services import LeasedStream, csv_export_lease_acquire
 from vault.envelope import EnvelopeJSONRenderer
 from vault.errors import ApiError
 from vault.pagination import page_params, paginated_body
@@ -95,6 +96,7 @@ CSV_WRITE_BYTES = 64 * 1024
 
 
 def _csv_response(*, company, filtered, projection, ordering) -> StreamingHttpResponse:
+    lease = csv_export_lease_acquire(company=company)
     writer = csv.writer(_Echo(), lineterminator="\n")
     header = writer.writerow(projection.keys).encode()
     if connections[filtered.db].vendor == "postgresql":
@@ -102,7 +104,9 @@ def _csv_response(*, company, filtered, projection, ordering) -> StreamingHttpRe
     else:
         rows = report_stream(company=company, filtered=filtered, projection=projection, ordering=ordering)
         pieces = (writer.writerow(row).encode() for row in rows)
-    response = StreamingHttpResponse(_chunked(header, pieces), content_type="text/csv; charset=utf-8")
+    response = StreamingHttpResponse(
+        LeasedStream(lease, _chunked(header, pieces)), content_type="text/csv; charset=utf-8"
+    )
     response["Content-Disposition"] = 'attachment; filename="transactions.csv"'
     return response
 
