@@ -64,7 +64,7 @@ class RouteActionPermission(BasePermission):
                     "API keys are disabled: the live API-key action group is missing; an operator must restore it.",
                     code="api_keys_disabled",
                 )
-            allowed = action in live_actions
+            allowed = action in live_actions and principal.api_key.scope_allows(action)
             if allowed and action in ROLLOUT_GATED_ACTIONS and company.staged_rollout:
                 allowed = principal.api_key.rollout_allowed
         else:

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0005_login_throttle'),
+        ('accounts', '0006_login_throttle'),
         ('reporting', '0002_payer_names'),
     ]
 

@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('transactions', '0003_return_code_copy_and_name_index'),
+        ('transactions', '0004_secrets_at_rest'),
     ]
 
     operations = [

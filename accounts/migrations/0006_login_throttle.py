@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0004_back_office_permissions'),
+        ('accounts', '0005_back_office_permissions'),
     ]
 
     operations = [

@@ -22,6 +22,6 @@ def revoke(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("accounts", "0002_default_roles_action_group_cache")]
+    dependencies = [("accounts", "0003_api_key_actions")]
 
     operations = [migrations.RunPython(grant, revoke)]

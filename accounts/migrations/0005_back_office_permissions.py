@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0003_void_reverse_actions'),
+        ('accounts', '0004_void_reverse_actions'),
     ]
 
     operations = [
