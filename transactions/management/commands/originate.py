@@ -25,3 +25,10 @@ class Command(BaseCommand):
         except NachaFieldError as exc:  # nothing was written; the batches wait for the data to be corrected
             raise CommandError(f"a NACHA file cannot be written: {exc}") from exc
         emit(self, result.as_json())
+        if result.unwritten:
+            # The JSON above lists them; a non-zero exit makes the scheduler alert someone.
+            errors = "; ".join(item["error"] for item in result.unwritten)
+            raise CommandError(
+                f"{len(result.unwritten)} NACHA file(s) could not be written ({errors}); their batches will not "
+                "settle until a later originate writes them"
+            )
