@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-
 from django.db import connections
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -22,25 +19,10 @@ from reporting.selectors import (
     report_stream,
 )
 from reporting.services import LeasedStream, csv_export_lease_acquire
+from vault.csv_export import CsvLineWriter, CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
 from vault.errors import ApiError
 from vault.pagination import page_params, paginated_body
-
-
-class CSVRenderer(BaseRenderer):
-    """Lets DRF's `format=csv` negotiation pass; the CSV itself is streamed by the view."""
-
-    media_type = "text/csv"
-    format = "csv"
-    charset = "utf-8"
-
-    def render(self, data, accepted_media_type=None, renderer_context=None):
-        return data
-
-
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
 
 
 class TransactionReportView(APIView):
@@ -97,13 +79,13 @@ CSV_WRITE_BYTES = 64 * 1024
 
 def _csv_response(*, company, filtered, projection, ordering) -> StreamingHttpResponse:
     lease = csv_export_lease_acquire(company=company)
-    writer = csv.writer(_Echo(), lineterminator="\n")
-    header = writer.writerow(projection.keys).encode()
+    writer = CsvLineWriter()
+    header = writer.line(projection.keys)
     if connections[filtered.db].vendor == "postgresql":
         pieces = report_copy_stream(company=company, filtered=filtered, projection=projection, ordering=ordering)
     else:
         rows = report_stream(company=company, filtered=filtered, projection=projection, ordering=ordering)
-        pieces = (writer.writerow(row).encode() for row in rows)
+        pieces = (writer.line(row) for row in rows)
     response = StreamingHttpResponse(
         LeasedStream(lease, _chunked(header, pieces)), content_type="text/csv; charset=utf-8"
     )

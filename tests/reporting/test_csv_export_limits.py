@@ -49,6 +49,8 @@ def test_a_third_concurrent_export_is_429_with_retry_after_until_one_closes(api_
     third = _export(api_client)
     assert third.status_code == 429
     assert int(third["Retry-After"]) > 0
+    body = third.json()
+    assert body["status"] == "error" and body["errors"][0]["code"] == "throttled"
     _close(first)
     fourth = _export(api_client)
     assert fourth.status_code == 200
