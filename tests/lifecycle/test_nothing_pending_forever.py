@@ -122,6 +122,16 @@ class World:
         assert (txn.method, txn.status) == (method, status)
         return txn
 
+    def voided(self, method: str) -> Transaction:
+        txn = self.reach(method, Status.PENDING)
+        assert self.api.post(f"/transactions/{txn.uuid}/void").status_code == 200
+        return txn
+
+    def reversed(self, method: str) -> Transaction:
+        txn = self.reach(method, Status.SETTLED)
+        assert self.api.post(f"/transactions/{txn.uuid}/reverse").status_code == 201
+        return txn
+
     def admin_action(self, action: str, txn: Transaction) -> None:
         response = self.admin.post(
             "/admin/transactions/transaction/", {"action": action, "_selected_action": [str(txn.pk)]}, follow=True
@@ -158,6 +168,33 @@ def test_each_move_of_the_table_happens(api_client, method, status, step):
     assert txn.status == step.to, f"{method} {status} after {step.by}"
     if txn.status == Status.PENDING and method == Method.CRD:
         assert txn.authorized_at is not None  # so the next settle captures it
+
+
+FINAL_REACH = {
+    Status.DECLINED: lambda world, method: world.charge(method, DECLINED_AMOUNT),
+    Status.VOIDED: lambda world, method: world.voided(method),
+    Status.REVERSED: lambda world, method: world.reversed(method),
+}
+FINALS = [
+    (method, status)
+    for (method, status), step in LIFECYCLE.items()
+    if isinstance(step, Final) and status in FINAL_REACH
+]
+
+
+@pytest.mark.parametrize(("method", "status"), FINALS, ids=[f"{m}-{s}" for m, s in FINALS])
+def test_a_final_status_is_left_alone_by_every_command(api_client, method, status):
+    world = World(api_client)
+    txn = FINAL_REACH[status](world, method)
+    txn.refresh_from_db()
+    assert txn.status == status
+
+    run("originate", "--at", ORIGINATE_AT)
+    run("settle", "--at", SETTLE_AT)
+    assert run("release_holds", "--uuid", str(txn.uuid))["released"] == 0
+
+    txn.refresh_from_db()
+    assert txn.status == status
 
 
 def test_a_released_rtp_hold_settles_like_an_unheld_rtp_charge(api_client, company):

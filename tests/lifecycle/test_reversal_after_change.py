@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.lifecycle import nacha_reader
-from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, run, saved_method_txn
+from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
 from transactions.lifecycle.returns import return_file_for
 from transactions.models import Transaction, TransactionReturn
 
@@ -35,6 +35,20 @@ def _import(tmp_path, entries, name="returns.ach"):
     return run("import_returns", str(path), "--at", RETURN_TIME)
 
 
+def _reversal_credit(api_client, debit) -> Transaction:
+    response = api_client.post(f"/transactions/{debit.uuid}/reverse")
+    assert response.status_code == 201, response.content
+    return Transaction.objects.get(uuid=response.json()["data"]["uuid"])
+
+
+def _sent_entry():
+    """The one entry of the next day's file, as the independent reader reads it."""
+    summary = run("originate", "--at", TUESDAY_MORNING)
+    (read,) = [nacha_reader.read(Path(path).read_text()) for path in summary["files"]]
+    (entry,) = [entry for batch in read.batches for entry in batch.entries]
+    return entry
+
+
 def test_a_reversal_pays_the_account_a_notice_of_change_corrected(api_client, method, tmp_path):
     (debit,) = _settled(method)
     assert (
@@ -42,19 +56,33 @@ def test_a_reversal_pays_the_account_a_notice_of_change_corrected(api_client, me
         == 1
     )
 
-    response = api_client.post(f"/transactions/{debit.uuid}/reverse")
-
-    assert response.status_code == 201, response.content
-    credit = Transaction.objects.get(uuid=response.json()["data"]["uuid"])
+    credit = _reversal_credit(api_client, debit)
     assert (credit.routing_number, credit.account_number, credit.account_last_four) == (
         "011000015",
         "5550001111",
         "1111",
     )
-    summary = run("originate", "--at", TUESDAY_MORNING)
-    (read,) = [nacha_reader.read(Path(path).read_text()) for path in summary["files"]]
-    (entry,) = [entry for batch in read.batches for entry in batch.entries]
+    entry = _sent_entry()
     assert (entry.routing, entry.account.strip(), entry.amount) == ("011000015", "5550001111", 4200)
+
+
+def test_a_one_off_reversal_pays_the_account_the_notice_on_its_entry_corrected(api_client, company, tmp_path):
+    debit = bank_txn(company, amount=3100, account_number="000111222333", account_type="Checking")
+    run("originate", "--at", MONDAY_MORNING)
+    run("settle", "--at", MONDAY_SETTLED)
+    debit.refresh_from_db()
+    assert (
+        _import(tmp_path, [(debit, "C06", {"accountNumber": "5550001111", "accountType": "Savings"})])["notices"] == 1
+    )
+
+    credit = _reversal_credit(api_client, debit)
+    assert (credit.account_number, credit.account_type, credit.routing_number) == (
+        "5550001111",
+        "Savings",
+        debit.routing_number,
+    )
+    entry = _sent_entry()
+    assert (entry.transaction_code, entry.account.strip(), entry.amount) == ("32", "5550001111", 3100)
 
 
 @pytest.mark.parametrize("code", ["R02", "R03", "R04"])

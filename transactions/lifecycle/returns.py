@@ -289,6 +289,7 @@ def _apply_notice(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
             noc_received_at=chunk.at,
             old_value=old_value,
             new_value=new_value,
+            corrected_account_number=corrected.get(Corrected.ACCOUNT.value),
             ingestion_file=chunk.ingestion,
         )
     )

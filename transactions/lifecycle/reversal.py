@@ -2,8 +2,8 @@
 did. ACH and RCC credits go out in the next `originate`; an RTP credit settles at once; a card refund is
 authorised now and captured by the next `settle`.
 
-A bank reversal pays the account as it is now: a saved method's details after any notice of change, and
-never a method that was blocked (R02-R04) since."""
+A bank reversal pays the account as it is now: a saved method's details after any notice of change (for a
+one-off charge, the notice on the entry itself), and never a method that was blocked (R02-R04) since."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from django.db import transaction
 from accounts.models import Company
 from payments.models import PaymentMethod
 from transactions import calendar
-from transactions.models import BANK_METHODS, Method, Status, Transaction, TransactionType
+from transactions.lifecycle.return_codes import Corrected
+from transactions.models import BANK_METHODS, ChangeNotice, Method, Status, Transaction, TransactionType
 from transactions.services import card_authorize, real_time_settle
 from vault.crypto import account_number_hash
 from vault.errors import Conflict, NotFound
@@ -38,7 +39,7 @@ def _payee(original: Transaction) -> dict:
     if original.method not in BANK_METHODS:
         return {name: getattr(original, name) for name in CARD_FIELDS}
     if original.payment_method_id is None:
-        return {name: getattr(original, name) for name in BANK_FIELDS}
+        return _one_off_payee(original)
     method = PaymentMethod.objects.select_for_update().get(pk=original.payment_method_id)
     if method.blocked_at is not None:
         raise Conflict(PAYMENT_METHOD_BLOCKED, field="paymentMethodUuid", code="payment_method_blocked")
@@ -50,6 +51,22 @@ def _payee(original: Transaction) -> dict:
         "account_last_four": method.account_number[-4:],
         "routing_number": method.routing_number,
     }
+
+
+def _one_off_payee(original: Transaction) -> dict:
+    """A one-off charge has no saved method to correct: the notice of change on the entry itself says where the
+    account is now."""
+    payee = {name: getattr(original, name) for name in BANK_FIELDS}
+    notice = ChangeNotice.objects.filter(transaction=original).first()
+    if notice is None:
+        return payee
+    payee["routing_number"] = notice.new_value.get(Corrected.ROUTING.value, payee["routing_number"])
+    payee["account_type"] = notice.new_value.get(Corrected.ACCOUNT_TYPE.value, payee["account_type"])
+    if notice.corrected_account_number:
+        payee["account_number"] = notice.corrected_account_number
+        payee["account_number_hash"] = account_number_hash(notice.corrected_account_number)
+        payee["account_last_four"] = notice.corrected_account_number[-4:]
+    return payee
 
 
 @transaction.atomic
