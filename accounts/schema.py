@@ -95,7 +95,7 @@ class VaultAutoSchema(AutoSchema):
 
     def _error_statuses(self) -> tuple[int, ...]:
         """What any operation of this kind can answer: bad input, credentials, permission, a lost database; 404
-        for an object named in the path; 415 for a body that is not JSON."""
+        for an object named in the path; 413 and 415 for a body too large or not JSON."""
         statuses = GUARDED_ERRORS if self._is_guarded() else PUBLIC_ERRORS
         if "{" in self.path:
             statuses += PATH_OBJECT_ERRORS

@@ -23,7 +23,7 @@ from reporting.services import LeasedStream, csv_export_lease_acquire
 from vault.csv_export import CsvLineWriter, CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
 from vault.errors import ApiError
-from vault.openapi import Paginated
+from vault.openapi import Paginated, error
 from vault.pagination import page_params, paginated_body
 
 
@@ -45,6 +45,7 @@ class TransactionReportView(APIView):
             (200, "text/csv"): OpenApiResponse(
                 OpenApiTypes.STR, description="format=csv (or Accept: text/csv): every matching row, flattened."
             ),
+            429: error("Too many CSV exports of this company at once; retry after Retry-After seconds."),
         },
     )
     def get(self, request):
