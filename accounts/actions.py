@@ -51,6 +51,7 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("transaction-create", "PUT"): Action.CREATE_TRANSACTION,
     ("transaction-detail", "GET"): Action.VIEW_TRANSACTIONS,
     ("transaction-void", "POST"): Action.CREATE_TRANSACTION,
+    ("transaction-events", "GET"): Action.VIEW_TRANSACTIONS,
     ("transaction-reverse", "POST"): Action.CREATE_TRANSACTION,
     ("reporting-transactions", "GET"): Action.VIEW_REPORTS,
 }
