@@ -160,7 +160,7 @@ class Transaction(models.Model):
     # True on rows made by `seed_transactions` (sample data), NULL on real ones: originate and settle read only
     # NOT_SEEDED rows. Nullable without a default, so adding it never rebuilds this table on SQLite.
     seeded = models.BooleanField(null=True, blank=True, editable=False)
-    # Who created the row (transactions.state.Actor); a database trigger (migration 0008) copies them into the
+    # Who created the row (transactions.state.Actor); a database trigger (migration 0009) copies them into the
     # row's `created` TransactionEvent in the INSERT itself. Nullable without a default, as `seeded` is.
     created_by_caller = models.CharField(max_length=8, null=True, blank=True, editable=False)
     created_by = models.CharField(max_length=64, null=True, blank=True, editable=False)
@@ -235,6 +235,13 @@ class Transaction(models.Model):
             models.Index(fields=["company", "name"], name="txn_company_name"),
             models.Index(fields=["company", "return_code"], name="txn_company_return_code"),
             models.Index(fields=["status", "method", "effective_date"], name="txn_status_method_effective"),
+        ]
+        # The back-office operator actions (transactions/lifecycle_admin.py): each its own grant, not view.
+        permissions = [
+            ("release_hold", "Can release held transactions"),
+            ("reject_transaction", "Can reject transactions"),
+            ("restore_transaction", "Can restore rejected transactions"),
+            ("acknowledge_exception", "Can acknowledge transaction exceptions"),
         ]
 
     def __str__(self) -> str:

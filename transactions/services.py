@@ -260,11 +260,10 @@ def _charge(
     else:
         then = accepted_charge_process(txn=txn, now=now)
         born = Status.PENDING if then is None else target_of(Status.PENDING, then)
-    transaction_create(txn, status=born, actor=actor)
-    if outcome is not None and outcome.status == Status.HELD:
-        txn.hold = TransactionHold.objects.create(
-            company=company, transaction=txn, hold_code=outcome.code, hold_reason=outcome.reason, held_at=now
-        )
+    hold = None
+    if born == Status.HELD:
+        hold = TransactionHold(company=company, hold_code=outcome.code, hold_reason=outcome.reason, held_at=now)
+    transaction_create(txn, status=born, actor=actor, hold=hold)
     return txn
 
 

@@ -16,7 +16,9 @@ from django.db import connection, models, transaction
 from django.db.models import QuerySet
 
 from accounts.authentication import ApiKeyPrincipal
-from transactions.models import Method, Status, Transaction, TransactionEvent, TransactionType
+from events.types import EventType
+from transactions.events import transaction_created_event, transaction_webhook, transactions_webhook
+from transactions.models import Method, Status, Transaction, TransactionEvent, TransactionHold, TransactionType
 from vault.errors import Conflict
 
 
@@ -133,6 +135,29 @@ REFUSALS: dict[str, tuple[str, str]] = {
 }
 
 
+# The webhook each move announces (CONTRACT 9); a birth announces transaction.created and, unless born Pending,
+# the status it was born in (transactions.events). Acknowledging announces nothing.
+WEBHOOKS: dict[str, str] = {
+    Event.RELEASED: EventType.TRANSACTION_RELEASED,
+    Event.REJECTED: EventType.TRANSACTION_REJECTED,
+    Event.RESTORED: EventType.TRANSACTION_RESTORED,
+    Event.VOIDED: EventType.TRANSACTION_VOIDED,
+    Event.ORIGINATED: EventType.TRANSACTION_PROCESSING,
+    Event.SETTLED: EventType.TRANSACTION_SETTLED,
+    Event.DECLINED: EventType.TRANSACTION_DECLINED,
+    Event.RETURNED: EventType.TRANSACTION_RETURNED,
+    Event.REVERSED: EventType.TRANSACTION_REVERSED,
+}
+# A return of what had already settled is a late return.
+LATE_RETURN_SOURCES = (Status.SETTLED, Status.REVERSED)
+
+
+def webhook_type(move: Move) -> str | None:
+    if move.event == Event.RETURNED and move.source in LATE_RETURN_SOURCES:
+        return EventType.TRANSACTION_LATE_RETURNED
+    return WEBHOOKS.get(move.event)
+
+
 class TransitionRefused(Conflict):
     """The table has no such move from the row's status, or the row fails the move's precondition: 409."""
 
@@ -188,10 +213,12 @@ def _append(events: Sequence[TransactionEvent]) -> None:
     TransactionEvent.objects.bulk_create(events, batch_size=1000)
 
 
-def transaction_create(txn: Transaction, *, status: str, actor: Actor) -> Transaction:
-    """Insert a new transaction born in `status`. Its `created` event (who, the status, failure_reason as the
-    reason, created_at) is written by a trigger inside the INSERT itself (migration 0008): a charge costs no
-    extra round trip for its trail."""
+def transaction_create(
+    txn: Transaction, *, status: str, actor: Actor, hold: TransactionHold | None = None
+) -> Transaction:
+    """Insert a new transaction born in `status` (with its risk `hold` when born HELD) and announce it. Its
+    `created` event (who, the status, failure_reason as the reason, created_at) is written by a trigger inside
+    the INSERT itself (migration 0009): a charge costs no extra round trip for its trail."""
     move = BIRTHS.get(status)
     if move is None or not _allowed(move, txn):
         raise CallerNotAllowed(f"a {txn.method} transaction cannot be born {status}")
@@ -199,6 +226,11 @@ def transaction_create(txn: Transaction, *, status: str, actor: Actor) -> Transa
     txn.status = status
     txn.created_by_caller, txn.created_by = actor.caller, actor.id
     txn.save(force_insert=True)
+    if hold is not None:
+        hold.transaction = txn
+        hold.save(force_insert=True)
+        txn.hold = hold
+    transaction_created_event(txn)
     return txn
 
 
@@ -217,6 +249,8 @@ def transition(txn: Transaction, event: str, *, actor: Actor, at, reason: str = 
             setattr(txn, name, value)
         event_row = _event(locked, move, source=locked.status, actor=actor, at=at, reason=reason)
         _append([event_row])
+        if webhook := webhook_type(move):
+            transaction_webhook(txn, webhook)
     return event_row
 
 
@@ -246,14 +280,18 @@ def transition_many(
         if _allowed(move, txn):
             _check_caller(move, actor)
             moved.setdefault(move.target, []).append(txn)
-    events = []
+    events, webhooks = [], {}
     for target, txns in moved.items():
         Transaction.objects.filter(pk__in=[txn.pk for txn in txns]).update(status=target, **(changes or {}))
         for txn in txns:
             move = TABLE[(txn.status, event)]
             why = (reasons or {}).get(txn.pk, reason)
             events.append(_event(txn, move, source=txn.status, actor=actor, at=at, reason=why))
+            webhooks.setdefault(webhook_type(move), []).append(txn.pk)
     _append(events)
+    for webhook, ids in webhooks.items():
+        if webhook:
+            transactions_webhook(ids, webhook)
     return [(txn.pk, *(getattr(txn, name) for name in read)) for txns in moved.values() for txn in txns]
 
 
@@ -274,10 +312,11 @@ def transition_rows(
     `fields`: one parameterised UPDATE per row through executemany (Django's bulk_update builds a CASE per
     row and field, which costs seconds per thousand rows), then one insert of their events. The whole list
     is refused when one row may not move: a caller's query selects only movable rows."""
-    events = []
+    events, webhooks = [], {}
     for txn in txns:
         move = move_for(txn, event, actor)
         events.append(_event(txn, move, source=txn.status, actor=actor, at=at, reason=""))
+        webhooks.setdefault(webhook_type(move), []).append(txn.pk)
         txn.status = move.target
     meta = Transaction._meta
     columns = [meta.get_field(name) for name in ("status", *fields)]
@@ -296,3 +335,6 @@ def transition_rows(
                 ],
             )
     _append(events)
+    for webhook, ids in webhooks.items():
+        if webhook:
+            transactions_webhook(ids, webhook)

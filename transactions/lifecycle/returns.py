@@ -18,8 +18,10 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from events.types import EventType
 from payments import numbers
 from payments.models import PaymentMethod
+from payments.services import payment_method_event
 from transactions import calendar
 from transactions.lifecycle import nacha
 from transactions.lifecycle.origination import sec_code_for
@@ -257,6 +259,7 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
         method.blocked_at = chunk.at
         method.blocked_reason = f"{item.code} {code.reason}"
         method.save(update_fields=["blocked_at", "blocked_reason"])
+        payment_method_event(method, EventType.PAYMENT_METHOD_BLOCKED)
     return True
 
 
@@ -334,6 +337,7 @@ def _correct_method(method: PaymentMethod, corrected: dict[str, str]) -> None:
     method.last_four = account[-4:]
     method.account_type = corrected.get(Corrected.ACCOUNT_TYPE.value, method.account_type)
     method.save(update_fields=["routing_number", "account_number", "account_hash", "last_four", "account_type"])
+    payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
 
 
 def summary_of(ingestion: IngestionFile, applied: _Applied, unmatched: list[str]) -> dict:

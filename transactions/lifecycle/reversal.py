@@ -93,6 +93,6 @@ def transaction_reverse(*, company: Company, transaction_uuid: UUID, actor: Acto
         born = Status.SETTLED
     elif original.method == Method.CRD:
         card_authorize(txn=credit, now=at)
-    transaction_create(credit, status=born, actor=actor)
     transition(original, Event.REVERSED, actor=actor, at=at, reversed_at=at, reversal_uuid=credit.uuid)
+    transaction_create(credit, status=born, actor=actor)
     return credit

@@ -51,7 +51,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('accounts', '0003_api_key_actions'),
-        ('transactions', '0007_transaction_seeded'),
+        ('transactions', '0008_back_office_permissions'),
     ]
 
     operations = [
