@@ -224,6 +224,16 @@ def status_writes(source: str) -> list[int]:
     return lines
 
 
+def _uses_transactions(source: str) -> bool:
+    """Whether a module can reach a Transaction at all: other models (webhook deliveries) have statuses too."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "transactions":
+            return True
+        if isinstance(node, ast.Import) and any(alias.name.split(".")[0] == "transactions" for alias in node.names):
+            return True
+    return False
+
+
 def test_the_scan_finds_each_kind_of_status_write():
     samples = [
         "txn.status = 'Voided'",
@@ -246,5 +256,7 @@ def test_no_code_outside_transactions_state_writes_a_transaction_status():
             continue
         if path in (OWNER, SAMPLE_DATA):
             continue
-        offenders += [f"{relative}:{line}" for line in status_writes(path.read_text())]
+        source = path.read_text()
+        if _uses_transactions(source):
+            offenders += [f"{relative}:{line}" for line in status_writes(source)]
     assert offenders == []
