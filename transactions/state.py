@@ -188,6 +188,10 @@ def move_for(txn: Transaction, event: str, actor: Actor) -> Move:
     return move
 
 
+# What the table and its preconditions read of a row.
+CHECKED_FIELDS = ("pk", "company_id", "status", "method", "type")
+
+
 def transaction_lock(rows: QuerySet[Transaction], *, skip_locked: bool = False) -> QuerySet[Transaction]:
     """The one way to lock transaction rows: FOR UPDATE of the transaction table alone (joined rows stay free).
     skip_locked for the batch commands, which leave a row another run holds to that run."""
@@ -242,7 +246,7 @@ def transition(txn: Transaction, event: str, *, actor: Actor, at, reason: str = 
     """Lock the row, check the move against the table, write the new status (and `changes`, fields that move
     with it) and append the event, all in one database transaction. `txn` is updated in memory too."""
     with transaction.atomic():
-        locked = transaction_lock(Transaction.objects.filter(pk=txn.pk)).get()
+        locked = transaction_lock(Transaction.objects.filter(pk=txn.pk)).only(*CHECKED_FIELDS).get()
         move = move_for(locked, event, actor)
         Transaction.objects.filter(pk=txn.pk).update(status=move.target, **changes)
         for name, value in {"status": move.target, **changes}.items():
@@ -269,11 +273,7 @@ def transition_many(
     """The bulk form: lock `rows`, move those the table allows with one UPDATE per target status and append
     their events in one insert. Rows the table refuses stay as they are. Each event's reason is `reasons[pk]`,
     else `reason`. Returns (pk, *read) of the moved rows."""
-    locked = list(
-        transaction_lock(rows, skip_locked=skip_locked)
-        .order_by("pk")
-        .only("pk", "company_id", "status", "method", "type", *read)
-    )
+    locked = list(transaction_lock(rows, skip_locked=skip_locked).order_by("pk").only(*CHECKED_FIELDS, *read))
     moved: dict[str, list[Transaction]] = {}
     for txn in locked:
         move = TABLE.get((txn.status, event))
