@@ -41,7 +41,8 @@ def transactions_webhook(ids: Iterable[int], type: str) -> None:
     rows = (
         Transaction.objects.filter(pk__in=ids)
         .defer("account_number")
-        .select_related("customer", "payment_method", "hold")
+        # No hold: the record reads it only for HELD rows, which no bulk transition produces.
+        .select_related("customer", "payment_method")
         .order_by("pk")
     )
     events_record([_draft(txn, type) for txn in rows])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from uuid import UUID
 
 import pytest
 from django.db import transaction
@@ -242,3 +243,31 @@ def test_held_declined_and_voided_charges_emit_their_events(api_client, company)
     assert _types(pending["uuid"]) == ["transaction.created", "transaction.voided"]
     held_event = Event.objects.get(type="transaction.held")
     assert held_event.data["holdCode"] == "AMT"
+
+
+def test_a_released_rtp_hold_reports_the_release_and_the_settlement(api_client, company):
+    from transactions.lifecycle.holds import holds_release
+
+    company.hold_over = 1000
+    company.save()
+    details = {
+        "name": "Ada L",
+        "accountType": "Checking",
+        "accountNumber": "000123456789",
+        "routingNumber": "021000021",
+    }
+    held = api_client.put(
+        "/transactions", {"method": "RTP", "type": "Debit", "amount": 2000, "paymentDetails": details}, format="json"
+    ).json()["data"]
+    assert held["status"] == "HELD"
+
+    assert holds_release(uuids=[UUID(held["uuid"])], at=datetime.now(UTC)).released == [held["uuid"]]
+
+    assert _types(held["uuid"]) == [
+        "transaction.created",
+        "transaction.held",
+        "transaction.released",
+        "transaction.settled",
+    ]
+    settled = Event.objects.get(object_uuid=held["uuid"], type="transaction.settled")
+    assert settled.data == api_client.get(f"/transactions/{held['uuid']}").json()["data"]
