@@ -17,11 +17,13 @@ from rest_framework.views import APIView
 from payments import numbers
 from payments.models import PaymentMethod
 from transactions.models import Method, TransactionType
-from transactions.records import transaction_record
+from transactions.records import transaction_event_record, transaction_record
 from transactions.rules import MAX_AMOUNT_CENTS, METHOD_RULES
-from transactions.selectors import transaction_get
+from transactions.selectors import transaction_events, transaction_get
 from transactions.services import transaction_charge, transaction_void
+from transactions.state import Actor
 from vault import crypto
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError
 from vault.serializers import StrictCharField, StrictChoiceField, StrictIntegerField, StrictSerializer
 
@@ -125,7 +127,7 @@ class ChargeInputSerializer(StrictSerializer):
     def to_internal_value(self, data):
         # SPEC 4.7 rule 6 answers before anything else about the body.
         if isinstance(data, dict) and data.get("paymentMethodUuid") not in (None, "") and not data.get("customerUuid"):
-            raise ApiError(PAYMENT_METHOD_NEEDS_CUSTOMER, field="customerUuid", code="required")
+            raise ApiError(PAYMENT_METHOD_NEEDS_CUSTOMER, field="customerUuid", code=ErrorCode.REQUIRED)
         return super().to_internal_value(data)
 
     def validate(self, attrs):
@@ -139,7 +141,7 @@ class ChargeInputSerializer(StrictSerializer):
         details = attrs.get("paymentDetails")
         if details is None and not rule.is_card:
             # Rule 2 to the letter: a bank charge carries paymentDetails, even when a saved method replaces it.
-            raise ApiError(PAYMENT_DETAILS_REQUIRED, field="paymentDetails", code="required")
+            raise ApiError(PAYMENT_DETAILS_REQUIRED, field="paymentDetails", code=ErrorCode.REQUIRED)
         if details is not None:  # rule 2: structurally valid even when a saved method will replace it
             details_serializer = (CardDetailsSerializer if rule.is_card else BankDetailsSerializer)(
                 data=details, context=self.context
@@ -206,6 +208,7 @@ class TransactionCreateView(APIView):
             idempotency_key=key,
             request_hash=request_fingerprint(request.data) if key else "",
             now=now,
+            actor=Actor.of_request(request),
         )
         headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
         return Response(result.record, status=result.status_code, headers=headers)
@@ -217,8 +220,20 @@ class TransactionDetailView(APIView):
         return Response(transaction_record(transaction_get(company=request.company, transaction_uuid=transaction_uuid)))
 
 
+class TransactionEventsView(APIView):
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT},
+        description="The transaction's trail, oldest first: event, fromStatus, toStatus, caller, actor, reason, at.",
+    )
+    def get(self, request, transaction_uuid: UUID):
+        events = transaction_events(company=request.company, transaction_uuid=transaction_uuid)
+        return Response([transaction_event_record(event) for event in events])
+
+
 class TransactionVoidView(APIView):
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT})
     def post(self, request, transaction_uuid: UUID):
-        txn = transaction_void(company=request.company, transaction_uuid=transaction_uuid)
+        txn = transaction_void(
+            company=request.company, transaction_uuid=transaction_uuid, actor=Actor.of_request(request)
+        )
         return Response(transaction_record(txn))

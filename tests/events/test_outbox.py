@@ -16,6 +16,7 @@ from tests import factories
 from tests.lifecycle.conftest import MONDAY, MONDAY_MORNING, MONDAY_SETTLED, run
 from transactions.lifecycle.returns import return_file_for
 from transactions.models import Transaction
+from transactions.state import Actor, Caller
 
 pytestmark = pytest.mark.django_db
 
@@ -74,6 +75,7 @@ def test_a_charge_that_rolls_back_emits_nothing(api_client, company, endpoint, r
             amount=1500,
             customer_uuid=customer.uuid,
             payment_method_uuid=method.uuid,
+            actor=Actor.command("test"),
         )
         assert Event.objects.filter(type="transaction.created").count() == 1  # written inside the transaction
         raise RuntimeError("the caller's transaction fails after the charge")
@@ -210,7 +212,9 @@ def test_a_late_return_a_hold_release_and_a_reversal_emit_their_events(company, 
 
     company.refresh_from_db()  # cutoff_time read back as a time
     reversible = factories.TransactionFactory(company=company, status="Settled")
-    credit = transaction_reverse(company=company, transaction_uuid=reversible.uuid, at=datetime.now(UTC))
+    credit = transaction_reverse(
+        company=company, transaction_uuid=reversible.uuid, actor=Actor(Caller.API, "test"), at=datetime.now(UTC)
+    )
     assert _types(reversible.uuid) == ["transaction.reversed"]
     assert _types(credit.uuid) == ["transaction.created"]
 
