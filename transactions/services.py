@@ -24,11 +24,17 @@ from transactions.models import (
     Status,
     Transaction,
     TransactionHold,
-    TransactionType,
 )
 from transactions.records import transaction_record
 from transactions.risk import risk_assess
-from transactions.rules import CARD_APPROVED_CODE, CARD_EXPIRED_CODE, IDEMPOTENCY_WINDOW_HOURS, METHOD_RULES, MethodRule
+from transactions.rules import (
+    CARD_APPROVED_CODE,
+    CARD_EXPIRED_CODE,
+    IDEMPOTENCY_WINDOW_HOURS,
+    METHOD_RULES,
+    MethodRule,
+    signed_amount,
+)
 from transactions.selectors import customer_for_charge, duplicate_exists, saved_method_for_charge, transaction_get
 from transactions.state import Actor, Event, target_of, transaction_create, transaction_lock, transition
 from vault.crypto import account_number_hash
@@ -128,7 +134,7 @@ def real_time_settle(*, txn: Transaction, now: datetime) -> None:
         settlement_date=calendar.eastern_now(now).date(),
         defaults={"processed_at": now},
     )
-    signed = txn.amount if txn.type == TransactionType.DEBIT else -txn.amount
+    signed = signed_amount(txn.type, txn.amount)
     Settlement.objects.filter(pk=settlement.pk).update(
         transaction_count=F("transaction_count") + 1, net_amount=F("net_amount") + signed
     )

@@ -25,35 +25,19 @@ from transactions.state import Actor
 from vault import crypto
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError
-from vault.serializers import StrictCharField, StrictChoiceField, StrictIntegerField, StrictSerializer
+from vault.serializers import (
+    StrictCharField,
+    StrictChoiceField,
+    StrictDateField,
+    StrictIntegerField,
+    StrictSerializer,
+    StrictUUIDField,
+)
 
 PAYMENT_METHOD_NEEDS_CUSTOMER = "customerUuid is required when paymentMethodUuid is provided"
 PAYMENT_DETAILS_REQUIRED = "paymentDetails is required for ACH, RCC and RTP, also when a saved method is charged"
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 EXPIRATION = re.compile(r"(0[1-9]|1[0-2])/([0-9]{2})")
-
-
-class StrictUUIDField(serializers.UUIDField):
-    """A UUID that must arrive as a string (DRF's UUIDField would turn an integer into a UUID)."""
-
-    default_error_messages = {"type": "Must be a UUID string."}
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("type")
-        return super().to_internal_value(data)
-
-
-class StrictDateField(serializers.DateField):
-    default_error_messages = {"type": "Must be a date string YYYY-MM-DD."}
-
-    def __init__(self, **kwargs):
-        super().__init__(input_formats=["%Y-%m-%d"], **kwargs)
-
-    def to_internal_value(self, value):
-        if not isinstance(value, str):
-            self.fail("type")
-        return super().to_internal_value(value)
 
 
 class BankDetailsSerializer(StrictSerializer):

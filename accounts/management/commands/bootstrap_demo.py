@@ -7,10 +7,9 @@ import uuid
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from accounts.management._shared import emit
 from accounts.models import Company
 from accounts.services import api_key_reissue, company_get_or_create, user_create, user_set_password
-from vault.dev_commands import add_allow_production_argument, require_debug_or_allowed
+from vault.commands import add_allow_production_argument, emit, require_debug_or_allowed
 
 # Fixed, so the demo entityUuid is the same on every machine and every run.
 DEMO_COMPANY_UUID = uuid.UUID("00000000-0000-4000-8000-00000000d340")
