@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from accounts.models import Company
 from customers.models import Customer
+from customers.selectors import customer_get
 from payments import numbers
 from payments.models import PaymentMethod
 from transactions import calendar
@@ -35,7 +36,7 @@ from transactions.rules import (
     MethodRule,
     signed_amount,
 )
-from transactions.selectors import customer_for_charge, duplicate_exists, saved_method_for_charge, transaction_get
+from transactions.selectors import duplicate_exists, saved_method_for_charge, transaction_get
 from transactions.state import Actor, Event, target_of, transaction_create, transaction_lock, transition
 from vault.crypto import account_number_hash
 from vault.error_codes import ErrorCode
@@ -115,7 +116,7 @@ def _resolve_payer(
     if customer_uuid is None:
         return None, None
     if payment_method_uuid is None:  # rule 7: customerUuid alone only links the customer
-        customer, method = customer_for_charge(company=company, customer_uuid=customer_uuid), None
+        customer, method = customer_get(company=company, customer_uuid=customer_uuid), None
     else:
         customer, method = saved_method_for_charge(
             company=company, customer_uuid=customer_uuid, payment_method_uuid=payment_method_uuid

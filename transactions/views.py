@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from payments import numbers
 from payments.models import PaymentMethod
+from transactions.lifecycle.reversal import transaction_reverse
 from transactions.models import Method, TransactionType
 from transactions.records import transaction_event_record, transaction_record
 from transactions.rules import MAX_AMOUNT_CENTS, METHOD_RULES
@@ -221,3 +222,21 @@ class TransactionVoidView(APIView):
             company=request.company, transaction_uuid=transaction_uuid, actor=Actor.of_request(request)
         )
         return Response(transaction_record(txn))
+
+
+class TransactionReverseView(APIView):
+    @extend_schema(
+        request=None,
+        responses={201: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT},
+        description="Reverse a Settled debit: 201 with the offsetting Credit (its reversalUuid names the original).",
+    )
+    def post(self, request, transaction_uuid):
+        if request.body and request.data not in ({}, None):
+            raise serializers.ValidationError({"non_field_errors": ["This route takes no body."]})
+        credit = transaction_reverse(
+            company=request.company,
+            transaction_uuid=transaction_uuid,
+            actor=Actor.of_request(request),
+            at=timezone.now(),
+        )
+        return Response(transaction_record(credit), status=201)
