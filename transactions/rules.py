@@ -8,7 +8,6 @@ from transactions.models import Method, TransactionType
 
 MAX_AMOUNT_CENTS = 9_999_999_999  # NACHA's entry amount field is 10 digits of cents
 DUPLICATE_WINDOW_HOURS = 24
-IDEMPOTENCY_WINDOW_HOURS = 24
 CARD_APPROVED_CODE = "00"
 CARD_EXPIRED_CODE = "54"  # ISO 8583: expired card
 

@@ -7,6 +7,7 @@ import uuid
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.models import Company
 from accounts.services import api_key_reissue, company_get_or_create, user_create, user_set_password
@@ -14,7 +15,7 @@ from customers.models import Customer
 from customers.services import customer_create
 from payments.services import payment_method_create
 from reporting.seeding import seed_transactions
-from transactions.services import transaction_charge
+from transactions.services import ChargeRequest, transaction_charge
 from transactions.state import Actor
 from vault.commands import add_allow_production_argument, emit, require_debug_or_allowed
 
@@ -66,14 +67,17 @@ def seed_demo_payments(company: Company) -> None:
     for index, method, kind, amount in DEMO_CHARGES:
         saved = methods[index]
         transaction_charge(
-            company=company,
-            method=method,
-            type=kind,
-            amount=amount,
-            customer_uuid=saved.customer.uuid,
-            payment_method_uuid=saved.uuid,
-            description="demo charge",
-            actor=Actor.command("bootstrap_demo"),
+            ChargeRequest(
+                company=company,
+                method=method,
+                type=kind,
+                amount=amount,
+                actor=Actor.command("bootstrap_demo"),
+                now=timezone.now(),
+                customer_uuid=saved.customer.uuid,
+                payment_method_uuid=saved.uuid,
+                description="demo charge",
+            )
         )
     seed_transactions(company=company, count=DEMO_REPORTING_ROWS + len(DEMO_CHARGES), analyze=False)
 
