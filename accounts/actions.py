@@ -16,6 +16,7 @@ class Action(models.TextChoices):
     CREATE_TRANSACTION = "CreateTransaction"
     VIEW_TRANSACTIONS = "ViewTransactions"
     VIEW_REPORTS = "ViewReports"
+    VIEW_RISK = "ViewRisk"
 
 
 ALL_ACTIONS: tuple[str, ...] = tuple(Action.values)
@@ -53,4 +54,7 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("transaction-void", "POST"): Action.CREATE_TRANSACTION,
     ("transaction-reverse", "POST"): Action.CREATE_TRANSACTION,
     ("reporting-transactions", "GET"): Action.VIEW_REPORTS,
+    ("transaction-retry", "POST"): Action.CREATE_TRANSACTION,
+    ("risk-return-rates", "GET"): Action.VIEW_RISK,
+    ("risk-report", "GET"): Action.VIEW_RISK,
 }
