@@ -185,6 +185,8 @@ def _charge(
     description: str,
     idempotency_key: str,
     now: datetime,
+    retry_of: Transaction | None = None,
+    entry_description: str | None = None,
 ) -> Transaction:
     rule = METHOD_RULES[method]
     customer, saved = _resolve_payer(
@@ -233,6 +235,8 @@ def _charge(
         external_unique_id=external_unique_id,
         idempotency_key=idempotency_key,
         description=description,
+        retry_of=retry_of,
+        entry_description=entry_description,
         is_duplicate=duplicate_exists(
             company=company,
             amount=amount,
@@ -244,7 +248,7 @@ def _charge(
         ),
         **payer,
     )
-    outcome = risk_assess(company=company, amount=amount, now=now)
+    outcome = risk_assess(company=company, amount=amount, now=now, method=method, type=type, customer=customer)
     if outcome is not None:
         txn.status = outcome.status
         txn.failure_reason = outcome.reason

@@ -26,8 +26,15 @@ from transactions import calendar
 from transactions.events import transactions_returned_event, transactions_voided_reversals_event
 from transactions.lifecycle import nacha
 from transactions.lifecycle.origination import sec_code_for
-from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES, Corrected, ReturnEffect
+from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES, Corrected, PolicyAction
 from transactions.models import ChangeNotice, IngestionFile, Status, Transaction, TransactionReturn, TransactionType
+from transactions.returnrisk.policy import (
+    PolicyBook,
+    ReturnFollowUp,
+    return_followups_apply,
+    return_rate_alerts_evaluate,
+    risk_action_record,
+)
 from vault import crypto
 
 logger = logging.getLogger("transactions.lifecycle")
@@ -177,10 +184,12 @@ class _Chunk:
     methods: dict[int, PaymentMethod]
     returned: set[int]
     noticed: set[int]
+    policies: PolicyBook
     new_returns: list[TransactionReturn] = field(default_factory=list)
     new_notices: list[ChangeNotice] = field(default_factory=list)
     late_ids: list[int] = field(default_factory=list)
     returned_reversals: list = field(default_factory=list)
+    followups: list[ReturnFollowUp] = field(default_factory=list)
 
     @classmethod
     def lock(cls, items: Sequence[nacha.ReturnedItem], ingestion: IngestionFile, at: datetime) -> _Chunk:
@@ -197,6 +206,7 @@ class _Chunk:
             methods={method.pk: method for method in methods},
             returned=set(),
             noticed=set(),
+            policies=PolicyBook({txn.company_id for txn in txns}),
         )
         ids = [txn.pk for txn in chunk.transactions.values()]
         chunk.returned = set(
@@ -222,6 +232,7 @@ class _Chunk:
             ingestion_file=self.ingestion
         )
         transactions_returned_event([entry.transaction_id for entry in self.new_returns], self.late_ids)
+        return_followups_apply(self.followups, at=self.at)
 
 
 def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> bool:
@@ -243,12 +254,18 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
         chunk.late_ids.append(txn.pk)
     if txn.status == Status.REVERSED:
         chunk.returned_reversals.append(txn.reversal_uuid)
+    actions = chunk.policies.actions(txn.company_id, item.code)
     method = chunk.methods.get(txn.payment_method_id)
-    if code.effect == ReturnEffect.BLOCK_METHOD and method is not None and method.blocked_at is None:
+    if PolicyAction.BLOCK_METHOD in actions and method is not None and method.blocked_at is None:
         method.blocked_at = chunk.at
         method.blocked_reason = f"{item.code} {code.reason}"
         method.save(update_fields=["blocked_at", "blocked_reason"])
         payment_method_event(method, EventType.PAYMENT_METHOD_BLOCKED)
+        risk_action_record(
+            company_id=txn.company_id, action=PolicyAction.BLOCK_METHOD, at=chunk.at, txn=txn, code=item.code
+        )
+    if actions - {PolicyAction.BLOCK_METHOD}:
+        chunk.followups.append(ReturnFollowUp(txn=txn, code=item.code, actions=actions))
     return True
 
 
@@ -355,7 +372,7 @@ def returns_import(*, content: bytes, filename: str, at: datetime, progress: Pro
             ingestion = IngestionFile.objects.create(
                 filename=filename[-500:], sha256=digest, file_format=file_format, received_at=at
             )
-            applied, unmatched = _Applied(), []
+            applied, unmatched, touched = _Applied(), [], set()
             chunks = [items[start : start + LOCK_CHUNK] for start in range(0, len(items), LOCK_CHUNK)]
             for part in progress(chunks, desc="import", unit="chunk"):
                 chunk = _Chunk.lock(part, ingestion, at)
@@ -364,12 +381,15 @@ def returns_import(*, content: bytes, filename: str, at: datetime, progress: Pro
                     if item.kind == "return":
                         done = txn is not None and _apply_return(item, txn, chunk)
                         applied.returns += done
+                        if done:
+                            touched.add(txn.company_id)
                     else:
                         done = txn is not None and _apply_notice(item, txn, chunk)
                         applied.notices += done
                     if not done:
                         unmatched.append(item.original_trace)
                 chunk.flush()
+            return_rate_alerts_evaluate(company_ids=touched, at=at)
             ingestion.summary = summary_of(ingestion, applied, unmatched)
             ingestion.save(update_fields=["summary"])
     except IntegrityError:

@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0004_company_hold_debits_on_breach_and_more'),
+        ('accounts', '0004_return_rate_program'),
         ('customers', '0001_initial'),
         ('transactions', '0007_transaction_seeded'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
