@@ -7,6 +7,7 @@ from django.contrib import admin
 from transactions import lifecycle_admin  # noqa: F401  (registers the lifecycle admin pages)
 from transactions.lifecycle_admin import TRANSACTION_ACTIONS, TransactionActionForm
 from transactions.models import Transaction
+from transactions.returnrisk import admin as returnrisk_admin  # noqa: F401  (the return-rate program's pages)
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, is_uuid
 from vault.crypto import mask
 

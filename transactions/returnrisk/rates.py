@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from enum import Enum
 
-from django.db.models import Count, QuerySet
-from django.db.models.functions import TruncDate
+from django.db.models import Count, Expression, FloatField, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Cast, Coalesce, NullIf, TruncDate
 
 from accounts.models import Company
 from transactions.calendar import EASTERN
@@ -293,3 +293,43 @@ def monthly_sheets(*, company: Company, months: int, now: datetime) -> list[Rate
         total, by_sec = daily.counts(period)
         sheets.append(RateSheet(period=period, method=RateMethod.PERIOD, total=total, by_sec_code=by_sec))
     return sheets
+
+
+def _count_of(queryset: QuerySet) -> Subquery:
+    return Subquery(queryset.order_by().values("company_id").annotate(n=Count("pk")).values("n"))
+
+
+def current_rate_annotations(*, today: date) -> dict[str, Expression]:
+    """Company queryset annotations: `<category>_rate` over the rolling 60 days ending `today` (method 1), as
+    Subqueries per company row, so the admin's company list can show and sort by them."""
+    start, end = rolling_period(today).bounds()
+    debits = _count_of(
+        Transaction.objects.filter(
+            NOT_SEEDED,
+            company_id=OuterRef("pk"),
+            type=TransactionType.DEBIT,
+            method__in=FILE_METHODS,
+            batch__batched_at__gte=start,
+            batch__batched_at__lt=end,
+        )
+    )
+    received = TransactionReturn.objects.filter(
+        company_id=OuterRef("pk"),
+        transaction__type=TransactionType.DEBIT,
+        transaction__method__in=FILE_METHODS,
+        transaction__batch__isnull=False,
+        returned_at__gte=start,
+        returned_at__lt=end,
+    )
+    annotations = {}
+    for category in CATEGORIES:
+        counted = received
+        if category != RateCategory.OVERALL:
+            counted = received.filter(
+                return_code__in=[code for code, entry in RETURN_CODES.items() if entry.category == category]
+            )
+        returns = Coalesce(_count_of(counted), 0)
+        annotations[f"{category.value}_rate"] = Coalesce(
+            Cast(returns, FloatField()) / Cast(NullIf(debits, 0), FloatField()), Value(0.0)
+        )
+    return annotations
