@@ -48,6 +48,9 @@ class Company(models.Model):
     hold_debits_on_breach = models.BooleanField(
         default=True, help_text="A return rate over its threshold holds the company's new debits (holdCode RTN)."
     )
+    # Kept by the return program's hold services: a charge reads its debit holds only when one may be active, so
+    # the charge path of every other company costs no query.
+    has_debit_holds = models.BooleanField(default=False, editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

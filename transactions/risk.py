@@ -115,7 +115,7 @@ def risk_assess(
         if company.daily_volume_limit is not None:
             volume = daily_volume(company=company, now=now)
     held = None
-    if type == TransactionType.DEBIT and method in RETURN_HELD_METHODS:
+    if company.has_debit_holds and type == TransactionType.DEBIT and method in RETURN_HELD_METHODS:
         held = debit_hold_reason(company=company, customer=customer)
     checked = RiskInput(company=company, amount=amount, daily_volume=volume, debit_hold=held)
     for rule in RISK_RULES:

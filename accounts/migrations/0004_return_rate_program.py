@@ -38,6 +38,11 @@ class Migration(migrations.Migration):
             name='return_rate_warning_percent',
             field=models.PositiveSmallIntegerField(default=80, help_text='A return rate at this percentage of its Nacha threshold writes a warning alert.'),
         ),
+        migrations.AddField(
+            model_name="company",
+            name="has_debit_holds",
+            field=models.BooleanField(default=False, editable=False),
+        ),
         migrations.AddConstraint(
             model_name='company',
             constraint=models.CheckConstraint(condition=models.Q(('return_rate_warning_percent__gte', 1), ('return_rate_warning_percent__lte', 100)), name='company_return_rate_warning_percent_range'),

@@ -14,6 +14,7 @@ from django.utils import timezone
 from tests import factories
 from tests.returnrisk.test_return_rates import originated_file, returned
 from transactions.models import DebitHold, ReturnPolicy, RiskReview
+from transactions.returnrisk.policy import debit_hold_place
 
 pytestmark = pytest.mark.django_db
 
@@ -112,7 +113,9 @@ def test_policy_rows_and_a_signed_review_are_edited_on_the_company_page(superuse
 
 
 def test_lifting_a_hold_lets_the_next_debit_through(superuser_client, company, api_client):
-    hold = DebitHold.objects.create(company=company, reason="overall return rate over threshold")
+    hold = debit_hold_place(company_id=company.pk, customer_id=None, reason="return rate over", at=timezone.now())
+    company.refresh_from_db()
+    assert company.has_debit_holds
 
     response = superuser_client.post(
         reverse("admin:transactions_debithold_changelist"), {"action": "lift", "_selected_action": [hold.pk]}
@@ -120,11 +123,17 @@ def test_lifting_a_hold_lets_the_next_debit_through(superuser_client, company, a
 
     assert response.status_code == 302
     hold.refresh_from_db()
-    assert hold.lifted_at is not None
+    company.refresh_from_db()
+    assert hold.lifted_at is not None and not company.has_debit_holds
     body = {
         "method": "ACH",
         "type": "Debit",
         "amount": 1000,
-        "paymentDetails": {"name": "A", "accountType": "Checking", "accountNumber": "1234", "routingNumber": "021000021"},
+        "paymentDetails": {
+            "name": "A",
+            "accountType": "Checking",
+            "accountNumber": "1234",
+            "routingNumber": "021000021",
+        },
     }
     assert api_client.put("/transactions", body, format="json").json()["data"]["status"] == "Pending"

@@ -13,6 +13,7 @@ from tests.lifecycle.conftest import run
 from transactions.lifecycle.return_codes import RETURN_CODES
 from transactions.lifecycle.returns import return_file_for
 from transactions.models import Transaction, TransactionReturn
+from transactions.returnrisk.policy import debit_hold_place
 
 pytestmark = pytest.mark.django_db
 
@@ -161,9 +162,9 @@ def test_retry_of_a_one_off_charge_debits_the_same_account(api_client, company):
 
 
 def test_retry_while_the_company_debits_are_held_is_held(api_client, method):
-    from transactions.models import DebitHold
-
-    DebitHold.objects.create(company=method.company, reason="overall return rate over threshold")
+    debit_hold_place(
+        company_id=method.company_id, customer_id=None, reason="overall return rate over threshold", at=timezone.now()
+    )
     response = retry(api_client, returned_debit(method, "R01"))
 
     assert response.status_code == 201

@@ -20,6 +20,7 @@ from transactions.lifecycle.return_codes import RETURN_CODES
 from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert, RiskReview
 from transactions.returnrisk import rates
 from transactions.returnrisk.chart import rate_chart
+from transactions.returnrisk.policy import debit_holds_lift
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin
 
 CHART_DAYS = 120
@@ -187,7 +188,7 @@ class DebitHoldAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
 
     @admin.action(description="Lift the selected holds (new debits are no longer held)")
     def lift(self, request, queryset):
-        lifted = queryset.filter(lifted_at__isnull=True).update(lifted_at=timezone.now())
+        lifted = debit_holds_lift(holds=queryset, at=timezone.now())
         self.message_user(request, f"{lifted} hold(s) lifted.", messages.SUCCESS)
 
 

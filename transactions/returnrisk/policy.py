@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
 
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+
 from accounts.models import Company
 from customers.models import Customer
 from customers.services import customer_deactivate
@@ -84,9 +87,25 @@ def debit_hold_place(
     active = DebitHold.objects.filter(company_id=company_id, customer_id=customer_id, lifted_at__isnull=True)
     if active.exists():
         return None
-    return DebitHold.objects.create(
-        company_id=company_id, customer_id=customer_id, reason=reason[:255], alert=alert, created_at=at
-    )
+    Company.objects.filter(pk=company_id, has_debit_holds=False).update(has_debit_holds=True)
+    try:
+        with transaction.atomic():
+            return DebitHold.objects.create(
+                company_id=company_id, customer_id=customer_id, reason=reason[:255], alert=alert, created_at=at
+            )
+    except IntegrityError:  # a concurrent import placed the same hold first
+        return None
+
+
+@transaction.atomic
+def debit_holds_lift(*, holds: QuerySet[DebitHold], at: datetime) -> int:
+    """Lift active holds; a company left without any stops reading them on every charge."""
+    lifted = list(holds.select_for_update().filter(lifted_at__isnull=True).values_list("pk", "company_id"))
+    DebitHold.objects.filter(pk__in=[pk for pk, _ in lifted]).update(lifted_at=at)
+    for company_id in {company_id for _, company_id in lifted}:
+        still = DebitHold.objects.filter(company_id=company_id, lifted_at__isnull=True).exists()
+        Company.objects.filter(pk=company_id).update(has_debit_holds=still)
+    return len(lifted)
 
 
 @dataclass(frozen=True)
