@@ -24,7 +24,7 @@ def revoke(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0003_api_key_actions'),
+        ('accounts', '0006_login_throttle'),
     ]
 
     operations = [

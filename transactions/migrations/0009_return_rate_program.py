@@ -10,9 +10,9 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0004_return_rate_program'),
+        ('accounts', '0007_return_rate_program'),
         ('customers', '0001_initial'),
-        ('transactions', '0007_transaction_seeded'),
+        ('transactions', '0008_back_office_permissions'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
