@@ -137,3 +137,23 @@ def test_lifting_a_hold_lets_the_next_debit_through(superuser_client, company, a
         },
     }
     assert api_client.put("/transactions", body, format="json").json()["data"]["status"] == "Pending"
+
+
+def test_the_return_policy_is_a_risk_control_staff_without_the_permission_cannot_add_to(company):
+    user = factories.UserFactory(is_staff=True, email="support@example.com")
+    user.user_permissions.add(*Permission.objects.filter(codename__regex=r"^(view|change|add|delete)_"))
+    factories.membership(user, company, "support")
+    client = Client()
+    client.force_login(user)
+    data = {
+        "name": company.name,
+        "return_policies-TOTAL_FORMS": "1",
+        "return_policies-INITIAL_FORMS": "0",
+        "return_policies-0-return_code": "R10",
+        "risk_reviews-TOTAL_FORMS": "0",
+        "risk_reviews-INITIAL_FORMS": "0",
+    }
+
+    client.post(reverse("admin:accounts_company_change", args=[company.pk]), data)
+
+    assert not ReturnPolicy.objects.exists()

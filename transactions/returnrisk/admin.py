@@ -28,6 +28,8 @@ CHART_MONTHS = 12
 
 
 class ReturnPolicyInline(admin.TabularInline):
+    """A company's policy is a risk control: edited only with accounts.manage_risk_controls, else shown."""
+
     model = ReturnPolicy
     extra = 0
     fields = ("return_code", "block_method", "deactivate_customer", "hold_customer_debits", "notify")
@@ -38,6 +40,18 @@ class ReturnPolicyInline(admin.TabularInline):
             choices = [(code, f"{code} {entry.reason}"[:90]) for code, entry in RETURN_CODES.items()]
             return forms.ChoiceField(choices=choices, label="Return code")
         return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    def _manages_risk(self, request) -> bool:
+        return request.user.has_perm("accounts.manage_risk_controls")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return self._manages_risk(request) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return self._manages_risk(request) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return self._manages_risk(request) and super().has_delete_permission(request, obj)
 
 
 class RiskReviewInline(admin.TabularInline):
@@ -76,6 +90,7 @@ class CompanyRiskAdmin(CompanyAdmin):
     )
     fields = (*CompanyAdmin.fields, "return_rate_warning_percent", "hold_debits_on_breach", "return_rates_link")
     readonly_fields = (*CompanyAdmin.readonly_fields, "return_rates_link")
+    risk_control_fields = (*CompanyAdmin.risk_control_fields, "return_rate_warning_percent", "hold_debits_on_breach")
 
     def get_queryset(self, request):
         today = rates.today_eastern(timezone.now())
