@@ -206,3 +206,24 @@ def test_a_retry_goes_out_in_the_next_file_through_the_real_commands(api_client,
     (read,) = [nacha_reader.read(open(name).read()) for name in files]  # noqa: PTH123, SIM115
     (entry,) = [entry for batch in read.batches for entry in batch.entries]
     assert entry.amount == 2500
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_retries_of_one_return_make_one_debit():
+    from rest_framework.test import APIClient
+
+    from tests.concurrency import at_once
+
+    company = factories.CompanyFactory()
+    key = factories.issue_api_key(company)
+    method = factories.PaymentMethodFactory(customer=factories.CustomerFactory(company=company))
+    original = returned_debit(method, "R01")
+
+    def attempt() -> int:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=key.authorization)
+        return retry(client, original).status_code
+
+    assert sorted(at_once(attempt, 6)) == [201] + [409] * 5
+    assert original.retries.count() == 1

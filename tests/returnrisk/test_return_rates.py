@@ -227,6 +227,9 @@ def test_default_window_ends_today(api_client, company):
     [
         ({"asOf": "2026-13-01"}, "asOf"),
         ({"asOf": "yesterday"}, "asOf"),
+        ({"asOf": "9999-12-31"}, "asOf"),
+        ({"asOf": "0001-01-01"}, "asOf"),
+        ({"month": "0000-01"}, "month"),
         ({"month": "2026-1"}, "month"),
         ({"month": "2026-10", "asOf": "2026-10-01"}, "month"),
         ({"method": "3"}, "method"),

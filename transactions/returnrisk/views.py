@@ -22,6 +22,8 @@ from vault.envelope import EnvelopeJSONRenderer
 from vault.errors import ApiError
 
 MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])")
+# Dates a window can be computed around (60 days back, one day on) without leaving Python's calendar.
+YEARS = range(1900, 9999)
 COMMON_PARAMS = frozenset({"format", "entityUuid"})
 
 
@@ -61,7 +63,7 @@ def _period(params) -> rates.Period:
         raise ApiError("give either month or asOf, not both", field="month")
     if "month" in params:
         match = MONTH.fullmatch(params["month"])
-        if match is None:
+        if match is None or int(match.group(1)) not in YEARS:
             raise ApiError("month must be YYYY-MM", field="month")
         return rates.month_period(int(match.group(1)), int(match.group(2)))
     if "asOf" in params:
@@ -69,7 +71,7 @@ def _period(params) -> rates.Period:
             as_of = date.fromisoformat(params["asOf"]) if len(params["asOf"]) == 10 else None
         except ValueError:
             as_of = None
-        if as_of is None:
+        if as_of is None or as_of.year not in YEARS:
             raise ApiError("asOf must be a date YYYY-MM-DD", field="asOf")
         return rates.rolling_period(as_of)
     return rates.rolling_period(rates.today_eastern(timezone.now()))
