@@ -15,6 +15,7 @@ from transactions.lifecycle.return_codes import RETURN_CODES
 from transactions.models import Status, Transaction, TransactionType
 from transactions.returnrisk.rates import FILE_METHODS
 from transactions.services import _charge
+from transactions.state import Actor
 from vault.errors import Conflict, NotFound
 
 RETRY_CODES = frozenset({"R01", "R09"})
@@ -42,7 +43,7 @@ def _not_retryable(message: str, code: str) -> Conflict:
     return Conflict(message, field="transactionUuid", code=code)
 
 
-def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime) -> Transaction:
+def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime, actor: Actor) -> Transaction:
     """A new debit re-presenting the returned one. The first presentment's row is locked, so two retries of the
     same return go one after the other and the second sees the first."""
     with transaction.atomic():
@@ -95,6 +96,7 @@ def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime
             description=returned.description,
             idempotency_key="",
             now=now,
+            actor=actor,
             retry_of=original,
             entry_description=RETRY_ENTRY_DESCRIPTION,
         )

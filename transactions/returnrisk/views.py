@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from transactions.records import transaction_record
 from transactions.returnrisk import rates, report
 from transactions.returnrisk.reinitiation import transaction_retry
+from transactions.state import Actor
 from vault.csv_export import CsvLineWriter, CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
 from vault.errors import ApiError
@@ -154,5 +155,10 @@ class TransactionRetryView(APIView):
     def post(self, request, transaction_uuid):
         if request.body and request.data not in ({}, None):
             raise serializers.ValidationError({"non_field_errors": ["This route takes no body."]})
-        retry = transaction_retry(company=request.company, transaction_uuid=transaction_uuid, now=timezone.now())
+        retry = transaction_retry(
+            company=request.company,
+            transaction_uuid=transaction_uuid,
+            now=timezone.now(),
+            actor=Actor.of_request(request),
+        )
         return Response(transaction_record(retry), status=status.HTTP_201_CREATED)

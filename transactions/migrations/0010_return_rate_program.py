@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('accounts', '0007_return_rate_program'),
         ('customers', '0001_initial'),
-        ('transactions', '0008_back_office_permissions'),
+        ('transactions', '0009_transaction_events'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
