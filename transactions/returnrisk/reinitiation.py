@@ -16,7 +16,8 @@ from transactions.models import Status, Transaction, TransactionType
 from transactions.returnrisk.rates import FILE_METHODS
 from transactions.services import _charge
 from transactions.state import Actor
-from vault.errors import Conflict, NotFound
+from vault.error_codes import ErrorCode
+from vault.errors import NotFound, NotRetryable
 
 RETRY_CODES = frozenset({"R01", "R09"})
 MAX_RETRIES = 2  # three presentments in all
@@ -39,10 +40,6 @@ def _refusal(code: str) -> str:
     )
 
 
-def _not_retryable(message: str, code: str) -> Conflict:
-    return Conflict(message, field="transactionUuid", code=code)
-
-
 def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime, actor: Actor) -> Transaction:
     """A new debit re-presenting the returned one. The first presentment's row is locked, so two retries of the
     same return go one after the other and the second sees the first."""
@@ -61,25 +58,25 @@ def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime
             .get()
         )
         if returned.type != TransactionType.DEBIT or returned.method not in FILE_METHODS:
-            raise _not_retryable("only a returned ACH or RCC debit can be re-presented", "not_retryable")
+            raise NotRetryable("only a returned ACH or RCC debit can be re-presented", code=ErrorCode.NOT_RETRYABLE)
         entry = getattr(returned, "return_entry", None)
         if returned.status != Status.RETURNED or entry is None:
-            raise _not_retryable(
-                f"only a Returned debit can be re-presented; this one is {returned.status}", "not_returned"
+            raise NotRetryable(
+                f"only a Returned debit can be re-presented; this one is {returned.status}", code=ErrorCode.NOT_RETURNED
             )
         if entry.return_code not in RETRY_CODES:
-            raise _not_retryable(_refusal(entry.return_code), "return_code_not_retryable")
+            raise NotRetryable(_refusal(entry.return_code), code=ErrorCode.RETURN_CODE_NOT_RETRYABLE)
         presentments = list(original.retries.order_by("pk").values_list("pk", flat=True))
         if (presentments[-1] if presentments else original.pk) != returned.pk:
-            raise _not_retryable("this return was already re-presented", "already_retried")
+            raise NotRetryable("this return was already re-presented", code=ErrorCode.ALREADY_RETRIED)
         if len(presentments) >= MAX_RETRIES:
-            raise _not_retryable(
-                f"a returned debit may be re-presented at most {MAX_RETRIES} times", "retry_limit_reached"
+            raise NotRetryable(
+                f"a returned debit may be re-presented at most {MAX_RETRIES} times", code=ErrorCode.RETRY_LIMIT_REACHED
             )
         if calendar.eastern_now(now).date() > original.effective_date + RETRY_WINDOW:
-            raise _not_retryable(
+            raise NotRetryable(
                 "a returned debit may be re-presented only within 180 days of the original's settlement date",
-                "retry_window_passed",
+                code=ErrorCode.RETRY_WINDOW_PASSED,
             )
         one_off = returned.payment_method_id is None
         return _charge(

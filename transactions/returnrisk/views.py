@@ -20,7 +20,8 @@ from transactions.returnrisk.reinitiation import transaction_retry
 from transactions.state import Actor
 from vault.csv_export import CsvLineWriter, CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
-from vault.errors import ApiError
+from vault.error_codes import ErrorCode
+from vault.errors import ApiError, InvalidFilter
 
 MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])")
 # Dates a window can be computed around (60 days back, one day on) without leaving Python's calendar.
@@ -56,7 +57,7 @@ class ReturnRatesSerializer(serializers.Serializer):
 def _refuse_unknown(params, allowed: Iterable[str]) -> None:
     unknown = sorted(set(params) - COMMON_PARAMS - set(allowed))
     if unknown:
-        raise ApiError(f"unknown query parameter: {unknown[0]}", field=unknown[0], code="unknown_parameter")
+        raise InvalidFilter(f"unknown query parameter: {unknown[0]}", field=unknown[0])
 
 
 def _period(params) -> rates.Period:
@@ -100,7 +101,7 @@ class CsvOrJsonView(APIView):
         try:
             return super().perform_content_negotiation(request, force)
         except Http404:
-            raise ApiError("format must be json or csv", field="format", code="invalid") from None
+            raise ApiError("format must be json or csv", field="format", code=ErrorCode.INVALID) from None
 
     def wants_csv(self, request) -> bool:
         return request.accepted_renderer.format == "csv"
