@@ -20,9 +20,9 @@ from django.db.models.functions import Cast, Coalesce, NullIf, TruncDate
 
 from accounts.models import Company
 from transactions.calendar import EASTERN
-from transactions.lifecycle.origination import DEFAULT_SEC_CODE
 from transactions.lifecycle.return_codes import RETURN_CODES, RateCategory
 from transactions.models import NOT_SEEDED, Method, Transaction, TransactionReturn, TransactionType
+from transactions.rules import METHOD_RULES
 
 WINDOW_DAYS = 60
 # Nacha's levels; a rate is compared as returns / debits, unrounded.
@@ -137,7 +137,7 @@ CSV_HEADER = ("method", "firstDay", "lastDay", "secCode", "category", "returns",
 
 
 def _sec_code(method: str, code: str) -> str:
-    return code or DEFAULT_SEC_CODE[method]
+    return code or METHOD_RULES[method].file_sec_code
 
 
 def originated_debits(*, company_id: int) -> QuerySet[Transaction]:

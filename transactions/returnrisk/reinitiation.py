@@ -14,7 +14,7 @@ from transactions import calendar
 from transactions.lifecycle.return_codes import RETURN_CODES
 from transactions.models import Status, Transaction, TransactionType
 from transactions.returnrisk.rates import FILE_METHODS
-from transactions.services import _charge
+from transactions.services import ChargeRequest, _charge
 from transactions.state import Actor
 from vault.error_codes import ErrorCode
 from vault.errors import NotFound, NotRetryable
@@ -80,22 +80,22 @@ def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime
             )
         one_off = returned.payment_method_id is None
         return _charge(
-            company=company,
-            method=returned.method,
-            type=returned.type,
-            amount=returned.amount,
-            customer_uuid=returned.customer.uuid if returned.customer_id else None,
-            payment_method_uuid=None if one_off else returned.payment_method.uuid,
-            payment_details=_details_of(returned) if one_off else None,
-            standard_entry_class_code=returned.standard_entry_class_code,
-            effective_date=None,
-            external_unique_id=returned.external_unique_id,
-            description=returned.description,
-            idempotency_key="",
-            now=now,
-            actor=actor,
-            retry_of=original,
-            entry_description=RETRY_ENTRY_DESCRIPTION,
+            ChargeRequest(
+                company=company,
+                method=returned.method,
+                type=returned.type,
+                amount=returned.amount,
+                actor=actor,
+                now=now,
+                customer_uuid=returned.customer.uuid if returned.customer_id else None,
+                payment_method_uuid=None if one_off else returned.payment_method.uuid,
+                payment_details=_details_of(returned) if one_off else None,
+                standard_entry_class_code=returned.standard_entry_class_code,
+                external_unique_id=returned.external_unique_id,
+                description=returned.description,
+                retry_of=original,
+                entry_description=RETRY_ENTRY_DESCRIPTION,
+            )
         )
 
 
