@@ -203,7 +203,7 @@ def test_a_retry_goes_out_in_the_next_file_through_the_real_commands(api_client,
     summary = run("originate", "--at", later.strftime("%Y-%m-%dT%H:%M:%SZ"))
     files = summary["files"]
     assert files, (summary, list(Transaction.objects.values("status", "effective_date", "batch_id")))
-    (read,) = [nacha_reader.read(open(name).read()) for name in files]  # noqa: PTH123, SIM115
+    (read,) = [nacha_reader.read(open(name).read()) for name in files]
     (entry,) = [entry for batch in read.batches for entry in batch.entries]
     assert entry.amount == 2500
 

@@ -28,9 +28,9 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat().replace("+00:00", "Z") if value else None
 
 
-def risk_report(*, company: Company, now: datetime) -> dict:
+def _policy(company: Company) -> list[dict]:
     overrides = set(ReturnPolicy.objects.filter(company=company).values_list("return_code", flat=True))
-    policy = [
+    return [
         {
             "returnCode": code,
             "reason": RETURN_CODES[code].reason,
@@ -40,6 +40,64 @@ def risk_report(*, company: Company, now: datetime) -> dict:
         for code, actions in policy_in_force(company=company).items()
         if actions or code in overrides
     ]
+
+
+def _alerts(company: Company) -> list[dict]:
+    return [
+        {
+            "uuid": str(alert.uuid),
+            "category": alert.category,
+            "level": alert.level,
+            "returns": alert.returns,
+            "debits": alert.debits,
+            "rate": alert.rate,
+            "threshold": alert.threshold,
+            "asOf": alert.as_of.isoformat(),
+            "transactionUuid": str(alert.transaction.uuid) if alert.transaction_id else None,
+            "createdAt": _iso(alert.created_at),
+        }
+        for alert in RiskAlert.objects.filter(company=company).select_related("transaction").order_by("pk")
+    ]
+
+
+def _actions(company: Company) -> list[dict]:
+    return [
+        {
+            "action": action.action,
+            "returnCode": action.return_code or None,
+            "transactionUuid": str(action.transaction.uuid) if action.transaction_id else None,
+            "detail": action.detail,
+            "takenAt": _iso(action.taken_at),
+        }
+        for action in RiskAction.objects.filter(company=company).select_related("transaction").order_by("pk")
+    ]
+
+
+def _holds(company: Company) -> list[dict]:
+    return [
+        {
+            "scope": "customer" if hold.customer_id else "company",
+            "customerUuid": str(hold.customer.uuid) if hold.customer_id else None,
+            "reason": hold.reason,
+            "createdAt": _iso(hold.created_at),
+            "liftedAt": _iso(hold.lifted_at),
+        }
+        for hold in DebitHold.objects.filter(company=company).select_related("customer").order_by("pk")
+    ]
+
+
+def _reviews(company: Company) -> list[dict]:
+    return [
+        {
+            "reviewedOn": review.reviewed_on.isoformat(),
+            "reviewedBy": review.reviewed_by.email if review.reviewed_by_id else None,
+            "notes": review.notes,
+        }
+        for review in RiskReview.objects.filter(company=company).select_related("reviewed_by").order_by("pk")
+    ]
+
+
+def risk_report(*, company: Company, now: datetime) -> dict:
     percent = company.return_rate_warning_percent
     window = rolling_period(today_eastern(now))
     return {
@@ -51,7 +109,7 @@ def risk_report(*, company: Company, now: datetime) -> dict:
             category.value: {"threshold": THRESHOLDS[category], "warningLevel": THRESHOLDS[category] * percent / 100}
             for category in CATEGORIES
         },
-        "policy": policy,
+        "policy": _policy(company),
         "currentRates": {
             method.value: return_rates(company=company, period=window, method=method).as_json() for method in RateMethod
         },
@@ -59,49 +117,10 @@ def risk_report(*, company: Company, now: datetime) -> dict:
             {"month": sheet.period.first_day.strftime("%Y-%m"), **sheet.as_json()}
             for sheet in monthly_sheets(company=company, months=REPORT_MONTHS, now=now)
         ],
-        "alerts": [
-            {
-                "uuid": str(alert.uuid),
-                "category": alert.category,
-                "level": alert.level,
-                "returns": alert.returns,
-                "debits": alert.debits,
-                "rate": alert.rate,
-                "threshold": alert.threshold,
-                "asOf": alert.as_of.isoformat(),
-                "transactionUuid": str(alert.transaction.uuid) if alert.transaction_id else None,
-                "createdAt": _iso(alert.created_at),
-            }
-            for alert in RiskAlert.objects.filter(company=company).select_related("transaction").order_by("pk")
-        ],
-        "actions": [
-            {
-                "action": action.action,
-                "returnCode": action.return_code or None,
-                "transactionUuid": str(action.transaction.uuid) if action.transaction_id else None,
-                "detail": action.detail,
-                "takenAt": _iso(action.taken_at),
-            }
-            for action in RiskAction.objects.filter(company=company).select_related("transaction").order_by("pk")
-        ],
-        "debitHolds": [
-            {
-                "scope": "customer" if hold.customer_id else "company",
-                "customerUuid": str(hold.customer.uuid) if hold.customer_id else None,
-                "reason": hold.reason,
-                "createdAt": _iso(hold.created_at),
-                "liftedAt": _iso(hold.lifted_at),
-            }
-            for hold in DebitHold.objects.filter(company=company).select_related("customer").order_by("pk")
-        ],
-        "reviews": [
-            {
-                "reviewedOn": review.reviewed_on.isoformat(),
-                "reviewedBy": review.reviewed_by.email if review.reviewed_by_id else None,
-                "notes": review.notes,
-            }
-            for review in RiskReview.objects.filter(company=company).select_related("reviewed_by").order_by("pk")
-        ],
+        "alerts": _alerts(company),
+        "actions": _actions(company),
+        "debitHolds": _holds(company),
+        "reviews": _reviews(company),
     }
 
 

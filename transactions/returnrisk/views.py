@@ -45,13 +45,13 @@ class SecCodeRatesSerializer(serializers.Serializer):
 class ReturnRatesSerializer(serializers.Serializer):
     """CONTRACT 10 (documentation of the response; the selector builds the body)."""
 
-    windowDays = serializers.IntegerField()  # noqa: N815
-    asOf = serializers.DateField()  # noqa: N815
+    windowDays = serializers.IntegerField()
+    asOf = serializers.DateField()
     debits = serializers.IntegerField()
     unauthorized = CategoryRateSerializer()
     administrative = CategoryRateSerializer()
     overall = CategoryRateSerializer()
-    bySecCode = serializers.DictField(child=SecCodeRatesSerializer())  # noqa: N815
+    bySecCode = serializers.DictField(child=SecCodeRatesSerializer())
 
 
 def _refuse_unknown(params, allowed: Iterable[str]) -> None:
