@@ -8,23 +8,21 @@ from customers.models import Customer
 
 
 class CustomerCreatedOutput(serializers.Serializer):
-    companyUuid = serializers.UUIDField(source="company.uuid")  # noqa: N815
-    customerUuid = serializers.UUIDField(source="uuid")  # noqa: N815
+    companyUuid = serializers.UUIDField(source="company.uuid")
+    customerUuid = serializers.UUIDField(source="uuid")
     # Text fields that are empty read as null (CustomerOutput.to_representation, and the create view).
-    firstName = serializers.CharField(source="first_name", allow_null=True)  # noqa: N815
-    lastName = serializers.CharField(source="last_name", allow_null=True)  # noqa: N815
+    firstName = serializers.CharField(source="first_name", allow_null=True)
+    lastName = serializers.CharField(source="last_name", allow_null=True)
     status = serializers.ChoiceField(choices=Customer.Status.choices)
 
 
 class CustomerOutput(CustomerCreatedOutput):
-    companyName = serializers.CharField(source="company_name", allow_null=True)  # noqa: N815
+    companyName = serializers.CharField(source="company_name", allow_null=True)
     email = serializers.CharField(allow_null=True)
     phone = serializers.CharField(allow_null=True)
-    accountHolderType = serializers.ChoiceField(  # noqa: N815
-        source="account_holder_type", choices=Customer.HolderType.choices
-    )
-    customerId = serializers.CharField(source="customer_id", allow_null=True)  # noqa: N815
-    defaultPaymentMethod = serializers.UUIDField(  # noqa: N815
+    accountHolderType = serializers.ChoiceField(source="account_holder_type", choices=Customer.HolderType.choices)
+    customerId = serializers.CharField(source="customer_id", allow_null=True)
+    defaultPaymentMethod = serializers.UUIDField(
         source="default_payment_method_uuid", default=None, required=False, help_text="Present only when set."
     )
 

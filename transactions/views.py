@@ -45,16 +45,16 @@ EXPIRATION = re.compile(r"(0[1-9]|1[0-2])/([0-9]{2})")
 
 class BankDetailsSerializer(StrictSerializer):
     name = StrictCharField(max_length=255)
-    accountType = StrictChoiceField(choices=PaymentMethod.AccountType.choices)  # noqa: N815
-    accountNumber = StrictCharField(min_length=4, max_length=17)  # noqa: N815
-    routingNumber = StrictCharField(min_length=9, max_length=9)  # noqa: N815
+    accountType = StrictChoiceField(choices=PaymentMethod.AccountType.choices)
+    accountNumber = StrictCharField(min_length=4, max_length=17)
+    routingNumber = StrictCharField(min_length=9, max_length=9)
 
-    def validate_accountNumber(self, value: str) -> str:  # noqa: N802
+    def validate_accountNumber(self, value: str) -> str:
         if not numbers.is_account_number(value):
             raise serializers.ValidationError("Must be 4 to 17 digits.")
         return value
 
-    def validate_routingNumber(self, value: str) -> str:  # noqa: N802
+    def validate_routingNumber(self, value: str) -> str:
         if not numbers.is_routing_number(value):
             raise serializers.ValidationError("Must be a 9-digit ABA routing number with a valid check digit.")
         return value
@@ -71,16 +71,16 @@ class BankDetailsSerializer(StrictSerializer):
 
 class CardDetailsSerializer(StrictSerializer):
     name = StrictCharField(max_length=255)
-    cardNumber = StrictCharField(min_length=12, max_length=19)  # noqa: N815
-    expirationDate = StrictCharField(max_length=5)  # noqa: N815
+    cardNumber = StrictCharField(min_length=12, max_length=19)
+    expirationDate = StrictCharField(max_length=5)
     cvv = StrictCharField(min_length=3, max_length=4, required=False)
 
-    def validate_cardNumber(self, value: str) -> str:  # noqa: N802
+    def validate_cardNumber(self, value: str) -> str:
         if not numbers.is_card_number(value):
             raise serializers.ValidationError("Must be 12 to 19 digits with a valid Luhn check digit.")
         return value
 
-    def validate_expirationDate(self, value: str) -> str:  # noqa: N802
+    def validate_expirationDate(self, value: str) -> str:
         match = EXPIRATION.fullmatch(value)
         if not match:
             raise serializers.ValidationError("Must be MM/YY.")
@@ -112,17 +112,17 @@ class ChargeInputSerializer(StrictSerializer):
     method = StrictChoiceField(choices=Method.choices)
     type = StrictChoiceField(choices=TransactionType.choices)
     amount = StrictIntegerField(min_value=1, max_value=MAX_AMOUNT_CENTS)
-    standardEntryClassCode = StrictCharField(max_length=4, required=False, allow_blank=True)  # noqa: N815
-    effectiveDate = StrictDateField(required=False, allow_null=True)  # noqa: N815
-    customerUuid = StrictUUIDField(required=False, allow_null=True)  # noqa: N815
-    paymentMethodUuid = StrictUUIDField(required=False, allow_null=True)  # noqa: N815
-    paymentDetails = PaymentDetailsField(  # noqa: N815  (validated per method)
+    standardEntryClassCode = StrictCharField(max_length=4, required=False, allow_blank=True)
+    effectiveDate = StrictDateField(required=False, allow_null=True)
+    customerUuid = StrictUUIDField(required=False, allow_null=True)
+    paymentMethodUuid = StrictUUIDField(required=False, allow_null=True)
+    paymentDetails = PaymentDetailsField(  # validated per method
         required=False,
         allow_null=True,
         help_text="Required for ACH, RCC and RTP, also with a saved method (whose details then replace it); "
         "a card for CRD.",
     )
-    externalUniqueId = StrictCharField(max_length=255, required=False, allow_blank=True)  # noqa: N815
+    externalUniqueId = StrictCharField(max_length=255, required=False, allow_blank=True)
     description = StrictCharField(max_length=255, required=False, allow_blank=True)
 
     def to_internal_value(self, data):
@@ -151,17 +151,17 @@ class ChargeInputSerializer(StrictSerializer):
 
 class BankDetailsOutput(serializers.Serializer):
     name = serializers.CharField()
-    accountType = serializers.CharField()  # noqa: N815
-    accountNumber = serializers.CharField(help_text="Masked to the last four: ****6789.")  # noqa: N815
-    routingNumber = serializers.CharField()  # noqa: N815
+    accountType = serializers.CharField()
+    accountNumber = serializers.CharField(help_text="Masked to the last four: ****6789.")
+    routingNumber = serializers.CharField()
 
 
 class CardDetailsOutput(serializers.Serializer):
     name = serializers.CharField()
-    cardNumber = serializers.CharField(help_text="Masked: first six and last four.")  # noqa: N815
-    panFirstSix = serializers.CharField()  # noqa: N815
-    panLastFour = serializers.CharField()  # noqa: N815
-    expirationDate = serializers.CharField()  # noqa: N815
+    cardNumber = serializers.CharField(help_text="Masked: first six and last four.")
+    panFirstSix = serializers.CharField()
+    panLastFour = serializers.CharField()
+    expirationDate = serializers.CharField()
 
 
 def _nullable_text(**kwargs) -> serializers.CharField:
@@ -181,40 +181,40 @@ class TransactionRecordOutput(serializers.Serializer):
     """The transaction record of CONTRACT 6 (transactions.records builds it; this documents it)."""
 
     uuid = serializers.UUIDField()
-    numericId = serializers.IntegerField()  # noqa: N815
+    numericId = serializers.IntegerField()
     status = serializers.ChoiceField(choices=Status.choices)
     amount = serializers.IntegerField(help_text="Cents.")
     method = serializers.ChoiceField(choices=Method.choices)
     type = serializers.ChoiceField(choices=TransactionType.choices)
-    effectiveDate = serializers.DateField()  # noqa: N815
-    customerUuid = serializers.UUIDField(allow_null=True)  # noqa: N815
-    paymentMethodUuid = serializers.UUIDField(allow_null=True)  # noqa: N815
-    standardEntryClassCode = _nullable_text()  # noqa: N815
-    paymentDetails = PaymentDetailsRecordField()  # noqa: N815
-    createdAt = serializers.DateTimeField()  # noqa: N815
-    isSameDay = serializers.BooleanField()  # noqa: N815
-    isDuplicate = serializers.BooleanField()  # noqa: N815
-    externalUniqueId = _nullable_text()  # noqa: N815
-    idempotencyKey = _nullable_text()  # noqa: N815
-    sequenceUuid = serializers.UUIDField()  # noqa: N815
-    rtpTransactionId = _nullable_text()  # noqa: N815
+    effectiveDate = serializers.DateField()
+    customerUuid = serializers.UUIDField(allow_null=True)
+    paymentMethodUuid = serializers.UUIDField(allow_null=True)
+    standardEntryClassCode = _nullable_text()
+    paymentDetails = PaymentDetailsRecordField()
+    createdAt = serializers.DateTimeField()
+    isSameDay = serializers.BooleanField()
+    isDuplicate = serializers.BooleanField()
+    externalUniqueId = _nullable_text()
+    idempotencyKey = _nullable_text()
+    sequenceUuid = serializers.UUIDField()
+    rtpTransactionId = _nullable_text()
     description = _nullable_text()
-    failureReason = _nullable_text()  # noqa: N815
-    voidedAt = serializers.DateTimeField(allow_null=True)  # noqa: N815
-    reversalUuid = serializers.UUIDField(allow_null=True)  # noqa: N815
-    reversedAt = serializers.DateTimeField(allow_null=True)  # noqa: N815
-    authorizedAt = serializers.DateTimeField(allow_null=True, required=False, help_text="Cards only.")  # noqa: N815
-    authResponseCode = _nullable_text(required=False, help_text="Cards only.")  # noqa: N815
-    holdCode = _nullable_text(required=False, help_text="HELD only.")  # noqa: N815
-    holdReason = _nullable_text(required=False, help_text="HELD only.")  # noqa: N815
+    failureReason = _nullable_text()
+    voidedAt = serializers.DateTimeField(allow_null=True)
+    reversalUuid = serializers.UUIDField(allow_null=True)
+    reversedAt = serializers.DateTimeField(allow_null=True)
+    authorizedAt = serializers.DateTimeField(allow_null=True, required=False, help_text="Cards only.")
+    authResponseCode = _nullable_text(required=False, help_text="Cards only.")
+    holdCode = _nullable_text(required=False, help_text="HELD only.")
+    holdReason = _nullable_text(required=False, help_text="HELD only.")
 
 
 class TransactionEventOutput(serializers.Serializer):
     """One entry of a transaction's trail (transactions.records.transaction_event_record builds it)."""
 
     event = serializers.CharField()
-    fromStatus = serializers.ChoiceField(choices=Status.choices, allow_null=True)  # noqa: N815
-    toStatus = serializers.ChoiceField(choices=Status.choices)  # noqa: N815
+    fromStatus = serializers.ChoiceField(choices=Status.choices, allow_null=True)
+    toStatus = serializers.ChoiceField(choices=Status.choices)
     caller = serializers.CharField(help_text="api, admin or command.")
     actor = serializers.CharField(help_text="api_key:<id>, user:<id> or the command's name.")
     reason = serializers.CharField(allow_null=True)
