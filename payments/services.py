@@ -22,6 +22,7 @@ from customers.services import customer_lock
 from payments.models import PaymentMethod
 from vault import crypto
 from vault.errors import ApiError, Conflict, NotFound
+from vault.maintenance import vacuum_analyze
 
 ACCOUNT_NUMBER_PATTERN = re.compile(r"^[0-9]{4,17}$")
 ROUTING_NUMBER_PATTERN = re.compile(r"^[0-9]{9}$")
@@ -211,4 +212,6 @@ def encrypted_values_rotate(
             counts[key] += _rotate_chunk(column, rows, newest)
             last_id = rows[-1][0]
             advance(len(rows))
+    # A rotation rewrites every row: leave the rewritten tables vacuumed, as any bulk load (vault.maintenance).
+    vacuum_analyze(apps.get_model(label) for key, (label, _) in ENCRYPTED_COLUMNS.items() if counts[key])
     return counts

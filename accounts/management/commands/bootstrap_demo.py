@@ -74,7 +74,7 @@ def seed_demo_payments(company: Company) -> None:
             payment_method_uuid=saved.uuid,
             description="demo charge",
         )
-    seed_transactions(company=company, count=DEMO_REPORTING_ROWS + len(DEMO_CHARGES), analyze=False)
+    seed_transactions(company=company, count=DEMO_REPORTING_ROWS + len(DEMO_CHARGES), vacuum=False)
 
 
 class Command(BaseCommand):
