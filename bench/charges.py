@@ -1,10 +1,14 @@
-"""Charge throughput: PUT /transactions against saved methods, under gunicorn on PostgreSQL.
+"""Charge throughput: PUT /transactions against saved methods, under gunicorn on PostgreSQL, side by side with a
+floor: a bare DRF view (bench/floor.py, mounted only here) that validates the same body with a plain Serializer and
+inserts one transaction row.
 
-Creates (drops first) its own database, migrates it, adds a company, an API key, customers and saved
-methods, starts gunicorn, drives N concurrent keep-alive clients for a fixed time and prints requests/s,
-p50/p95/p99 latency and the error count.
+Creates (drops first) its own database, migrates it, adds a company, an API key, 50 payers with saved methods,
+starts gunicorn with bench.floor_settings, drives N concurrent keep-alive clients for a fixed time against our
+charge and then against the floor, and prints requests/s, p50/p95/p99 latency, errors and CPU per charge for
+both, and how ours compares (target: at least half the floor's throughput, p95 under 3 times the floor's).
 
-    .venv/bin/python bench/charges.py                       # 16 clients, 20 s, 4 sync workers
+    .venv/bin/python bench/charges.py                       # 16 clients, 50 payers, 20 s each, 4 sync workers
+    .venv/bin/python bench/charges.py --profile var/charge.svg   # also py-spy (pip install py-spy) on our run
     .venv/bin/python bench/charges.py --clients 32 --duration 60 --worker-class gthread --workers 4 --threads 4
 """
 
@@ -75,7 +79,7 @@ def bench_env(database_url: str) -> dict[str, str]:
         JWT_SIGNING_KEY=secrets.token_urlsafe(48),
         ALLOWED_HOSTS="127.0.0.1,localhost",
         LOG_LEVEL="ERROR",
-        DJANGO_SETTINGS_MODULE="vault.settings",
+        DJANGO_SETTINGS_MODULE="bench.floor_settings",
     )
     return env
 
@@ -169,7 +173,7 @@ def start_server(env: dict[str, str], args) -> subprocess.Popen:
     raise SystemExit("gunicorn did not come up")
 
 
-def client_thread(port, authorization, pairs, start_at, stop_at, latencies, errors, lock) -> None:
+def client_thread(port, path, authorization, pairs, start_at, stop_at, latencies, errors, lock) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     headers = {"Authorization": authorization, "Content-Type": "application/json", "Connection": "keep-alive"}
     rng = random.Random()
@@ -190,7 +194,7 @@ def client_thread(port, authorization, pairs, start_at, stop_at, latencies, erro
         )
         began = time.perf_counter()
         try:
-            conn.request("PUT", "/transactions", body, headers)
+            conn.request("PUT", path, body, headers)
             response = conn.getresponse()
             response.read()
             ok = response.status == 201
@@ -209,13 +213,14 @@ def client_thread(port, authorization, pairs, start_at, stop_at, latencies, erro
         errors.append(local_errors)
 
 
-def client_process(port, authorization, pairs, threads, start_at, stop_at, queue) -> None:
+def client_process(port, path, authorization, pairs, threads, start_at, stop_at, queue) -> None:
     latencies: list[float] = []
     errors: list[int] = []
     lock = threading.Lock()
     workers = [
         threading.Thread(
-            target=client_thread, args=(port, authorization, pairs, start_at, stop_at, latencies, errors, lock)
+            target=client_thread,
+            args=(port, path, authorization, pairs, start_at, stop_at, latencies, errors, lock),
         )
         for _ in range(threads)
     ]
@@ -233,78 +238,61 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds")
-    parser.add_argument("--warmup", type=float, default=2.0, help="seconds of load before measuring")
-    parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread)")
-    # On 2 cores sync workers cost less CPU per charge than gthread (no GIL hand-offs); gthread keeps
-    # client connections alive, sync closes them after each response (the clients reconnect).
-    parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
-    parser.add_argument("--client-processes", type=int, default=2)
-    parser.add_argument("--customers", type=int, default=500)
-    parser.add_argument("--port", type=int, default=0, help="0: any free port")
-    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server URL")
-    parser.add_argument("--database", default="bench_charges")
-    args = parser.parse_args()
+def measure(args, setup: dict, server: subprocess.Popen, path: str, profile: str | None = None) -> dict:
+    """Warm-up, then `args.duration` seconds of load on `path`; figures of that window."""
+    processes = max(1, min(args.client_processes, args.clients))
+    per_process = [args.clients // processes + (1 if n < args.clients % processes else 0) for n in range(processes)]
+    queue: multiprocessing.Queue = multiprocessing.Queue()
 
-    recreate_database(args.pg, args.database)
-    env = bench_env(f"{args.pg}/{args.database}")
-    setup = prepare(env, args.customers)
-    args.port = args.port or free_port()
-    server = start_server(env, args)
-    try:
-        # Warm-up requests count for nothing: measure from start_at + warmup.
-        processes = max(1, min(args.client_processes, args.clients))
-        per_process = [args.clients // processes + (1 if n < args.clients % processes else 0) for n in range(processes)]
-        queue: multiprocessing.Queue = multiprocessing.Queue()
-        warm_until = time.monotonic() + 1.0 + args.warmup
-        warm = [
+    def run(start_at: float, stop_at: float) -> list:
+        return [
             multiprocessing.Process(
                 target=client_process,
-                args=(args.port, setup["authorization"], setup["pairs"], n, time.monotonic() + 1.0, warm_until, queue),
+                args=(args.port, path, setup["authorization"], setup["pairs"], n, start_at, stop_at, queue),
             )
             for n in per_process
         ]
-        for proc in warm:
-            proc.start()
-        for _ in warm:
-            queue.get()
-        for proc in warm:
-            proc.join()
 
-        start_at = time.monotonic() + 1.0
-        stop_at = start_at + args.duration
-        procs = [
-            multiprocessing.Process(
-                target=client_process,
-                args=(args.port, setup["authorization"], setup["pairs"], n, start_at, stop_at, queue),
-            )
-            for n in per_process
-        ]
-        for proc in procs:
-            proc.start()
-        while time.monotonic() < start_at:
-            time.sleep(0.001)
-        backends = database_backend_pids(args.pg, args.database)  # persistent (CONN_MAX_AGE), opened in warm-up
-        app_before, db_before = cpu_seconds(pgid=server.pid, pids=backends)
-        latencies: list[float] = []
-        errors = 0
-        for _ in procs:
-            got, failed = queue.get()
-            latencies.extend(got)
-            errors += failed
-        app_after, db_after = cpu_seconds(pgid=server.pid, pids=backends)
-        for proc in procs:
-            proc.join()
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+    warm = run(time.monotonic() + 1.0, time.monotonic() + 1.0 + args.warmup)
+    for proc in warm:
+        proc.start()
+    for _ in warm:
+        queue.get()
+    for proc in warm:
+        proc.join()
 
-    figures = {
+    start_at = time.monotonic() + 1.0
+    stop_at = start_at + args.duration
+    procs = run(start_at, stop_at)
+    for proc in procs:
+        proc.start()
+    spy = None
+    if profile:
+        # The master and its workers, sampled for the measured window.
+        spy = subprocess.Popen(
+            [str(ROOT / ".venv" / "bin" / "py-spy"), "record", "--format",
+             "speedscope" if profile.endswith(".json") else "flamegraph", "-o", profile, "--duration",
+             str(int(args.duration)), "--rate", "200", "--subprocesses", "--pid", str(server.pid)],
+        )  # fmt: skip
+    while time.monotonic() < start_at:
+        time.sleep(0.001)
+    backends = database_backend_pids(args.pg, args.database)  # persistent (CONN_MAX_AGE), opened in warm-up
+    app_before, db_before = cpu_seconds(pgid=server.pid, pids=backends)
+    latencies: list[float] = []
+    errors = 0
+    for _ in procs:
+        got, failed = queue.get()
+        latencies.extend(got)
+        errors += failed
+    app_after, db_after = cpu_seconds(pgid=server.pid, pids=backends)
+    for proc in procs:
+        proc.join()
+    if spy:
+        spy.wait(timeout=120)
+    return {
+        "path": path,
         "clients": args.clients,
+        "payers": args.customers,
         "workers": f"{args.workers} {args.worker_class} x {args.threads} threads",
         "seconds": args.duration,
         "requests": len(latencies),
@@ -317,14 +305,57 @@ def main() -> None:
         "appCpuMsPerCharge": round((app_after - app_before) * 1000 / len(latencies), 2) if latencies else None,
         "dbCpuMsPerCharge": round((db_after - db_before) * 1000 / len(latencies), 2) if latencies else None,
     }
-    print(
-        f"{figures['requestsPerSecond']} charges/s  p50 {figures['p50Ms']} ms  p95 {figures['p95Ms']} ms  "
-        f"p99 {figures['p99Ms']} ms  errors {errors}  CPU/charge: app {figures['appCpuMsPerCharge']} ms, "
-        f"PostgreSQL {figures['dbCpuMsPerCharge']} ms  "
-        f"({args.clients} clients, {figures['workers']}, "
-        f"{args.duration:g} s)"
+
+
+def _line(label: str, figures: dict) -> str:
+    return (
+        f"{label:6} {figures['requestsPerSecond']:8.1f} charges/s  p50 {figures['p50Ms']} ms  p95 {figures['p95Ms']} ms"
+        f"  p99 {figures['p99Ms']} ms  errors {figures['errors']}  CPU/charge: app {figures['appCpuMsPerCharge']} ms,"
+        f" PostgreSQL {figures['dbCpuMsPerCharge']} ms"
     )
-    print(json.dumps(figures))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds, for each of ours and floor")
+    parser.add_argument("--warmup", type=float, default=2.0, help="seconds of load before measuring")
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread)")
+    # On 2 cores sync workers cost less CPU per charge than gthread (no GIL hand-offs); gthread keeps
+    # client connections alive, sync closes them after each response (the clients reconnect).
+    parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
+    parser.add_argument("--client-processes", type=int, default=2)
+    parser.add_argument("--customers", type=int, default=50, help="payers, each with a saved method")
+    parser.add_argument("--port", type=int, default=0, help="0: any free port")
+    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server URL")
+    parser.add_argument("--database", default="bench_charges")
+    parser.add_argument("--profile", help="write a py-spy flame graph (.svg) or speedscope (.json) of our run")
+    args = parser.parse_args()
+
+    recreate_database(args.pg, args.database)
+    env = bench_env(f"{args.pg}/{args.database}")
+    setup = prepare(env, args.customers)
+    args.port = args.port or free_port()
+    server = start_server(env, args)
+    try:
+        ours = measure(args, setup, server, "/transactions", profile=args.profile)
+        floor = measure(args, setup, server, "/bench/floor/transactions")
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+    print(f"({args.clients} clients, {args.customers} payers, {ours['workers']}, {args.duration:g} s each)")
+    print(_line("ours", ours))
+    print(_line("floor", floor))
+    throughput = ours["requestsPerSecond"] / floor["requestsPerSecond"] if floor["requestsPerSecond"] else 0
+    p95 = ours["p95Ms"] / floor["p95Ms"] if floor["p95Ms"] else float("inf")
+    print(
+        f"ours/floor: throughput {throughput:.2f} (target >= 0.5: {'met' if throughput >= 0.5 else 'MISSED'}), "
+        f"p95 {p95:.2f} (target < 3: {'met' if p95 < 3 else 'MISSED'})"
+    )
+    print(json.dumps({"ours": ours, "floor": floor, "throughputRatio": round(throughput, 2),
+                      "p95Ratio": round(p95, 2)}))  # fmt: skip
     sys.stdout.flush()
 
 
