@@ -121,6 +121,8 @@ CSV_WRITE_BYTES = 64 * 1024
 
 
 def _csv_response(*, company, filtered, projection, ordering) -> StreamingHttpResponse:
+    # Connect before the 200 goes out: an unreachable replica is a 503 (vault.errors), not a truncated download.
+    connections[filtered.db].ensure_connection()
     writer = csv.writer(_Echo(), lineterminator="\n")
     header = writer.writerow(projection.keys).encode()
     if connections[filtered.db].vendor == "postgresql":
