@@ -37,6 +37,20 @@ class ActionGroupForm(ActionsFormMixin):
         fields = ("name", "actions")
 
 
+class ApiKeyForm(ActionsFormMixin):
+    actions = forms.MultipleChoiceField(
+        choices=Action.choices,
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text="The only actions this key may use, within the live API-key action group. None ticked: every "
+        "action of the group.",
+    )
+
+    class Meta:
+        model = ApiKey
+        fields = ("name", "rollout_allowed", "actions")
+
+
 def _actions_summary(actions: list[str]) -> str:
     if set(actions) >= set(ALL_ACTIONS):
         return "all actions"
@@ -182,14 +196,28 @@ class ActionGroupAdmin(SuperuserOnlyAdminMixin, admin.ModelAdmin):
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
-    list_display = ("prefix", "name", "company", "rollout_allowed", "created_at", "last_used_at", "revoked_at")
+    form = ApiKeyForm
+    list_display = (
+        "prefix",
+        "name",
+        "company",
+        "scope",
+        "rollout_allowed",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
     list_select_related = ("company",)
     list_filter = (("revoked_at", admin.EmptyFieldListFilter), "rollout_allowed")
     search_fields = ("prefix", "name", "company__name")
-    fields = ("prefix", "name", "company", "rollout_allowed", "created_at", "last_used_at", "revoked_at")
+    fields = ("prefix", "name", "company", "rollout_allowed", "actions", "created_at", "last_used_at", "revoked_at")
     readonly_fields = ("prefix", "company", "created_at", "last_used_at", "revoked_at")
     ordering = ("-created_at",)
     actions = ("revoke_selected",)
+
+    @admin.display(description="actions")
+    def scope(self, obj: ApiKey) -> str:
+        return _actions_summary(obj.actions) if obj.actions else "all of the live group"
 
     def has_add_permission(self, request) -> bool:
         # Issued by `manage.py create_api_key`, the only place the raw key is ever shown.

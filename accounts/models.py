@@ -136,6 +136,13 @@ class ApiKey(models.Model):
     rollout_allowed = models.BooleanField(
         default=False, help_text="Rollout registry: may use gated actions while the company is in staged rollout."
     )
+    actions = models.JSONField(
+        default=list,
+        blank=True,
+        validators=[validate_actions],
+        help_text="The key's own actions: it may use only those that the live API-key action group also grants. "
+        "Empty: every action of the group.",
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True)
@@ -149,3 +156,7 @@ class ApiKey(models.Model):
     @property
     def is_revoked(self) -> bool:
         return self.revoked_at is not None
+
+    def scope_allows(self, action: str) -> bool:
+        """The key's own set (CONTRACT 3): a key is scoped down from the live group, never up."""
+        return not self.actions or action in self.actions

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -14,7 +15,7 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.actions import DEFAULT_ROLES
+from accounts.actions import ALL_ACTIONS, DEFAULT_ROLES
 from accounts.models import ApiKey, Company, Membership, Role, User
 
 API_KEY_PREFIX_BYTES = 6
@@ -62,11 +63,19 @@ def company_create(
     return company
 
 
-def api_key_create(*, company: Company, name: str = "", rollout_allowed: bool = False) -> IssuedApiKey:
+def api_key_create(
+    *, company: Company, name: str = "", rollout_allowed: bool = False, actions: Sequence[str] = ()
+) -> IssuedApiKey:
+    """A new key; `actions` scopes it down to those actions (empty: every action of the live API-key group)."""
     prefix = secrets.token_hex(API_KEY_PREFIX_BYTES)
     raw_key = f"vk_{prefix}_{secrets.token_urlsafe(API_KEY_SECRET_BYTES)}"
     api_key = ApiKey(
-        company=company, name=name, prefix=prefix, key_hash=hash_api_key(raw_key), rollout_allowed=rollout_allowed
+        company=company,
+        name=name,
+        prefix=prefix,
+        key_hash=hash_api_key(raw_key),
+        rollout_allowed=rollout_allowed,
+        actions=[action for action in ALL_ACTIONS if action in set(actions)],
     )
     api_key.full_clean(validate_unique=False, validate_constraints=False)
     api_key.save()

@@ -37,6 +37,8 @@ from cryptography.fernet import Fernet
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
 GUNICORN = str(ROOT / ".venv" / "bin" / "gunicorn")
+# SPEC 4.7 rule 2: a saved-method charge still sends valid paymentDetails, which the saved method replaces.
+PLACEHOLDER_DETAILS = {"name": "x", "accountType": "Checking", "accountNumber": "1111", "routingNumber": "021000021"}
 
 SETUP = """
 import json, sys
@@ -77,6 +79,7 @@ def bench_env(database_url: str) -> dict[str, str]:
         FIELD_ENCRYPTION_KEYS=Fernet.generate_key().decode(),
         BLIND_INDEX_KEY=secrets.token_urlsafe(48),
         JWT_SIGNING_KEY=secrets.token_urlsafe(48),
+        IDEMPOTENCY_HASH_KEY=secrets.token_urlsafe(48),
         ALLOWED_HOSTS="127.0.0.1,localhost",
         LOG_LEVEL="ERROR",
         DJANGO_SETTINGS_MODULE="bench.floor_settings",
@@ -190,6 +193,7 @@ def client_thread(port, path, authorization, pairs, start_at, stop_at, latencies
                 "amount": rng.randint(100, 500_000),
                 "customerUuid": customer_uuid,
                 "paymentMethodUuid": method_uuid,
+                "paymentDetails": PLACEHOLDER_DETAILS,
             }
         )
         began = time.perf_counter()

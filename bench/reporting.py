@@ -141,6 +141,7 @@ def _production_env(env: dict[str, str]) -> dict[str, str]:
         "FIELD_ENCRYPTION_KEYS": ",".join(settings.FIELD_ENCRYPTION_KEYS),
         "BLIND_INDEX_KEY": settings.BLIND_INDEX_KEY,
         "JWT_SIGNING_KEY": settings.JWT_SIGNING_KEY,
+        "IDEMPOTENCY_HASH_KEY": settings.IDEMPOTENCY_HASH_KEY,
     }
 
 

@@ -5,7 +5,6 @@ default per customer" holds under concurrency; the partial unique constraints ke
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,30 +13,27 @@ from django.apps import apps
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
-from stdnum.us import rtn
 
 from accounts.models import Company
 from customers.models import Customer
 from customers.services import customer_lock
+from payments import numbers
 from payments.models import PaymentMethod
 from vault import crypto
 from vault.errors import ApiError, Conflict, NotFound
 from vault.maintenance import vacuum_analyze
 
-ACCOUNT_NUMBER_PATTERN = re.compile(r"^[0-9]{4,17}$")
-ROUTING_NUMBER_PATTERN = re.compile(r"^[0-9]{9}$")
-
 
 def account_number_validate(account_number: str) -> None:
     # The message never repeats the value: it is an account number (CONTRACT 5).
-    if not isinstance(account_number, str) or not ACCOUNT_NUMBER_PATTERN.fullmatch(account_number):
+    if not numbers.is_account_number(account_number):
         raise ApiError("accountNumber must be 4 to 17 digits", field="accountNumber", code="invalid")
 
 
 def routing_number_validate(routing_number: str) -> None:
-    if not isinstance(routing_number, str) or not ROUTING_NUMBER_PATTERN.fullmatch(routing_number):
+    if not numbers.is_routing_number_shape(routing_number):
         raise ApiError("routingNumber must be 9 digits", field="routingNumber", code="invalid")
-    if not rtn.is_valid(routing_number):
+    if not numbers.is_routing_number(routing_number):
         raise ApiError("routingNumber has an invalid ABA check digit", field="routingNumber", code="invalid_checksum")
 
 

@@ -56,6 +56,10 @@ class OriginationFile(models.Model):
     entry_count = models.PositiveIntegerField(default=0)
     debit_total = models.BigIntegerField(default=0)
     credit_total = models.BigIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the file as written.")
+    purged_at = models.DateTimeField(
+        null=True, blank=True, help_text="When `purge_outbound` deleted the file; this record stays."
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -267,7 +271,8 @@ class TransactionException(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """The first response to an `Idempotency-Key`, replayed for 24 hours (CONTRACT 6)."""
+    """The first response to an `Idempotency-Key`, replayed for 24 hours (CONTRACT 6), then purged.
+    `request_hash` is a keyed HMAC of the body with card and account numbers keyed-hashed and the cvv left out."""
 
     company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)
@@ -279,3 +284,4 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["company", "key"], name="idempotency_company_key")]
+        indexes = [models.Index(fields=["created_at"], name="idempotency_created_at")]  # purge_expired

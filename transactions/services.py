@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from accounts.models import Company
 from customers.models import Customer
+from payments import numbers
 from payments.models import PaymentMethod
 from transactions import calendar
 from transactions.models import (
@@ -70,11 +71,12 @@ def _cutoff(company: Company) -> time:
 
 def _card_fields(details: dict[str, Any]) -> dict[str, Any]:
     number = details["card_number"]
+    first, last = numbers.card_shown_parts(number)
     return {
         "name": details["name"],
-        "card_first_six": number[:6],
-        "card_last_four": number[-4:],
-        "card_masked": number[:6] + "*" * (len(number) - 10) + number[-4:],
+        "card_first_six": first,
+        "card_last_four": last,
+        "card_masked": numbers.card_mask(number),
         "card_expiration": details["expiration_date"],
     }
 

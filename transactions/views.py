@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from datetime import datetime
@@ -14,22 +13,22 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
-from stdnum import luhn
-from stdnum.us import rtn
 
+from payments import numbers
 from payments.models import PaymentMethod
 from transactions.models import Method, TransactionType
 from transactions.records import transaction_record
 from transactions.rules import MAX_AMOUNT_CENTS, METHOD_RULES
 from transactions.selectors import transaction_get
 from transactions.services import transaction_charge, transaction_void
+from vault import crypto
 from vault.errors import ApiError
 from vault.serializers import StrictCharField, StrictChoiceField, StrictIntegerField, StrictSerializer
 
 PAYMENT_METHOD_NEEDS_CUSTOMER = "customerUuid is required when paymentMethodUuid is provided"
+PAYMENT_DETAILS_REQUIRED = "paymentDetails is required for ACH, RCC and RTP, also when a saved method is charged"
 IDEMPOTENCY_HEADER = "Idempotency-Key"
-DIGITS = re.compile(r"\d+")
-EXPIRATION = re.compile(r"(0[1-9]|1[0-2])/(\d{2})")
+EXPIRATION = re.compile(r"(0[1-9]|1[0-2])/([0-9]{2})")
 
 
 class StrictUUIDField(serializers.UUIDField):
@@ -62,12 +61,12 @@ class BankDetailsSerializer(StrictSerializer):
     routingNumber = StrictCharField(min_length=9, max_length=9)  # noqa: N815
 
     def validate_accountNumber(self, value: str) -> str:  # noqa: N802
-        if not DIGITS.fullmatch(value):
+        if not numbers.is_account_number(value):
             raise serializers.ValidationError("Must be 4 to 17 digits.")
         return value
 
     def validate_routingNumber(self, value: str) -> str:  # noqa: N802
-        if not DIGITS.fullmatch(value) or not rtn.is_valid(value):
+        if not numbers.is_routing_number(value):
             raise serializers.ValidationError("Must be a 9-digit ABA routing number with a valid check digit.")
         return value
 
@@ -88,7 +87,7 @@ class CardDetailsSerializer(StrictSerializer):
     cvv = StrictCharField(min_length=3, max_length=4, required=False)
 
     def validate_cardNumber(self, value: str) -> str:  # noqa: N802
-        if not DIGITS.fullmatch(value) or not luhn.is_valid(value):
+        if not numbers.is_card_number(value):
             raise serializers.ValidationError("Must be 12 to 19 digits with a valid Luhn check digit.")
         return value
 
@@ -102,7 +101,7 @@ class CardDetailsSerializer(StrictSerializer):
         return value
 
     def validate_cvv(self, value: str) -> str:
-        if not DIGITS.fullmatch(value):
+        if not numbers.is_cvv(value):
             raise serializers.ValidationError("Must be 3 or 4 digits.")
         return value
 
@@ -138,6 +137,9 @@ class ChargeInputSerializer(StrictSerializer):
                 {"standardEntryClassCode": f"{attrs['method']} takes these codes: {allowed}."}
             )
         details = attrs.get("paymentDetails")
+        if details is None and not rule.is_card:
+            # Rule 2 to the letter: a bank charge carries paymentDetails, even when a saved method replaces it.
+            raise ApiError(PAYMENT_DETAILS_REQUIRED, field="paymentDetails", code="required")
         if details is not None:  # rule 2: structurally valid even when a saved method will replace it
             details_serializer = (CardDetailsSerializer if rule.is_card else BankDetailsSerializer)(
                 data=details, context=self.context
@@ -148,8 +150,25 @@ class ChargeInputSerializer(StrictSerializer):
         return attrs
 
 
+# In the canonical body a card or account number is its keyed hash and the cvv is left out: the fingerprint is
+# stored for 24 h, and the CVV may not be kept in any form after authorization (PCI DSS 3.3.1).
+FINGERPRINT_REPLACED = {"cardNumber": crypto.card_number_hash, "accountNumber": crypto.account_number_hash}
+FINGERPRINT_LEFT_OUT = frozenset({"cvv"})
+
+
 def request_fingerprint(data: object) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    """The keyed fingerprint an Idempotency-Key compares (CONTRACT 6) of a validated charge body."""
+    body = dict(data) if isinstance(data, dict) else data
+    details = body.get("paymentDetails") if isinstance(body, dict) else None
+    if isinstance(details, dict):
+        body["paymentDetails"] = {
+            name: FINGERPRINT_REPLACED[name](value)
+            if name in FINGERPRINT_REPLACED and isinstance(value, str)
+            else value
+            for name, value in details.items()
+            if name not in FINGERPRINT_LEFT_OUT
+        }
+    return crypto.request_fingerprint(json.dumps(body, sort_keys=True, separators=(",", ":")))
 
 
 def idempotency_key(request) -> str:

@@ -41,6 +41,16 @@ def blind_index(*parts: str) -> str:
     return hmac.new(settings.BLIND_INDEX_KEY.encode(), message, hashlib.sha256).hexdigest()
 
 
+def card_number_hash(card_number: str) -> str:
+    return blind_index("card", card_number)
+
+
+def request_fingerprint(canonical: str) -> str:
+    """HMAC-SHA256 under IDEMPOTENCY_HASH_KEY: equal requests compare equal, and nobody holding only the
+    database can test a guessed body against it."""
+    return hmac.new(settings.IDEMPOTENCY_HASH_KEY.encode(), canonical.encode(), hashlib.sha256).hexdigest()
+
+
 def account_pair_hash(routing_number: str, account_number: str) -> str:
     """Duplicate detection for saved methods (CONTRACT 5): the same routing + account is the same account."""
     return blind_index("pair", routing_number, account_number)

@@ -10,13 +10,29 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 
-def env_str(name: str, default: str | None = None) -> str | None:
+def env_value(name: str) -> str | None:
+    """`NAME` from the environment, or the contents of the file named by `NAME_FILE` (how container platforms
+    mount secrets; one trailing newline is dropped). Setting both is an error: which one wins would be a guess."""
     value = os.environ.get(name)
+    file_name = os.environ.get(f"{name}_FILE")
+    if file_name in (None, ""):
+        return value
+    if value not in (None, ""):
+        raise ImproperlyConfigured(f"set {name} or {name}_FILE, not both")
+    try:
+        text = Path(file_name).read_text(encoding="utf-8")
+    except OSError as exc:  # the message names the file, never its contents
+        raise ImproperlyConfigured(f"{name}_FILE: cannot read {file_name} ({exc.strerror})") from None
+    return text.removesuffix("\n").removesuffix("\r")
+
+
+def env_str(name: str, default: str | None = None) -> str | None:
+    value = env_value(name)
     return default if value in (None, "") else value
 
 
 def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
+    value = env_value(name)
     if value in (None, ""):
         return default
     if value in ("1", "true", "True", "yes"):
@@ -27,7 +43,7 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 def env_list(name: str, default: list[str] | None = None) -> list[str]:
-    value = os.environ.get(name)
+    value = env_value(name)
     if value in (None, ""):
         return list(default or [])
     return [item.strip() for item in value.split(",") if item.strip()]
@@ -41,11 +57,13 @@ def _generate_dev_secrets() -> dict[str, str]:
         "FIELD_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
         "BLIND_INDEX_KEY": secrets.token_urlsafe(48),
         "JWT_SIGNING_KEY": secrets.token_urlsafe(48),
+        "IDEMPOTENCY_HASH_KEY": secrets.token_urlsafe(48),
     }
 
 
 def dev_secrets(var_dir: Path) -> dict[str, str]:
-    """Secrets for DEBUG=1 runs, generated once into var/ (never committed); safe when workers race."""
+    """Secrets for DEBUG=1 runs, generated once into var/ (never committed); safe when workers race. A file
+    written before a secret was added gets the new one (old values kept: they decrypt existing rows)."""
     path = var_dir / "dev-secrets.json"
     var_dir.mkdir(parents=True, exist_ok=True)
     try:
@@ -54,7 +72,7 @@ def dev_secrets(var_dir: Path) -> dict[str, str]:
         for _ in range(50):
             text = path.read_text()
             if text.strip():
-                return json.loads(text)
+                return _with_new_dev_secrets(path, json.loads(text))
             import time
 
             time.sleep(0.05)
@@ -65,11 +83,28 @@ def dev_secrets(var_dir: Path) -> dict[str, str]:
     return generated
 
 
+def _with_new_dev_secrets(path: Path, stored: dict[str, str]) -> dict[str, str]:
+    if set(_generate_dev_secrets()) <= set(stored):
+        return stored
+    import fcntl
+
+    with open(path.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # workers starting together add the same values
+        stored = json.loads(path.read_text())
+        merged = {**_generate_dev_secrets(), **stored}
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            json.dump(merged, handle)
+        os.replace(partial, path)
+    return merged
+
+
 def secret(name: str, debug: bool, var_dir: Path, minimum_length: int = 1) -> str:
-    value = os.environ.get(name)
+    value = env_value(name)
     if value in (None, ""):
         if not debug:
-            raise ImproperlyConfigured(f"{name} must be set when DEBUG=0")
+            raise ImproperlyConfigured(f"{name} must be set when DEBUG=0 (or {name}_FILE, a file holding it)")
         value = dev_secrets(var_dir)[name]
     if len(value) < minimum_length:
         raise ImproperlyConfigured(f"{name} must be at least {minimum_length} characters")

@@ -1,4 +1,5 @@
-"""Serializer bases: unknown body fields are an error (STYLE: unknown input is never ignored)."""
+"""Serializer bases: unknown body fields are an error (STYLE: unknown input is never ignored), and an optional
+field sent as JSON null is treated as left out (CONTRACT 4)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from rest_framework import serializers
 
 
 class StrictSerializer(serializers.Serializer):
-    """Rejects a body that is not an object or that carries fields the serializer does not declare."""
+    """Rejects a body that is not an object or that carries fields the serializer does not declare; drops
+    optional fields sent as null, so they read exactly as if they had been left out (a required field sent as
+    null is still refused, naming it)."""
 
     def to_internal_value(self, data):
         if not isinstance(data, dict):
@@ -18,7 +21,14 @@ class StrictSerializer(serializers.Serializer):
             raise serializers.ValidationError(
                 {name: [serializers.ErrorDetail("Unknown field.", code="unknown_field")] for name in unknown}
             )
-        return super().to_internal_value(data)
+        return super().to_internal_value(without_optional_nulls(data, self.fields, partial=self.partial))
+
+
+def without_optional_nulls(data: dict, fields, *, partial: bool = False) -> dict:
+    """`data` without the keys whose value is null and whose field is optional (CONTRACT 4: null means absent)."""
+    if not any(value is None for value in data.values()):
+        return data
+    return {name: value for name, value in data.items() if value is not None or (fields[name].required and not partial)}
 
 
 class StrictIntegerField(serializers.IntegerField):

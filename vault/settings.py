@@ -17,6 +17,8 @@ SECRET_KEY = secret("SECRET_KEY", DEBUG, VAR_DIR, minimum_length=32)
 FIELD_ENCRYPTION_KEYS = fernet_keys("FIELD_ENCRYPTION_KEYS", secret("FIELD_ENCRYPTION_KEYS", DEBUG, VAR_DIR))
 BLIND_INDEX_KEY = secret("BLIND_INDEX_KEY", DEBUG, VAR_DIR, minimum_length=32)
 JWT_SIGNING_KEY = secret("JWT_SIGNING_KEY", DEBUG, VAR_DIR, minimum_length=32)
+# Keys the stored fingerprint of an idempotent request: without it, a fingerprint is a guessable hash of the body.
+IDEMPOTENCY_HASH_KEY = secret("IDEMPOTENCY_HASH_KEY", DEBUG, VAR_DIR, minimum_length=32)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"] if DEBUG else [])
 

@@ -16,6 +16,7 @@ SECRETS = {
     "FIELD_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
     "BLIND_INDEX_KEY": "b" * 40,
     "JWT_SIGNING_KEY": "j" * 40,
+    "IDEMPOTENCY_HASH_KEY": "i" * 40,
 }
 
 

@@ -161,3 +161,24 @@ def test_patch_without_credentials_is_401(anonymous_client, company):
     customer = CustomerFactory(company=company)
     response = anonymous_client.patch(f"/customers/{customer.uuid}", {"status": "inactive"}, format="json")
     assert response.status_code == 401
+
+
+def test_patch_with_null_fields_changes_nothing_they_name(api_client, company):
+    customer = CustomerFactory(company=company, email="ada@example.com", first_name="Ada")
+    body = {"email": None, "firstName": None, "status": None, "lastName": "Byron"}
+    response = api_client.patch(f"/customers/{customer.uuid}", body, format="json")
+    assert response.status_code == 200, response.content
+    customer.refresh_from_db()
+    assert (customer.email, customer.first_name, customer.last_name, customer.status) == (
+        "ada@example.com",
+        "Ada",
+        "Byron",
+        "active",
+    )
+
+
+def test_create_with_null_optional_fields_is_201(api_client):
+    body = {"firstName": "Ada", "lastName": "Lovelace", "email": None, "phone": None, "accountHolderType": None}
+    response = api_client.post("/customers", body, format="json")
+    assert response.status_code == 201, response.content
+    assert Customer.objects.get(uuid=response.json()["data"]["customerUuid"]).account_holder_type == "consumer"

@@ -16,6 +16,8 @@ from vault import crypto
 pytestmark = pytest.mark.django_db
 
 RETURN_TIME = "2026-12-08T14:00:00Z"
+# A saved-method charge still carries valid paymentDetails (SPEC 4.7 rule 2); the saved method's replace them.
+PLACEHOLDER_DETAILS = {"name": "x", "accountType": "Checking", "accountNumber": "1111", "routingNumber": "021000021"}
 
 
 def _return_file(tmp_path, entries, name="returns.ach"):
@@ -100,6 +102,7 @@ def test_blocked_method_is_refused_by_the_charge_endpoint(api_client, method, tm
             "amount": 100,
             "customerUuid": str(method.customer.uuid),
             "paymentMethodUuid": str(method.uuid),
+            "paymentDetails": PLACEHOLDER_DETAILS,
         },
         format="json",
     )
@@ -157,6 +160,7 @@ def test_next_charge_uses_the_corrected_account(api_client, method, tmp_path):
             "amount": 100,
             "customerUuid": str(method.customer.uuid),
             "paymentMethodUuid": str(method.uuid),
+            "paymentDetails": PLACEHOLDER_DETAILS,
         },
         format="json",
     )

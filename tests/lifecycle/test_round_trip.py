@@ -48,6 +48,13 @@ def test_charge_to_late_return_fills_every_lifecycle_column(api_client, company,
         "type": "Debit",
         "customerUuid": str(customer.uuid),
         "paymentMethodUuid": str(method.uuid),
+        # SPEC 4.7 rule 2: required and valid, then replaced by the saved method's details.
+        "paymentDetails": {
+            "name": "x",
+            "accountType": "Checking",
+            "accountNumber": "1111",
+            "routingNumber": "021000021",
+        },
     }
     late = _charge(api_client, {**saved, "amount": 1500})
     corrected = _charge(api_client, {**saved, "amount": 1600})

@@ -183,3 +183,17 @@ def test_new_method_leaves_an_existing_default_alone(api_client, customer):
     assert response.json()["data"]["isDefault"] is False
     existing.refresh_from_db()
     assert existing.is_default
+
+
+def test_optional_fields_sent_as_null_read_as_left_out(api_client, customer):
+    body = method_body(customer, nickname=None, isDefault=None)
+    response = api_client.post("/customers/payment-methods", body, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["data"]["nickname"] is None and response.json()["data"]["isDefault"] is True
+
+
+def test_required_field_sent_as_null_is_400_naming_it(api_client, customer):
+    response = api_client.post("/customers/payment-methods", method_body(customer, accountNumber=None), format="json")
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["field"] == "accountNumber"
+    assert not PaymentMethod.objects.exists()

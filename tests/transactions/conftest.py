@@ -40,6 +40,7 @@ def card_details(**overrides) -> dict:
 
 
 def saved_charge(customer, payment_method, **overrides) -> dict:
+    """A saved-method charge; bank charges carry paymentDetails (SPEC 4.7 rule 2), which the saved method replaces."""
     body = {
         "method": "ACH",
         "type": "Debit",
@@ -48,6 +49,8 @@ def saved_charge(customer, payment_method, **overrides) -> dict:
         "paymentMethodUuid": str(payment_method.uuid),
     }
     body.update(overrides)
+    if body["method"] != "CRD":
+        body.setdefault("paymentDetails", bank_details())
     return body
 
 

@@ -73,6 +73,7 @@ def test_unknown_customer_is_404(api_client, saved_method):
         "amount": 100,
         "customerUuid": str(uuid.uuid4()),
         "paymentMethodUuid": str(saved_method.uuid),
+        "paymentDetails": bank_details(),
     }
     assert_error(put_charge(api_client, body), 404, "Customer not found")
 
@@ -157,3 +158,45 @@ def test_rule_5_answers_before_blocked(api_client, customer, saved_method):
     saved_method.blocked_at = timezone.now()
     saved_method.save()
     assert_error(put_charge(api_client, saved_charge(customer, saved_method, method="CRD")), 400, RULE_5)
+
+
+@pytest.mark.parametrize("method", ["ACH", "RCC", "RTP"])
+@pytest.mark.parametrize("absent", [{}, {"paymentDetails": None}], ids=["left-out", "null"])
+def test_saved_bank_charge_without_payment_details_is_400_naming_it(api_client, customer, saved_method, method, absent):
+    body = saved_charge(customer, saved_method, method=method)
+    del body["paymentDetails"]
+    response = put_charge(api_client, {**body, **absent})
+    assert_error(response, 400, "paymentDetails is required for ACH, RCC and RTP, also when a saved method is charged")
+    assert response.json()["errors"][0]["field"] == "paymentDetails"
+
+
+def test_saved_bank_charge_with_valid_payment_details_charges_the_saved_account(api_client, customer, saved_method):
+    response = put_charge(api_client, saved_charge(customer, saved_method, paymentDetails=bank_details()))
+    assert response.status_code == 201, response.content
+    assert response.json()["data"]["paymentDetails"]["accountNumber"] == "****6789"
+
+
+@pytest.mark.parametrize(
+    "nulls",
+    [
+        {"standardEntryClassCode": None},
+        {"effectiveDate": None},
+        {"externalUniqueId": None, "description": None},
+        {"standardEntryClassCode": None, "effectiveDate": None, "externalUniqueId": None, "description": None},
+    ],
+)
+def test_optional_field_sent_as_null_reads_as_left_out_on_rtp_charge(api_client, customer, saved_method, nulls):
+    response = put_charge(api_client, saved_charge(customer, saved_method, method="RTP", **nulls))
+    assert response.status_code == 201, response.content
+    assert response.json()["data"]["standardEntryClassCode"] in (None, "")
+
+
+def test_null_optional_field_inside_payment_details_reads_as_left_out(api_client):
+    body = {"method": "CRD", "type": "Debit", "amount": 100, "paymentDetails": {**card_details(), "cvv": None}}
+    assert put_charge(api_client, body).status_code == 201
+
+
+def test_required_field_sent_as_null_is_still_400_naming_it(api_client, customer, saved_method):
+    response = put_charge(api_client, saved_charge(customer, saved_method, amount=None))
+    assert_error(response, 400, "amount: This field may not be null.")
+    assert response.json()["errors"][0]["field"] == "amount"

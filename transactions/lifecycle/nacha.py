@@ -10,17 +10,22 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from payments import numbers
+
 RECORD_LENGTH = 94
 BLOCKING_FACTOR = 10
 PADDING_RECORD = "9" * RECORD_LENGTH
 
-N, A = "N", "A"  # numeric: zero-filled, right-justified; alphanumeric: space-filled, left-justified
+# Numeric: ASCII digits, zero-filled, right-justified. Alphanumeric: folded to upper-case ASCII, space-filled,
+# left-justified (names, descriptions). Exact: printable ASCII written as given, space-filled: an identifier that
+# folding or truncating would turn into another one (an account number, a company or routing identification).
+N, A, X = "N", "A", "X"
 
 FILE_HEADER = (
     ("record_type", 1, N),
     ("priority_code", 2, N),
-    ("immediate_destination", 10, A),
-    ("immediate_origin", 10, A),
+    ("immediate_destination", 10, X),
+    ("immediate_origin", 10, X),
     ("creation_date", 6, N),
     ("creation_time", 4, N),
     ("file_id_modifier", 1, A),
@@ -36,7 +41,7 @@ BATCH_HEADER = (
     ("service_class_code", 3, N),
     ("company_name", 16, A),
     ("company_discretionary_data", 20, A),
-    ("company_identification", 10, A),
+    ("company_identification", 10, X),
     ("sec_code", 3, A),
     ("entry_description", 10, A),
     ("descriptive_date", 6, A),
@@ -51,7 +56,7 @@ ENTRY_DETAIL = (
     ("transaction_code", 2, N),
     ("receiving_dfi", 8, N),
     ("check_digit", 1, N),
-    ("account_number", 17, A),
+    ("account_number", 17, X),
     ("amount", 10, N),
     ("individual_id", 15, A),
     ("individual_name", 22, A),
@@ -87,7 +92,7 @@ BATCH_CONTROL = (
     ("entry_hash", 10, N),
     ("debit_total", 12, N),
     ("credit_total", 12, N),
-    ("company_identification", 10, A),
+    ("company_identification", 10, X),
     ("message_authentication_code", 19, A),
     ("reserved", 6, A),
     ("originating_dfi", 8, N),
@@ -131,6 +136,10 @@ class NachaFormatError(ValueError):
     """A file that is not a well-formed NACHA file (the message names the line)."""
 
 
+class NachaFieldError(ValueError):
+    """A value the writer cannot put into its field exactly; the message names the field, never the value."""
+
+
 def ascii_upper(value: str) -> str:
     """NACHA alphanumeric fields: upper-case ASCII only (accents folded, other characters dropped)."""
     folded = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
@@ -143,11 +152,17 @@ def render(layout: Sequence[tuple[str, int, str]], values: dict[str, object]) ->
         value = values.get(name, "")
         text = str(value)
         if kind == N:
-            if not text.isdigit() and text != "":
-                raise ValueError(f"{name} must be digits")
+            if text != "" and not numbers.is_ascii_digits(text):
+                raise NachaFieldError(f"{name} must be ASCII digits")
             if len(text) > width:
-                raise ValueError(f"{name} does not fit in {width} digits")
+                raise NachaFieldError(f"{name} does not fit in {width} digits")
             parts.append(text.rjust(width, "0"))
+        elif kind == X:
+            if not all(32 <= ord(ch) < 127 for ch in text):
+                raise NachaFieldError(f"{name} must be printable ASCII")
+            if len(text) > width:
+                raise NachaFieldError(f"{name} does not fit in {width} characters")
+            parts.append(text.ljust(width))
         else:
             parts.append(ascii_upper(text)[:width].ljust(width))
     record = "".join(parts)

@@ -8,6 +8,7 @@ same file from the database; a rerun with nothing due changes nothing."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import string
@@ -226,20 +227,34 @@ def file_path(origination_file: OriginationFile) -> Path:
     return Path(settings.OUTBOUND_DIR) / name
 
 
+OUTBOUND_DIR_MODE = 0o700
+OUTBOUND_FILE_MODE = 0o600
+
+
+def outbound_dir_create(directory: Path) -> None:
+    """The outbound folder, readable by the service's user only (also when it already existed, looser)."""
+    directory.mkdir(mode=OUTBOUND_DIR_MODE, parents=True, exist_ok=True)
+    os.chmod(directory, OUTBOUND_DIR_MODE)
+
+
 def origination_file_write(*, origination_file: OriginationFile) -> str | None:
     """Write the file (no row locks held) and record its path; None when another run already did."""
     path = file_path(origination_file)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    text = nacha.file_text(file_spec(origination_file))  # a field it cannot write exactly raises: no file at all
+    outbound_dir_create(path.parent)
     partial = path.with_name(f"{path.name}.{os.getpid()}-{uuid4().hex[:8]}.partial")
     try:
-        with open(partial, "w", encoding="ascii", newline="") as handle:
-            handle.write(nacha.file_text(file_spec(origination_file)))
+        # 0600 from the first byte: every entry carries a full account number (NACHA data security rule).
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, OUTBOUND_FILE_MODE)
+        with os.fdopen(descriptor, "w", encoding="ascii", newline="") as handle:
+            handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
-    claimed = OriginationFile.objects.filter(pk=origination_file.pk, path="").update(path=str(path))
+    digest = hashlib.sha256(text.encode("ascii")).hexdigest()
+    claimed = OriginationFile.objects.filter(pk=origination_file.pk, path="").update(path=str(path), sha256=digest)
     logger.info("origination file %s written: %s entries", origination_file.uuid, origination_file.entry_count)
     return str(path) if claimed else None
 

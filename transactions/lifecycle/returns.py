@@ -17,8 +17,8 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from stdnum.us import rtn
 
+from payments import numbers
 from payments.models import PaymentMethod
 from transactions.lifecycle import nacha
 from transactions.lifecycle.origination import sec_code_for
@@ -187,8 +187,8 @@ def _valid_correction(corrected: dict[str, str]) -> bool:
     account = corrected.get(Corrected.ACCOUNT.value)
     account_type = corrected.get(Corrected.ACCOUNT_TYPE.value)
     return (
-        (routing is None or (len(routing) == 9 and rtn.is_valid(routing)))
-        and (account is None or (account.isdigit() and 4 <= len(account) <= 17))
+        (routing is None or numbers.is_routing_number(routing))
+        and (account is None or numbers.is_account_number(account))
         and (account_type is None or account_type in PaymentMethod.AccountType.values)
     )
 

@@ -24,23 +24,26 @@ def parse_actions(raw: str) -> list[str]:
 class Command(BaseCommand):
     help = (
         'Issue an API key for a company and print {"apiKey", "authorization", "prefix"}; the raw key is shown '
-        "this once only. --actions A,B states the actions the key must be able to use: what an API key may do is the "
-        "global live API-key action group (edited in the admin), so nothing per key is stored; instead the command "
-        "refuses (no key issued) when a name is unknown, when the live group lacks one of them, or when one is "
-        "rollout-gated (CreateCustomer, ManagePaymentMethods) for a company in staged rollout without "
-        "--rollout-allowed."
+        "this once only. --actions A,B scopes the key to those actions: it may use an action only when the live "
+        "API-key action group (edited in the admin) grants it too; without --actions, every action of the group. The "
+        "key's set is shown and editable on its admin page. The command refuses (no key issued) when a name is "
+        "unknown, when the live group lacks one of them, or when one is rollout-gated (CreateCustomer, "
+        "ManagePaymentMethods) for a company in staged rollout without --rollout-allowed."
     )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--company", required=True, metavar="UUID")
         parser.add_argument("--name", default="", help="label shown in the admin (at most 100 characters)")
-        parser.add_argument("--actions", metavar="A,B", help="actions the key must be able to use (checked)")
+        parser.add_argument(
+            "--actions", metavar="A,B", help="the only actions the key may use (default: all of the live group)"
+        )
         parser.add_argument(
             "--rollout-allowed", action="store_true", help="rollout registry flag: gated actions during staged rollout"
         )
 
     def handle(self, *args, company: str, name: str, actions: str | None, rollout_allowed: bool, **options):
         target = company_by_uuid(company)
+        wanted: list[str] = []
         if actions is not None:
             wanted = parse_actions(actions)
             missing = [action for action in wanted if action not in live_api_key_actions()]
@@ -54,7 +57,7 @@ class Command(BaseCommand):
                     f"{target.uuid} is in staged rollout: --rollout-allowed is needed for {', '.join(gated)}"
                 )
         try:
-            issued = api_key_create(company=target, name=name.strip(), rollout_allowed=rollout_allowed)
+            issued = api_key_create(company=target, name=name.strip(), rollout_allowed=rollout_allowed, actions=wanted)
         except ValidationError as exc:
             raise CommandError(validation_message(exc)) from None
         emit(self, {"apiKey": issued.raw_key, "authorization": issued.authorization, "prefix": issued.api_key.prefix})

@@ -1,0 +1,16 @@
+"""python manage.py purge_expired: delete idempotency records past their 24 h replay window (cron, hourly)."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand
+from django.utils import timezone
+
+from transactions.lifecycle.cli import emit
+from transactions.retention import idempotency_records_purge
+
+
+class Command(BaseCommand):
+    help = "Delete idempotency records older than 24 hours (their request fingerprints included)."
+
+    def handle(self, *args, **options):
+        emit(self, {"idempotencyRecords": idempotency_records_purge(now=timezone.now())})
