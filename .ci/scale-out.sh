@@ -55,7 +55,9 @@ replica_start() {
     echo "host replication all 127.0.0.1/32 trust" >>"$hba"
     psql -h "$PRIMARY_HOST" -p "$PRIMARY_PORT" -U postgres -qAtc "SELECT pg_reload_conf()" >/dev/null
   fi
-  local data="$SCALE_OUT_DIR/replica"
+  local data="$SCALE_OUT_DIR/replica" connections
+  # A standby refuses to start with fewer connections than its primary.
+  connections=$(psql -h "$PRIMARY_HOST" -p "$PRIMARY_PORT" -U postgres -Atc "SHOW max_connections")
   [ "$(id -u)" = 0 ] && chown -R postgres "$SCALE_OUT_DIR"
   as_postgres pg_basebackup -h "$PRIMARY_HOST" -p "$PRIMARY_PORT" -U postgres -D "$data" -R -X stream -c fast
   # Debian keeps the primary's configuration outside its data directory: the replica gets its own.
@@ -64,7 +66,7 @@ port = $REPLICA_PORT
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$SCALE_OUT_DIR'
 hot_standby = on
-max_connections = 40
+max_connections = $connections
 shared_buffers = 32MB
 CONF
 printf 'local all all trust\nhost all all 127.0.0.1/32 trust\n' >'$data/pg_hba.conf'

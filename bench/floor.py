@@ -155,7 +155,15 @@ class NaiveTransactionList(generics.ListAPIView):
         return Transaction.objects.filter(company=self.request.company).select_related(*related)
 
 
+class FloorPaymentDetailsSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=255)
+    accountType = serializers.ChoiceField(choices=["Checking", "Savings"])  # noqa: N815 - wire name
+    accountNumber = serializers.RegexField(r"^\d{4,17}$")  # noqa: N815 - wire name
+    routingNumber = serializers.RegexField(r"^\d{9}$")  # noqa: N815 - wire name
+
+
 class FloorChargeSerializer(serializers.Serializer):
+    paymentDetails = FloorPaymentDetailsSerializer()  # noqa: N815 - wire name
     method = serializers.ChoiceField(choices=Method.choices)
     type = serializers.ChoiceField(choices=TransactionType.choices)
     amount = serializers.IntegerField(min_value=1, max_value=10**11)

@@ -79,15 +79,29 @@ def test_report_reads_reach_the_streaming_replica(api_client, company):
         pytest.skip("REPORTING_DATABASE_URL is not a streaming replica (.ci/run starts one)")
     txn = build_transaction(company, amount=8765)
     _wait_for_replay()
-    assert ids_of(report(api_client, amount="8765")) == {txn.pk}
-    backend = connections["reporting"].connection.info.backend_pid
     with psycopg.connect(_replica_dsn(), autocommit=True) as replica:
         assert replica.execute("SELECT pg_is_in_recovery()").fetchone()[0] is True
-        seen = replica.execute(
-            "SELECT query FROM pg_stat_activity WHERE pid = %s AND datname = current_database()", [backend]
-        ).fetchone()
-    assert seen is not None, "the reporting connection is not a session on the replica"
-    assert "transactions_transaction" in seen[0]
+        scans_before = _transaction_scans(replica)
+        with CaptureQueriesContext(connections["reporting"]) as on_alias:
+            assert ids_of(report(api_client, amount="8765")) == {txn.pk}
+        backend = connections["reporting"].connection.info.backend_pid
+        session = replica.execute("SELECT datname FROM pg_stat_activity WHERE pid = %s", [backend]).fetchone()
+        # The replica's own statistics count the report's reads of the transaction table (flushed within ~1 s).
+        deadline = time.monotonic() + 15
+        while _transaction_scans(replica) <= scans_before and time.monotonic() < deadline:
+            time.sleep(0.2)
+        scans_after = _transaction_scans(replica)
+    assert session == (connections["default"].settings_dict["NAME"],), "the reporting alias is not a replica session"
+    assert _touches_transactions(on_alias.captured_queries)
+    assert scans_after > scans_before
+
+
+def _transaction_scans(replica) -> int:
+    replica.execute("SELECT pg_stat_clear_snapshot()")
+    return replica.execute(
+        "SELECT COALESCE(seq_scan, 0) + COALESCE(idx_scan, 0) FROM pg_stat_user_tables "
+        "WHERE relname = 'transactions_transaction'"
+    ).fetchone()[0]
 
 
 @pytest.mark.skipif(os.environ.get("REPORTING_REPLICA_STOPPED") != "1", reason="needs the replica stopped (.ci/run)")
