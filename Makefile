@@ -22,7 +22,7 @@ migrate: install
 
 run: migrate
 	$(PY) manage.py bootstrap_demo
-	$(VENV)/bin/gunicorn vault.wsgi:application --bind 127.0.0.1:8000 --workers 2 --access-logfile -
+	$(VENV)/bin/gunicorn --config gunicorn.conf.py --bind 127.0.0.1:8000 --workers 2
 
 test: install
 	$(VENV)/bin/pytest

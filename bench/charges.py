@@ -157,6 +157,8 @@ def start_server(env: dict[str, str], args) -> subprocess.Popen:
         "30",
         "--log-level",
         "warning",
+        "--access-logfile",  # gunicorn.conf.py's format, as in production, written where it costs no terminal
+        os.devnull,
         "--backlog",
         "2048",
     ]

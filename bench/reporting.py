@@ -273,7 +273,7 @@ def main() -> None:
 
     server = subprocess.Popen(
         [GUNICORN, "vault.wsgi:application", "--bind", f"127.0.0.1:{args.port}", "--workers", str(args.workers),
-         "--log-level", "warning", "--timeout", "600"],
+         "--log-level", "warning", "--timeout", "600", "--access-logfile", os.devnull],
         cwd=ROOT, env=_production_env(env),
     )  # fmt: skip
     try:

@@ -137,6 +137,7 @@ def payment_method_delete(*, company: Company, customer: Customer, payment_metho
 ENCRYPTED_COLUMNS: dict[str, tuple[str, str]] = {
     "paymentMethods": ("payments.PaymentMethod", "account_number"),
     "transactions": ("transactions.Transaction", "account_number"),
+    "changeNotices": ("transactions.ChangeNotice", "corrected_account_number"),
 }
 
 

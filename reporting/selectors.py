@@ -16,6 +16,7 @@ from reporting.models import TransactionCount
 from reporting.projection import Projection
 from reporting.registry import BY_FILTER, FieldType
 from transactions.models import Transaction
+from vault.csv_export import CsvSafe, csv_safe
 from vault.db_router import reporting_database
 from vault.errors import ApiError
 
@@ -202,7 +203,7 @@ def _copy_expression(column: Any) -> Any:
     f = column.field
     path = f.query_path
     if column.index is None:
-        return Value(str(getattr(column.company, f.company_attr)), output_field=TextField())
+        return Value(csv_safe(str(getattr(column.company, f.company_attr))), output_field=TextField())
     if f.render == "masked":
         return Case(
             When(**{path: ""}, then=Value(None, output_field=TextField())),
@@ -217,7 +218,7 @@ def _copy_expression(column: Any) -> Any:
         )
     if f.type == FieldType.STRING:
         # "" and NULL both print as an empty cell, as Python's csv module writes them.
-        return NullIf(F(path), Value(""))
+        return CsvSafe(NullIf(F(path), Value("")))
     return _database_text(f) or F(path)
 
 

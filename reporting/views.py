@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-
 from django.db import connections
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.renderers import BaseRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -22,25 +19,10 @@ from reporting.selectors import (
     report_sort,
     report_stream,
 )
+from vault.csv_export import CsvLineWriter, CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
 from vault.errors import ApiError
 from vault.pagination import page_params, paginated_body
-
-
-class CSVRenderer(BaseRenderer):
-    """Lets DRF's `format=csv` negotiation pass; the CSV itself is streamed by the view."""
-
-    media_type = "text/csv"
-    format = "csv"
-    charset = "utf-8"
-
-    def render(self, data, accepted_media_type=None, renderer_context=None):
-        return data
-
-
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
 
 
 class TransactionReportView(APIView):
@@ -123,13 +105,13 @@ CSV_WRITE_BYTES = 64 * 1024
 def _csv_response(*, company, filtered, projection, ordering) -> StreamingHttpResponse:
     # Connect before the 200 goes out: an unreachable replica is a 503 (vault.errors), not a truncated download.
     connections[filtered.db].ensure_connection()
-    writer = csv.writer(_Echo(), lineterminator="\n")
-    header = writer.writerow(projection.keys).encode()
+    writer = CsvLineWriter()
+    header = writer.line(projection.keys)
     if connections[filtered.db].vendor == "postgresql":
         pieces = report_copy_stream(company=company, filtered=filtered, projection=projection, ordering=ordering)
     else:
         rows = report_stream(company=company, filtered=filtered, projection=projection, ordering=ordering)
-        pieces = (writer.writerow(row).encode() for row in rows)
+        pieces = (writer.line(row) for row in rows)
     response = StreamingHttpResponse(_chunked(header, pieces), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="transactions.csv"'
     return response

@@ -41,7 +41,9 @@ KNOWN_GAPS = {
         "transactions_changenotice", "transactions_transactionexception", "transactions_transactionhold",
         "transactions_transactionreturn",
     )),
-    ("transactions_transaction", "trace_number"),  # becomes (company_id, trace_number): trace numbers carry the ODFI
+    # Trace numbers are unique per ODFI and day across merchants (one NACHA file): becomes (company_id, ...) once
+    # trace numbers are allotted per company, or stays checked by the origination step.
+    ("transactions_transaction", "trace_date,trace_number"),
     ("accounts_apikey", "prefix"),  # authentication finds a key by prefix before it knows the company
 }  # fmt: skip
 

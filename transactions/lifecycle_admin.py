@@ -136,6 +136,29 @@ class BatchInline(ReadOnlyAdminMixin, admin.TabularInline):
     can_delete = False
 
 
+class FileWrittenFilter(admin.SimpleListFilter):
+    """Exceptions: a batch whose NACHA file was never written does not settle until `originate` writes it."""
+
+    title = "NACHA file"
+    parameter_name = "file"
+
+    def lookups(self, request, model_admin):
+        return [("written", "written"), ("unwritten", "not written (exception)")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "unwritten":
+            return queryset.filter(origination_file__sha256="")
+        if self.value() == "written":
+            return queryset.exclude(origination_file__sha256="")
+        return queryset
+
+
+@admin.display(boolean=True, description="file written")
+def file_written(obj: Batch | OriginationFile) -> bool:
+    origination_file = obj if isinstance(obj, OriginationFile) else obj.origination_file
+    return bool(origination_file and origination_file.sha256)
+
+
 @admin.register(Batch)
 class BatchAdmin(CompanyScopedAdminMixin, ReadOnlyAdmin):
     list_display = (
@@ -149,8 +172,9 @@ class BatchAdmin(CompanyScopedAdminMixin, ReadOnlyAdmin):
         "debit_total",
         "credit_total",
         "origination_file",
+        file_written,
     )
-    list_filter = ("standard_entry_class_code", "effective_date")
+    list_filter = (FileWrittenFilter, "standard_entry_class_code", "effective_date")
     list_select_related = ("company", "origination_file")
     search_fields = ("=uuid", "company__name")
     raw_id_fields = ("company", "origination_file")
@@ -188,13 +212,16 @@ class OriginationFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdmin):
         "window_at",
         "file_id_modifier",
         "path",
+        file_written,
+        "sha256",
         "batch_count",
         "entry_count",
         "debit_total",
         "credit_total",
         "created_at",
     )
-    search_fields = ("=uuid", "path")
+    list_filter = (("sha256", admin.EmptyFieldListFilter),)
+    search_fields = ("=uuid", "path", "=sha256")
     date_hierarchy = "created_at"
     inlines = [BatchInline]
 

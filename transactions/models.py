@@ -56,6 +56,7 @@ class OriginationFile(models.Model):
     entry_count = models.PositiveIntegerField(default=0)
     debit_total = models.BigIntegerField(default=0)
     credit_total = models.BigIntegerField(default=0)
+    # Set with `path` once the file is on disk: a batch settles only when its file was written (both set).
     sha256 = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the file as written.")
     purged_at = models.DateTimeField(
         null=True, blank=True, help_text="When `purge_outbound` deleted the file; this record stays."
@@ -182,6 +183,9 @@ class Transaction(models.Model):
 
     batch = models.ForeignKey(Batch, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions")
     trace_number = models.CharField(max_length=15, blank=True)
+    # The processing day of the file that carried the entry: trace numbers are unique per originating DFI and
+    # this day (the sequence starts again every day), and a return is matched inside its window by it.
+    trace_date = models.DateField(null=True, blank=True)
     settlement = models.ForeignKey(
         Settlement, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions"
     )
@@ -200,8 +204,12 @@ class Transaction(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(condition=Q(amount__gt=0), name="transaction_amount_positive"),
+            # The trace number starts with the originating DFI, so (trace_number, trace_date) is unique per
+            # DFI and day; the index leads with trace_number for `import_returns`' lookups.
             models.UniqueConstraint(
-                fields=["trace_number"], condition=~Q(trace_number=""), name="transaction_unique_trace_number"
+                fields=["trace_number", "trace_date"],
+                condition=~Q(trace_number=""),
+                name="transaction_unique_trace_number_day",
             ),
         ]
         indexes = [
@@ -246,7 +254,9 @@ class ChangeNotice(models.Model):
     changed_at = models.DateTimeField()
     noc_received_at = models.DateTimeField()
     old_value = models.JSONField(default=dict)
-    new_value = models.JSONField(default=dict)
+    new_value = models.JSONField(default=dict)  # account numbers masked
+    # In full (encrypted) only here: a reversal of a one-off charge, which has no saved method to correct, pays it.
+    corrected_account_number = EncryptedTextField(null=True, blank=True)
     ingestion_file = models.ForeignKey(IngestionFile, on_delete=models.PROTECT, null=True, blank=True)
 
 

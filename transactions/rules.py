@@ -10,6 +10,7 @@ MAX_AMOUNT_CENTS = 9_999_999_999  # NACHA's entry amount field is 10 digits of c
 DUPLICATE_WINDOW_HOURS = 24
 IDEMPOTENCY_WINDOW_HOURS = 24
 CARD_APPROVED_CODE = "00"
+CARD_EXPIRED_CODE = "54"  # ISO 8583: expired card
 
 
 @dataclass(frozen=True)

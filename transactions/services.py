@@ -28,7 +28,7 @@ from transactions.models import (
 )
 from transactions.records import transaction_record
 from transactions.risk import risk_assess
-from transactions.rules import CARD_APPROVED_CODE, IDEMPOTENCY_WINDOW_HOURS, METHOD_RULES, MethodRule
+from transactions.rules import CARD_APPROVED_CODE, CARD_EXPIRED_CODE, IDEMPOTENCY_WINDOW_HOURS, METHOD_RULES, MethodRule
 from transactions.selectors import customer_for_charge, duplicate_exists, saved_method_for_charge, transaction_get
 from vault.crypto import account_number_hash
 from vault.errors import ApiError, Conflict, NotFound
@@ -111,7 +111,7 @@ def _resolve_payer(
     return customer, method
 
 
-def _settle_real_time(*, txn: Transaction, now: datetime) -> None:
+def real_time_settle(*, txn: Transaction, now: datetime) -> None:
     settlement, _ = Settlement.objects.get_or_create(
         company=txn.company,
         kind=Settlement.Kind.REGULAR,
@@ -126,6 +126,46 @@ def _settle_real_time(*, txn: Transaction, now: datetime) -> None:
     txn.status = Status.SETTLED
     txn.expected_to_settle_at = now
     txn.rtp_transaction_id = f"RTP{uuid4().hex.upper()}"
+
+
+def card_expired(expiration: str, now: datetime) -> bool:
+    """`MM/YY`: valid through the last day of that month."""
+    month, year = expiration.split("/")
+    return (2000 + int(year), int(month)) < (now.year, now.month)
+
+
+def card_authorize(*, txn: Transaction, now: datetime) -> None:
+    txn.authorized_at = now
+    txn.auth_response_code = CARD_APPROVED_CODE
+
+
+# The fields `accepted_charge_process` may change, for a save(update_fields=...) after it.
+PROCESSED_FIELDS = (
+    "status",
+    "settlement",
+    "expected_to_settle_at",
+    "rtp_transaction_id",
+    "authorized_at",
+    "auth_response_code",
+    "failure_reason",
+)
+
+
+def accepted_charge_process(*, txn: Transaction, now: datetime) -> None:
+    """What a Pending charge that passed risk goes through: at creation, and again when an operator releases
+    its hold or restores it. RTP settles at once; a card is authorised (declined when it has expired since),
+    then captured by `settle`; ACH and RCC stay Pending for `originate`. Idempotent: a charge already
+    settled or authorised is left as it is."""
+    rule = METHOD_RULES[txn.method]
+    if rule.real_time and txn.settlement_id is None:
+        real_time_settle(txn=txn, now=now)
+    elif rule.is_card and txn.authorized_at is None:
+        if card_expired(txn.card_expiration, now):
+            txn.status = Status.DECLINED
+            txn.auth_response_code = CARD_EXPIRED_CODE
+            txn.failure_reason = "card has expired"
+        else:
+            card_authorize(txn=txn, now=now)
 
 
 def _charge(
@@ -206,11 +246,8 @@ def _charge(
     if outcome is not None:
         txn.status = outcome.status
         txn.failure_reason = outcome.reason
-    elif rule.real_time:
-        _settle_real_time(txn=txn, now=now)
-    elif rule.is_card:
-        txn.authorized_at = now
-        txn.auth_response_code = CARD_APPROVED_CODE
+    else:
+        accepted_charge_process(txn=txn, now=now)
     txn.save(force_insert=True)
     if outcome is not None and outcome.status == Status.HELD:
         txn.hold = TransactionHold.objects.create(

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "vault.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -179,6 +180,8 @@ ACH_IMMEDIATE_DESTINATION_NAME = env_str("ACH_IMMEDIATE_DESTINATION_NAME", "FEDE
 ACH_IMMEDIATE_ORIGIN = env_str("ACH_IMMEDIATE_ORIGIN", "021000021")
 ACH_IMMEDIATE_ORIGIN_NAME = env_str("ACH_IMMEDIATE_ORIGIN_NAME", "VAULT PAYMENTS")
 ACH_ORIGINATING_DFI = env_str("ACH_ORIGINATING_DFI", "02100002")
+# `import_returns` reads at most this many bytes of a file and refuses a larger one.
+IMPORT_RETURNS_MAX_BYTES = int(env_str("IMPORT_RETURNS_MAX_BYTES", str(64 * 1024 * 1024)))
 
 LOGGING = {
     "version": 1,

@@ -69,7 +69,7 @@ def test_return_of_a_settled_transaction_is_late_and_the_next_settle_gathers_it(
 
     summary = run("settle", "--at", "2026-12-08T22:00:00Z")
 
-    assert summary == {"settlements": 0, "transactions": 0, "lateReturnSettlements": 1}
+    assert summary == {"settlements": 0, "transactions": 0, "lateReturnSettlements": 1, "unwrittenBatches": []}
     txn.refresh_from_db()
     assert txn.late_return_settlement.kind == "late_return"
     assert txn.late_return_settlement.net_amount == -2500

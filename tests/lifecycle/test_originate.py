@@ -104,7 +104,7 @@ def test_rerun_originates_nothing_twice_and_trace_numbers_continue(company):
     bank_txn(company)
     first = run("originate", "--at", MONDAY_MORNING)
     second = run("originate", "--at", MONDAY_MORNING)
-    assert second == {"files": [], "batches": 0, "transactions": 0}
+    assert second == {"files": [], "batches": 0, "transactions": 0, "unwrittenFiles": []}
     late = bank_txn(company)
     third = run("originate", "--at", "2026-12-07T16:00:00Z")
     assert third["transactions"] == 1 and len(third["files"]) == 1
@@ -124,7 +124,7 @@ def test_crash_after_batching_is_finished_by_the_next_run(company, monkeypatch):
         raise OSError("disk went away")
 
     monkeypatch.setattr("transactions.lifecycle.origination.os.replace", crash)
-    with pytest.raises(OSError):
+    with pytest.raises(CommandError, match="1 NACHA file"):
         run("originate", "--at", MONDAY_MORNING)
     txn.refresh_from_db()
     assert txn.status == "Processing"  # batching committed; the file was not written

@@ -18,11 +18,11 @@ def test_processing_transactions_settle_per_company_and_day(company, other_compa
     run("originate", "--at", MONDAY_MORNING)
 
     too_early = run("settle", "--at", "2026-12-07T21:59:59Z")
-    assert too_early == {"settlements": 0, "transactions": 0, "lateReturnSettlements": 0}
+    assert too_early == {"settlements": 0, "transactions": 0, "lateReturnSettlements": 0, "unwrittenBatches": []}
 
     summary = run("settle", "--at", MONDAY_SETTLED)
 
-    assert summary == {"settlements": 2, "transactions": 3, "lateReturnSettlements": 0}
+    assert summary == {"settlements": 2, "transactions": 3, "lateReturnSettlements": 0, "unwrittenBatches": []}
     for txn in (debit, credit, other):
         txn.refresh_from_db()
         assert txn.status == "Settled"
@@ -38,7 +38,12 @@ def test_settle_rerun_settles_nothing_again(company):
     bank_txn(company)
     run("originate", "--at", MONDAY_MORNING)
     run("settle", "--at", MONDAY_SETTLED)
-    assert run("settle", "--at", MONDAY_SETTLED) == {"settlements": 0, "transactions": 0, "lateReturnSettlements": 0}
+    assert run("settle", "--at", MONDAY_SETTLED) == {
+        "settlements": 0,
+        "transactions": 0,
+        "lateReturnSettlements": 0,
+        "unwrittenBatches": [],
+    }
     assert Settlement.objects.get().transaction_count == 1
 
 
@@ -49,7 +54,12 @@ def test_second_run_joins_the_days_existing_settlement(company):
     assert run("settle", "--at", "2026-12-07T18:00:00Z")["transactions"] == 1
     second = bank_txn(company, amount=40)
     run("originate", "--at", "2026-12-07T19:00:00Z")
-    assert run("settle", "--at", MONDAY_SETTLED) == {"settlements": 1, "transactions": 1, "lateReturnSettlements": 0}
+    assert run("settle", "--at", MONDAY_SETTLED) == {
+        "settlements": 1,
+        "transactions": 1,
+        "lateReturnSettlements": 0,
+        "unwrittenBatches": [],
+    }
     second.refresh_from_db()
     first.refresh_from_db()
     assert second.settlement_id == first.settlement_id
@@ -69,7 +79,7 @@ def test_authorised_card_charges_are_captured_and_settled(company):
 
     summary = run("settle", "--at", MONDAY_SETTLED)
 
-    assert summary == {"settlements": 1, "transactions": 1, "lateReturnSettlements": 0}
+    assert summary == {"settlements": 1, "transactions": 1, "lateReturnSettlements": 0, "unwrittenBatches": []}
     authorised.refresh_from_db()
     assert authorised.status == "Settled"
     assert authorised.captured_at == datetime(2026, 12, 7, 22, 0, 1, tzinfo=UTC)
@@ -82,7 +92,7 @@ def test_late_returns_are_gathered_into_a_late_return_settlement(company):
     returned = bank_txn(company, status="Returned", late_returned_at=datetime(2026, 12, 8, tzinfo=UTC), amount=800)
     timely = bank_txn(company, status="Returned")
     summary = run("settle", "--at", "2026-12-09T22:00:00Z")
-    assert summary == {"settlements": 0, "transactions": 0, "lateReturnSettlements": 1}
+    assert summary == {"settlements": 0, "transactions": 0, "lateReturnSettlements": 1, "unwrittenBatches": []}
     returned.refresh_from_db()
     late = returned.late_return_settlement
     assert late.kind == "late_return" and late.settlement_date == datetime(2026, 12, 9).date()
@@ -126,5 +136,10 @@ def test_rows_locked_by_another_worker_are_left_for_the_next_run(company):
         worker.join()
     second.refresh_from_db()
     assert second.status == "Settled"
-    assert run("settle", "--at", MONDAY_SETTLED) == {"settlements": 1, "transactions": 1, "lateReturnSettlements": 0}
+    assert run("settle", "--at", MONDAY_SETTLED) == {
+        "settlements": 1,
+        "transactions": 1,
+        "lateReturnSettlements": 0,
+        "unwrittenBatches": [],
+    }
     assert Settlement.objects.get().transaction_count == 2

@@ -72,7 +72,7 @@ def test_rotation_moves_everything_to_the_new_key(settings, company):
 
     new_key = Fernet.generate_key().decode()
     settings.FIELD_ENCRYPTION_KEYS = [new_key, *old_keys]
-    assert _rotate() == {"paymentMethods": 5, "transactions": 3}
+    assert _rotate() == {"paymentMethods": 5, "transactions": 3, "changeNotices": 0}
     assert _read_all() == before
     assert _raw_rows(PaymentMethod._meta.db_table) != raw_before
 
@@ -87,9 +87,9 @@ def test_rotation_moves_everything_to_the_new_key(settings, company):
 def test_rotation_is_idempotent(settings, company):
     PaymentMethodFactory(customer__company=company)
     settings.FIELD_ENCRYPTION_KEYS = [Fernet.generate_key().decode(), *settings.FIELD_ENCRYPTION_KEYS]
-    assert _rotate() == {"paymentMethods": 1, "transactions": 0}
+    assert _rotate() == {"paymentMethods": 1, "transactions": 0, "changeNotices": 0}
     raw = _raw_rows(PaymentMethod._meta.db_table)
-    assert _rotate() == {"paymentMethods": 0, "transactions": 0}
+    assert _rotate() == {"paymentMethods": 0, "transactions": 0, "changeNotices": 0}
     assert _raw_rows(PaymentMethod._meta.db_table) == raw
 
 

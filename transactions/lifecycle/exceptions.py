@@ -1,4 +1,5 @@
-"""Operator handling of problem transactions: reject (not sent), restore (back to Pending), acknowledge."""
+"""Operator handling of problem transactions: reject (not sent), restore (back to Pending and processed as a
+new charge would be), acknowledge."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from datetime import datetime
 from django.db import transaction
 
 from transactions.models import Status, Transaction, TransactionException
+from transactions.services import PROCESSED_FIELDS, accepted_charge_process
 from vault.errors import Conflict
 
 # Only what has not gone to the bank yet can be rejected.
@@ -47,7 +49,8 @@ def transaction_restore(*, txn: Transaction, at: datetime) -> Transaction:
     record.restored_at = at
     record.save()
     locked.status = Status.PENDING
-    locked.save(update_fields=["status"])
+    accepted_charge_process(txn=locked, now=at)
+    locked.save(update_fields=PROCESSED_FIELDS)
     return locked
 
 

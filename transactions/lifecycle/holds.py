@@ -1,4 +1,5 @@
-"""Releasing HELD transactions (risk holds) back to Pending so the next `originate` sends them."""
+"""Releasing HELD transactions (risk holds): each goes on as an unheld charge would have (ACH and RCC Pending
+for the next `originate`, RTP settled at once, a card authorised or declined)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from uuid import UUID
 from django.db import transaction
 
 from transactions.models import Status, Transaction, TransactionHold
+from transactions.services import PROCESSED_FIELDS, accepted_charge_process
 
 
 @dataclass
@@ -23,7 +25,8 @@ class ReleaseResult:
 
 @transaction.atomic
 def transaction_hold_release(*, txn: Transaction, at: datetime) -> bool:
-    """HELD -> Pending with the hold's released_at; False (nothing changed) for any other status."""
+    """HELD -> Pending, then processed as an unheld charge; the hold gets its released_at. False (nothing
+    changed) for any other status."""
     locked = Transaction.objects.select_for_update().filter(pk=txn.pk, status=Status.HELD).first()
     if locked is None:
         return False
@@ -39,7 +42,8 @@ def transaction_hold_release(*, txn: Transaction, at: datetime) -> bool:
     hold.released_at = at
     hold.save()
     locked.status = Status.PENDING
-    locked.save(update_fields=["status"])
+    accepted_charge_process(txn=locked, now=at)
+    locked.save(update_fields=PROCESSED_FIELDS)
     txn.status = locked.status
     return True
 

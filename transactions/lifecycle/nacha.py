@@ -418,10 +418,57 @@ class ReturnedItem:
     original_trace: str
     code: str
     corrected: dict[str, str] = field(default_factory=dict)
+    # From the entry record of a NACHA file (a CSV row does not carry them): the original amount (0 in a NOC)
+    # and whether the original entry was a debit.
+    amount: int | None = None
+    is_debit: bool | None = None
 
 
-def read_returns(text: str) -> list[ReturnedItem]:
-    """Returns and NOCs of a NACHA return file, in file order. Raises NachaFormatError on a malformed file."""
+@dataclass(frozen=True)
+class ReturnFile:
+    immediate_destination: str  # the 9-digit routing numbers of the file header, without the leading space
+    immediate_origin: str
+    items: list[ReturnedItem]
+
+
+def _number(values: dict[str, str], name: str, line: int) -> int:
+    value = values[name]
+    if not numbers.is_ascii_digits(value):
+        raise NachaFormatError(f"line {line}: {name} {value!r} is not a number")
+    return int(value)
+
+
+@dataclass
+class _Totals:
+    """What a batch or file control record must add up to."""
+
+    count: int = 0
+    hash: int = 0
+    debits: int = 0
+    credits: int = 0
+
+    def add(self, other: _Totals) -> None:
+        self.count += other.count
+        self.hash += other.hash
+        self.debits += other.debits
+        self.credits += other.credits
+
+    def check(self, values: dict[str, str], line: int, what: str) -> None:
+        expected = {
+            "entry_addenda_count": self.count,
+            "entry_hash": self.hash % 10**10,
+            "debit_total": self.debits,
+            "credit_total": self.credits,
+        }
+        for name, value in expected.items():
+            found = _number(values, name, line)
+            if found != value:
+                raise NachaFormatError(f"line {line}: {what} {name} is {found}, the entries add up to {value}")
+
+
+def read_returns(text: str) -> ReturnFile:
+    """Returns and NOCs of a NACHA return file, in file order, after checking its structure and every batch and
+    file control record (counts, entry hash, totals). Raises NachaFormatError naming the line."""
     items: list[ReturnedItem] = []
     lines = [line.rstrip("\r") for line in text.split("\n")]
     while lines and lines[-1] == "":
@@ -431,23 +478,85 @@ def read_returns(text: str) -> list[ReturnedItem]:
     for number, line in enumerate(lines, start=1):
         if len(line) != RECORD_LENGTH:
             raise NachaFormatError(f"line {number}: record is {len(line)} characters, expected {RECORD_LENGTH}")
-        if line == PADDING_RECORD:
-            continue
+    header = parse(FILE_HEADER, lines[0])
+    file_totals, batch_totals, batches = _Totals(), None, 0
+    batch_header: dict[str, str] = {}
+    entry: dict[str, str] | None = None
+    control_line = None
+    for number, line in enumerate(lines[1:], start=2):
         record_type = line[0]
-        if record_type not in "156789":
-            raise NachaFormatError(f"line {number}: unknown record type {record_type!r}")
-        if record_type != "7":
+        if control_line is not None:
+            if line != PADDING_RECORD:
+                raise NachaFormatError(f"line {number}: only padding may follow the file control record")
             continue
-        addenda_type = line[1:3]
-        if addenda_type == "99":
-            values = parse(RETURN_ADDENDA, line)
-            items.append(ReturnedItem("return", values["original_trace"], values["reason_code"].strip()))
-        elif addenda_type == "98":
-            values = parse(NOC_ADDENDA, line)
-            code = values["change_code"].strip()
-            corrected = parse_corrected_data(code, values["corrected_data"])
-            items.append(ReturnedItem("noc", values["original_trace"], code, corrected))
-    return items
+        if record_type == "5":
+            if batch_totals is not None:
+                raise NachaFormatError(f"line {number}: batch header inside an open batch")
+            batch_header, batch_totals, entry = parse(BATCH_HEADER, line), _Totals(), None
+        elif record_type in "678" and batch_totals is None:
+            raise NachaFormatError(f"line {number}: record type {record_type} outside a batch")
+        elif record_type == "6":
+            entry = parse(ENTRY_DETAIL, line)
+            amount = _number(entry, "amount", number)
+            batch_totals.count += 1
+            batch_totals.hash += _number(entry, "receiving_dfi", number)
+            if entry["transaction_code"][1:] in "6789":
+                batch_totals.debits += amount
+            else:
+                batch_totals.credits += amount
+        elif record_type == "7":
+            if entry is None:
+                raise NachaFormatError(f"line {number}: addenda without an entry")
+            batch_totals.count += 1
+            item = _returned_item(line, entry, number)
+            if item is not None:
+                items.append(item)
+        elif record_type == "8":
+            control = parse(BATCH_CONTROL, line)
+            batch_totals.check(control, number, "batch control")
+            for name in ("service_class_code", "batch_number"):
+                if control[name] != batch_header[name]:
+                    raise NachaFormatError(f"line {number}: batch control {name} differs from its batch header")
+            file_totals.add(batch_totals)
+            batches, batch_totals, entry = batches + 1, None, None
+        elif record_type == "9" and line != PADDING_RECORD:
+            if batch_totals is not None:
+                raise NachaFormatError(f"line {number}: file control inside an open batch")
+            control = parse(FILE_CONTROL, line)
+            file_totals.check(control, number, "file control")
+            if _number(control, "batch_count", number) != batches:
+                raise NachaFormatError(f"line {number}: file control batch_count differs from the {batches} batches")
+            blocks = -(-number // BLOCKING_FACTOR)
+            if _number(control, "block_count", number) != blocks:
+                raise NachaFormatError(f"line {number}: file control block_count differs from {blocks} blocks")
+            control_line = number
+        else:
+            raise NachaFormatError(f"line {number}: unexpected record type {record_type!r}")
+    if control_line is None:
+        raise NachaFormatError("the file has no file control record (record type 9)")
+    return ReturnFile(
+        immediate_destination=header["immediate_destination"].strip(),
+        immediate_origin=header["immediate_origin"].strip(),
+        items=items,
+    )
+
+
+def _returned_item(line: str, entry: dict[str, str], number: int) -> ReturnedItem | None:
+    addenda_type = line[1:3]
+    facts = {
+        "amount": _number(entry, "amount", number),
+        "is_debit": entry["transaction_code"][1:] in "6789",
+    }
+    if addenda_type == "99":
+        values = parse(RETURN_ADDENDA, line)
+        return ReturnedItem("return", values["original_trace"], values["reason_code"].strip(), **facts)
+    if addenda_type == "98":
+        values = parse(NOC_ADDENDA, line)
+        code = values["change_code"].strip()
+        return ReturnedItem(
+            "noc", values["original_trace"], code, parse_corrected_data(code, values["corrected_data"]), **facts
+        )
+    return None
 
 
 @dataclass(frozen=True)

@@ -51,9 +51,15 @@ class OriginationResult:
     files: list[str] = field(default_factory=list)
     batches: int = 0
     transactions: int = 0
+    unwritten: list[dict[str, str]] = field(default_factory=list)
 
     def as_json(self) -> dict:
-        return {"files": self.files, "batches": self.batches, "transactions": self.transactions}
+        return {
+            "files": self.files,
+            "batches": self.batches,
+            "transactions": self.transactions,
+            "unwrittenFiles": self.unwritten,
+        }
 
 
 def processing_day(at: datetime) -> date:
@@ -69,14 +75,12 @@ def sec_code_for(txn: Transaction) -> str:
     return txn.standard_entry_class_code or DEFAULT_SEC_CODE[txn.method]
 
 
-def _next_trace_sequence(odfi: str) -> int:
-    # Sequences only grow and batching is serialized, so the newest file holds the highest one; the full
-    # scan is the fallback for a first run or a changed ODFI.
-    traced = Transaction.objects.filter(trace_number__startswith=odfi)
-    newest = OriginationFile.objects.order_by("-id").values_list("pk", flat=True).first()
-    highest = traced.filter(batch__origination_file_id=newest).aggregate(highest=Max("trace_number"))["highest"]
-    if highest is None:
-        highest = traced.aggregate(highest=Max("trace_number"))["highest"]
+def _next_trace_sequence(odfi: str, window_at: datetime) -> int:
+    """Trace numbers are unique per originating DFI and processing day, so the sequence starts at 1 each day.
+    Read through the day's files (the window's unique index), their batches and entries (foreign key indexes)."""
+    highest = Transaction.objects.filter(
+        batch__origination_file__window_at=window_at, trace_number__startswith=odfi
+    ).aggregate(highest=Max("trace_number"))["highest"]
     return int(highest[len(odfi) :]) + 1 if highest else 1
 
 
@@ -115,8 +119,8 @@ def _batch_due(*, at: datetime, progress: Progress) -> tuple[OriginationFile | N
     if not due:
         return None, 0, 0
     odfi = settings.ACH_ORIGINATING_DFI
-    sequence = _next_trace_sequence(odfi)
     window_at = window_start(day)
+    sequence = _next_trace_sequence(odfi, window_at)
     origination_file = OriginationFile.objects.create(
         window_at=window_at, file_id_modifier=_next_file_id_modifier(window_at), path="", created_at=at
     )
@@ -142,9 +146,10 @@ def _batch_due(*, at: datetime, progress: Progress) -> tuple[OriginationFile | N
         )
         for txn in members:
             if sequence >= 10**TRACE_SEQUENCE_DIGITS:
-                raise RuntimeError("trace number sequence exhausted for the originating DFI")
+                raise RuntimeError(f"trace number sequence of {day:%Y-%m-%d} exhausted for the originating DFI")
             txn.batch = batch
             txn.trace_number = odfi + str(sequence).rjust(TRACE_SEQUENCE_DIGITS, "0")
+            txn.trace_date = day
             txn.status = Status.PROCESSING
             txn.expected_to_settle_at = settles_at
             sequence += 1
@@ -163,7 +168,7 @@ def _save_assignments(due: list[Transaction], progress: Progress) -> None:
     """One parameterised UPDATE per row through executemany: Django's bulk_update builds a CASE per row and
     field, which costs seconds per thousand rows."""
     meta = Transaction._meta
-    names = ("batch", "trace_number", "status", "expected_to_settle_at")
+    names = ("batch", "trace_number", "trace_date", "status", "expected_to_settle_at")
     fields = [meta.get_field(name) for name in names]
     assignments = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in fields)
     # Table and column names come from the model; every value is a parameter.
@@ -238,7 +243,8 @@ def outbound_dir_create(directory: Path) -> None:
 
 
 def origination_file_write(*, origination_file: OriginationFile) -> str | None:
-    """Write the file (no row locks held) and record its path; None when another run already did."""
+    """Write the file (no row locks held) and record its path and SHA-256 together; None when another run
+    already did. Only then may its batches settle."""
     path = file_path(origination_file)
     text = nacha.file_text(file_spec(origination_file))  # a field it cannot write exactly raises: no file at all
     outbound_dir_create(path.parent)
@@ -254,7 +260,7 @@ def origination_file_write(*, origination_file: OriginationFile) -> str | None:
     finally:
         partial.unlink(missing_ok=True)
     digest = hashlib.sha256(text.encode("ascii")).hexdigest()
-    claimed = OriginationFile.objects.filter(pk=origination_file.pk, path="").update(path=str(path), sha256=digest)
+    claimed = OriginationFile.objects.filter(pk=origination_file.pk, sha256="").update(path=str(path), sha256=digest)
     logger.info("origination file %s written: %s entries", origination_file.uuid, origination_file.entry_count)
     return str(path) if claimed else None
 
@@ -262,9 +268,15 @@ def origination_file_write(*, origination_file: OriginationFile) -> str | None:
 def transactions_originate(*, at: datetime, progress: Progress = _no_progress) -> OriginationResult:
     result = OriginationResult()
     _created, result.batches, result.transactions = _batch_due(at=at, progress=progress)
-    # Also finishes files a crashed run recorded but never wrote.
-    for origination_file in OriginationFile.objects.filter(path="").order_by("id"):
-        written = origination_file_write(origination_file=origination_file)
+    # Also finishes files a crashed or failed run recorded but never wrote. A file that cannot be written now
+    # stays unwritten (its batches do not settle) and is reported; the next run tries it again.
+    for origination_file in OriginationFile.objects.filter(sha256="").order_by("id"):
+        try:
+            written = origination_file_write(origination_file=origination_file)
+        except (OSError, ValueError) as exc:
+            logger.error("origination file %s not written: %s", origination_file.uuid, exc)
+            result.unwritten.append({"originationFileUuid": str(origination_file.uuid), "error": str(exc)})
+            continue
         if written:
             result.files.append(written)
     return result

@@ -13,23 +13,28 @@ import io
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from payments import numbers
 from payments.models import PaymentMethod
+from transactions import calendar
 from transactions.lifecycle import nacha
 from transactions.lifecycle.origination import sec_code_for
 from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES, Corrected, ReturnEffect
-from transactions.models import ChangeNotice, IngestionFile, Status, Transaction, TransactionReturn
+from transactions.models import ChangeNotice, IngestionFile, Status, Transaction, TransactionReturn, TransactionType
 from vault import crypto
 
 logger = logging.getLogger("transactions.lifecycle")
 
 Progress = Callable[..., Iterable]
-RETURNABLE = (Status.PROCESSING, Status.SETTLED)
+# A Reversed debit was Settled first: its return is a late return like any other (its reversal credit is
+# voided when it has not gone out yet, so the payer is not refunded twice).
+RETURNABLE = (Status.PROCESSING, Status.SETTLED, Status.REVERSED)
+LATE = (Status.SETTLED, Status.REVERSED)
+REVERSAL_VOIDED = "voided: the reversed debit was returned before this credit was sent"
 
 # The CSV equivalent of a NACHA return file (README: "Return and NOC CSV format").
 CSV_COLUMNS = (
@@ -57,7 +62,14 @@ def _no_progress(items: Iterable, **_kwargs) -> Iterable:
 
 
 def _read_csv(text: str) -> list[nacha.ReturnedItem]:
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(text), strict=True)
+    try:
+        return _csv_items(reader)
+    except csv.Error as exc:
+        raise ReturnFileError(f"line {reader.line_num}: malformed CSV ({exc})") from None
+
+
+def _csv_items(reader: csv.DictReader) -> list[nacha.ReturnedItem]:
     columns = [name.strip() for name in (reader.fieldnames or [])]
     missing = [name for name in CSV_REQUIRED if name not in columns]
     unknown = [name for name in columns if name not in CSV_COLUMNS]
@@ -76,15 +88,28 @@ def _read_csv(text: str) -> list[nacha.ReturnedItem]:
     return items
 
 
+def _check_routing(return_file: nacha.ReturnFile) -> None:
+    """Returns come back the way our files went, reversed: from the bank we send to (our immediate
+    destination), addressed to us (our immediate origin). Any other file is not ours to apply."""
+    expected = {
+        "immediate destination": (return_file.immediate_destination, settings.ACH_IMMEDIATE_ORIGIN),
+        "immediate origin": (return_file.immediate_origin, settings.ACH_IMMEDIATE_DESTINATION),
+    }
+    for name, (found, ours) in expected.items():
+        if found != ours:
+            raise ReturnFileError(f"file header {name} is {found!r}, expected {ours!r}: not a file for us")
+
+
 def read_items(text: str) -> tuple[str, list[nacha.ReturnedItem]]:
     """(format, items): NACHA when the first record is a 94-character file header, else CSV."""
     first = text.split("\n", 1)[0].rstrip("\r")
     if first.startswith("1") and len(first) == nacha.RECORD_LENGTH:
         try:
-            items = nacha.read_returns(text)
+            return_file = nacha.read_returns(text)
         except nacha.NachaFormatError as exc:
             raise ReturnFileError(str(exc)) from None
-        file_format = "nacha"
+        _check_routing(return_file)
+        items, file_format = return_file.items, "nacha"
     else:
         items, file_format = _read_csv(text), "csv"
     for item in items:
@@ -99,6 +124,36 @@ def read_items(text: str) -> tuple[str, list[nacha.ReturnedItem]]:
 
 
 LOCK_CHUNK = 500
+# Trace numbers repeat from one processing day to the next, so a return is matched to the most recent entry
+# with its trace number whose day lies inside the return window: Nacha's longest is 60 calendar days after
+# settlement (unauthorized consumer debits), plus a few days for the return file to reach us.
+RETURN_WINDOW = timedelta(days=60 + 5)
+
+
+def _matches(items: Sequence[nacha.ReturnedItem], at: datetime) -> list[int | None]:
+    """For each item, the id of the most recent entry with its trace number inside the return window that also
+    agrees with what the return carries (a NACHA return names the original amount and whether it was a debit),
+    or None."""
+    floor = calendar.eastern_now(at).date() - RETURN_WINDOW
+    candidates: dict[str, list[tuple[int, int, bool]]] = {}
+    rows = (
+        Transaction.objects.filter(trace_number__in={item.original_trace for item in items}, trace_date__gte=floor)
+        .order_by("trace_number", "-trace_date")
+        .values_list("trace_number", "pk", "amount", "type")
+    )
+    for trace, pk, amount, txn_type in rows:
+        candidates.setdefault(trace, []).append((pk, amount, txn_type == TransactionType.DEBIT))
+
+    def match(item: nacha.ReturnedItem) -> int | None:
+        for pk, amount, is_debit in candidates.get(item.original_trace, ()):
+            if item.is_debit is not None and item.is_debit != is_debit:
+                continue
+            if item.amount and item.amount != amount:  # a NOC carries no amount
+                continue
+            return pk
+        return None
+
+    return [match(item) for item in items]
 
 
 @dataclass
@@ -114,24 +169,28 @@ class _Chunk:
 
     ingestion: IngestionFile
     at: datetime
-    transactions: dict[str, Transaction]
+    transactions: dict[int, Transaction]
+    matched: list[int | None]
     methods: dict[int, PaymentMethod]
     returned: set[int]
     noticed: set[int]
     new_returns: list[TransactionReturn] = field(default_factory=list)
     new_notices: list[ChangeNotice] = field(default_factory=list)
     late_ids: list[int] = field(default_factory=list)
+    returned_reversals: list = field(default_factory=list)
 
     @classmethod
-    def lock(cls, traces: list[str], ingestion: IngestionFile, at: datetime) -> _Chunk:
-        matching = Transaction.objects.filter(trace_number__in=traces)
+    def lock(cls, items: Sequence[nacha.ReturnedItem], ingestion: IngestionFile, at: datetime) -> _Chunk:
+        matched = _matches(items, at)
+        matching = Transaction.objects.filter(pk__in={pk for pk in matched if pk is not None})
         method_ids = set(matching.exclude(payment_method=None).values_list("payment_method_id", flat=True))
         methods = PaymentMethod.objects.select_for_update().filter(pk__in=method_ids).order_by("pk")
         txns = matching.select_for_update().defer("account_number").order_by("pk")
         chunk = cls(
             ingestion=ingestion,
             at=at,
-            transactions={txn.trace_number: txn for txn in txns},
+            transactions={txn.pk: txn for txn in txns},
+            matched=matched,
             methods={method.pk: method for method in methods},
             returned=set(),
             noticed=set(),
@@ -152,6 +211,9 @@ class _Chunk:
             status=Status.RETURNED, ingestion_file=self.ingestion
         )
         Transaction.objects.filter(pk__in=self.late_ids).update(late_returned_at=self.at)
+        Transaction.objects.filter(uuid__in=self.returned_reversals, status=Status.PENDING).update(
+            status=Status.VOIDED, voided_at=self.at, failure_reason=REVERSAL_VOIDED
+        )
         Transaction.objects.filter(pk__in=[notice.transaction_id for notice in self.new_notices]).update(
             ingestion_file=self.ingestion
         )
@@ -172,8 +234,10 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
             ingestion_file=chunk.ingestion,
         )
     )
-    if txn.status == Status.SETTLED:
+    if txn.status in LATE:
         chunk.late_ids.append(txn.pk)
+    if txn.status == Status.REVERSED:
+        chunk.returned_reversals.append(txn.reversal_uuid)
     method = chunk.methods.get(txn.payment_method_id)
     if code.effect == ReturnEffect.BLOCK_METHOD and method is not None and method.blocked_at is None:
         method.blocked_at = chunk.at
@@ -225,6 +289,7 @@ def _apply_notice(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
             noc_received_at=chunk.at,
             old_value=old_value,
             new_value=new_value,
+            corrected_account_number=corrected.get(Corrected.ACCOUNT.value),
             ingestion_file=chunk.ingestion,
         )
     )
@@ -267,6 +332,8 @@ def summary_of(ingestion: IngestionFile, applied: _Applied, unmatched: list[str]
 
 
 def returns_import(*, content: bytes, filename: str, at: datetime, progress: Progress = _no_progress) -> dict:
+    if len(content) > settings.IMPORT_RETURNS_MAX_BYTES:
+        raise ReturnFileError(f"the file is larger than {settings.IMPORT_RETURNS_MAX_BYTES} bytes")
     digest = hashlib.sha256(content).hexdigest()
     existing = IngestionFile.objects.filter(sha256=digest).first()
     if existing is not None:
@@ -284,9 +351,9 @@ def returns_import(*, content: bytes, filename: str, at: datetime, progress: Pro
             applied, unmatched = _Applied(), []
             chunks = [items[start : start + LOCK_CHUNK] for start in range(0, len(items), LOCK_CHUNK)]
             for part in progress(chunks, desc="import", unit="chunk"):
-                chunk = _Chunk.lock(sorted({item.original_trace for item in part}), ingestion, at)
-                for item in part:
-                    txn = chunk.transactions.get(item.original_trace)
+                chunk = _Chunk.lock(part, ingestion, at)
+                for item, pk in zip(part, chunk.matched, strict=True):
+                    txn = chunk.transactions.get(pk)
                     if item.kind == "return":
                         done = txn is not None and _apply_return(item, txn, chunk)
                         applied.returns += done
@@ -341,9 +408,10 @@ def return_file_for(entries: Sequence[tuple[Transaction, str, dict[str, str]]], 
         )
         for txn, code, corrected in entries
     ]
+    # Sent back to us by the bank we send our files to.
     return nacha.return_file_text(
         items=specs,
-        rdfi_routing=specs[0].routing_number if specs else settings.ACH_IMMEDIATE_DESTINATION,
+        rdfi_routing=settings.ACH_IMMEDIATE_DESTINATION,
         odfi_routing=settings.ACH_IMMEDIATE_ORIGIN,
         created_at=at,
     )

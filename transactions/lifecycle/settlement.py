@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Count, F, Q
 
 from transactions import calendar
-from transactions.models import Method, Settlement, Status, Transaction, TransactionType
+from transactions.models import Batch, Method, Settlement, Status, Transaction, TransactionType
 
 Progress = Callable[..., Iterable]
 
@@ -29,12 +29,14 @@ class SettleResult:
     settlements: set[int] = field(default_factory=set)
     late_return_settlements: set[int] = field(default_factory=set)
     transactions: int = 0
+    unwritten_batches: list[dict] = field(default_factory=list)
 
     def as_json(self) -> dict:
         return {
             "settlements": len(self.settlements),
             "transactions": self.transactions,
             "lateReturnSettlements": len(self.late_return_settlements),
+            "unwrittenBatches": self.unwritten_batches,
         }
 
 
@@ -78,9 +80,34 @@ def _settle_group(
     return settlement, len(locked)
 
 
+# Only what the bank was sent settles: the batch's NACHA file is on disk, its path and SHA-256 recorded.
+SENT = Q(batch__origination_file__sha256__gt="") & Q(batch__origination_file__path__gt="")
+
+
+def unwritten_batches() -> list[dict]:
+    """Exceptions: batches holding Processing transactions whose NACHA file was never written. They do not
+    settle; the next `originate` writes their file."""
+    batches = (
+        Batch.objects.filter(origination_file__sha256="", transactions__status=Status.PROCESSING)
+        .annotate(processing=Count("transactions"))
+        .select_related("origination_file")
+        .order_by("id")
+    )
+    return [
+        {
+            "batchUuid": str(batch.uuid),
+            "batchNumericId": batch.pk,
+            "originationFileUuid": str(batch.origination_file.uuid),
+            "effectiveDate": batch.effective_date.isoformat(),
+            "transactions": batch.processing,
+        }
+        for batch in batches
+    ]
+
+
 def transactions_settle(*, at: datetime, progress: Progress = _no_progress) -> SettleResult:
-    result = SettleResult()
-    due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True)
+    result = SettleResult(unwritten_batches=unwritten_batches())
+    due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True) & SENT
     rows = Transaction.objects.filter(due).values_list("pk", "company_id", "expected_to_settle_at")
     card = Q(
         status=Status.PENDING,

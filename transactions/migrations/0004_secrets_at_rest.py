@@ -17,7 +17,6 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(drop_unkeyed_fingerprints, migrations.RunPython.noop),
         migrations.AddField(
             model_name='originationfile',
             name='purged_at',
@@ -32,4 +31,6 @@ class Migration(migrations.Migration):
             model_name='idempotencyrecord',
             index=models.Index(fields=['created_at'], name='idempotency_created_at'),
         ),
+        # Last: on PostgreSQL, no ALTER TABLE may follow row changes in the same transaction.
+        migrations.RunPython(drop_unkeyed_fingerprints, migrations.RunPython.noop),
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from transactions.lifecycle.cli import add_at_argument, emit, parse_at, progress_for
@@ -19,10 +20,14 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         path = Path(options["file"])
+        limit = settings.IMPORT_RETURNS_MAX_BYTES
         try:
-            content = path.read_bytes()
+            with path.open("rb") as handle:
+                content = handle.read(limit + 1)  # never more than the limit (and one byte to see it is over)
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+        if len(content) > limit:
+            raise CommandError(f"{path.name}: the file is larger than {limit} bytes (IMPORT_RETURNS_MAX_BYTES)")
         try:
             summary = returns_import(
                 content=content, filename=path.name, at=parse_at(options["at"]), progress=progress_for(self)

@@ -6,7 +6,6 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import IntegrityError
 
 from transactions.lifecycle.cli import add_at_argument, emit, parse_at, progress_for
-from transactions.lifecycle.nacha import NachaFieldError
 from transactions.lifecycle.origination import transactions_originate
 
 
@@ -22,6 +21,11 @@ class Command(BaseCommand):
             result = transactions_originate(at=at, progress=progress_for(self))
         except IntegrityError as exc:
             raise CommandError("another originate run took the same trace numbers or file id; run again") from exc
-        except NachaFieldError as exc:  # nothing was written; the batches wait for the data to be corrected
-            raise CommandError(f"a NACHA file cannot be written: {exc}") from exc
         emit(self, result.as_json())
+        if result.unwritten:
+            # The JSON above lists them; a non-zero exit makes the scheduler alert someone.
+            errors = "; ".join(item["error"] for item in result.unwritten)
+            raise CommandError(
+                f"{len(result.unwritten)} NACHA file(s) could not be written ({errors}); their batches will not "
+                "settle until a later originate writes them"
+            )

@@ -1,0 +1,20 @@
+"""gunicorn settings for every run of the service (`make run`, production). gunicorn reads this file from the
+working directory; command-line flags and GUNICORN_CMD_ARGS override it.
+
+The access log names no credential and no query string: gunicorn's default format carries the Basic-auth user
+name, which is the API key here (CONTRACT 3), and the raw request line, whose query may hold a full account
+number (`accountnumber:eq`). A line is: client, request id, method, path, status, bytes, milliseconds."""
+
+import os
+
+wsgi_app = "vault.wsgi:application"
+bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+timeout = 60
+graceful_timeout = 30
+keepalive = 5
+
+accesslog = "-"
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+access_log_format = '%(h)s %({x-request-id}o)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms'
