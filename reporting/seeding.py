@@ -81,7 +81,7 @@ TRANSACTION_COLUMNS = (
     "account_last_four", "routing_number", "card_first_six", "card_last_four", "card_masked", "card_expiration",
     "authorized_at", "auth_response_code", "captured_at", "trace_number", "expected_to_settle_at",
     "late_returned_at", "batch_id", "company_id", "ingestion_file_id", "late_return_settlement_id",
-    "settlement_id",
+    "settlement_id", "seeded",
 )  # fmt: skip
 
 
@@ -428,5 +428,5 @@ def _transaction_rows(
             account[2], routing, *card_cols[:4], card_cols[4], card_cols[5], card_cols[6],
             f"0910000{pk:08d}" if batched else "",
             datetime(effective.year, effective.month, effective.day, 17, tzinfo=UTC) if batched else None,
-            late_at, batch_id, company.pk, ingestion_file, late_settlement, settlement_id,
+            late_at, batch_id, company.pk, ingestion_file, late_settlement, settlement_id, True,
         ), extra  # fmt: skip

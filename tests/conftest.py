@@ -35,6 +35,12 @@ def _fresh_local_cache():
 
 
 @pytest.fixture
+def debug_mode(settings):
+    """DEBUG on, as under `make run` (pytest-django runs tests with DEBUG off): demo and seed commands run."""
+    settings.DEBUG = True
+
+
+@pytest.fixture
 def company(db):
     return factories.CompanyFactory()
 

@@ -134,6 +134,9 @@ class IngestionFile(models.Model):
         return self.filename
 
 
+NOT_SEEDED = Q(seeded__isnull=True)
+
+
 class Transaction(models.Model):
     company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="transactions")
     uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
@@ -154,6 +157,9 @@ class Transaction(models.Model):
     external_unique_id = models.CharField(max_length=255, blank=True)
     is_duplicate = models.BooleanField(default=False)
     rtp_transaction_id = models.CharField(max_length=64, blank=True)
+    # True on rows made by `seed_transactions` (sample data), NULL on real ones: originate and settle read only
+    # NOT_SEEDED rows. Nullable without a default, so adding it never rebuilds this table on SQLite.
+    seeded = models.BooleanField(null=True, blank=True, editable=False)
     idempotency_key = models.CharField(max_length=255, blank=True)
     description = models.CharField(max_length=255, blank=True)
     failure_reason = models.CharField(max_length=255, blank=True)

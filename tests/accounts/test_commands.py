@@ -234,6 +234,7 @@ def test_set_rollout_with_bad_arguments_is_command_error(company, args):
 
 
 @pytest.mark.usefixtures("probe_urls")
+@pytest.mark.usefixtures("debug_mode")
 def test_bootstrap_demo_prints_a_login_and_a_key_that_work(anonymous_client):
     out = run("bootstrap_demo")
     assert _probe(out["authorization"]).status_code == 200
@@ -247,6 +248,7 @@ def test_bootstrap_demo_prints_a_login_and_a_key_that_work(anonymous_client):
 
 
 @pytest.mark.usefixtures("probe_urls")
+@pytest.mark.usefixtures("debug_mode")
 def test_bootstrap_demo_twice_keeps_one_company_one_user_and_one_live_key():
     first = run("bootstrap_demo")
     second = run("bootstrap_demo")
@@ -274,6 +276,7 @@ def test_bad_argument_exits_non_zero_with_the_message_on_stderr(tmp_path):
     assert "CommandError: --company must be a company UUID" in result.stderr
 
 
+@pytest.mark.usefixtures("debug_mode")
 def test_bootstrap_demo_seeds_customers_charges_and_reporting_rows_once():
     first = run("bootstrap_demo")
     client = APIClient()

@@ -98,6 +98,7 @@ def test_return_code_copy_follows_the_return_record(api_client, company):
     assert ids_of(report(api_client, **{"returncode:nn": ""})) == set()
 
 
+@pytest.mark.usefixtures("debug_mode")
 def test_seeded_rows_carry_their_copies(company):
     from django.core.management import call_command
 

@@ -11,7 +11,7 @@ from django.db import connection
 
 from transactions.models import ChangeNotice, Transaction, TransactionReturn
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("debug_mode")]
 
 
 def _seed(company, count):

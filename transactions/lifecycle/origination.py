@@ -25,7 +25,7 @@ from django.db.models import Max
 
 from transactions import calendar
 from transactions.lifecycle import nacha
-from transactions.models import Batch, Method, OriginationFile, Status, Transaction, TransactionType
+from transactions.models import NOT_SEEDED, Batch, Method, OriginationFile, Status, Transaction, TransactionType
 
 logger = logging.getLogger("transactions.lifecycle")
 
@@ -102,7 +102,11 @@ def _next_file_id_modifier(window_at: datetime) -> str:
 def _due_transactions(day: date):
     return (
         Transaction.objects.filter(
-            status=Status.PENDING, method__in=ORIGINATED_METHODS, effective_date__lte=day, batch__isnull=True
+            NOT_SEEDED,
+            status=Status.PENDING,
+            method__in=ORIGINATED_METHODS,
+            effective_date__lte=day,
+            batch__isnull=True,
         )
         # The account number stays encrypted in this step: it is decrypted only to write the file.
         .defer("account_number")

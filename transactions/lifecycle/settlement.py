@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 
 from transactions import calendar
-from transactions.models import Batch, Method, Settlement, Status, Transaction, TransactionType
+from transactions.models import NOT_SEEDED, Batch, Method, Settlement, Status, Transaction, TransactionType
 
 Progress = Callable[..., Iterable]
 
@@ -107,9 +107,9 @@ def unwritten_batches() -> list[dict]:
 
 def transactions_settle(*, at: datetime, progress: Progress = _no_progress) -> SettleResult:
     result = SettleResult(unwritten_batches=unwritten_batches())
-    due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True) & SENT
+    due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True) & SENT & NOT_SEEDED
     rows = Transaction.objects.filter(due).values_list("pk", "company_id", "expected_to_settle_at")
-    card = Q(
+    card = NOT_SEEDED & Q(
         status=Status.PENDING,
         method=Method.CRD,
         authorized_at__isnull=False,
@@ -119,7 +119,7 @@ def transactions_settle(*, at: datetime, progress: Progress = _no_progress) -> S
     card_rows = [
         (pk, company_id, at) for pk, company_id in Transaction.objects.filter(card).values_list("pk", "company_id")
     ]
-    late = Q(status=Status.RETURNED, late_returned_at__isnull=False, late_return_settlement__isnull=True)
+    late = NOT_SEEDED & Q(status=Status.RETURNED, late_returned_at__isnull=False, late_return_settlement__isnull=True)
     late_rows = [
         (pk, company_id, at) for pk, company_id in Transaction.objects.filter(late).values_list("pk", "company_id")
     ]

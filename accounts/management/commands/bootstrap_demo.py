@@ -10,6 +10,7 @@ from django.db import transaction
 from accounts.management._shared import emit
 from accounts.models import Company
 from accounts.services import api_key_reissue, company_get_or_create, user_create, user_set_password
+from vault.dev_commands import add_allow_production_argument, require_debug_or_allowed
 
 # Fixed, so the demo entityUuid is the same on every machine and every run.
 DEMO_COMPANY_UUID = uuid.UUID("00000000-0000-4000-8000-00000000d340")
@@ -84,7 +85,11 @@ class Command(BaseCommand):
         "duplicated. Prints the company uuid, the login (email and password) and the key."
     )
 
+    def add_arguments(self, parser):
+        add_allow_production_argument(parser)
+
     def handle(self, *args, **options):
+        require_debug_or_allowed(options, makes="a demo login with a published password and demo charges")
         with transaction.atomic():
             company, _ = company_get_or_create(uuid=DEMO_COMPANY_UUID, name=DEMO_COMPANY_NAME)
             user = user_create(email=DEMO_EMAIL, password=DEMO_PASSWORD, company=company, role_name="admin")

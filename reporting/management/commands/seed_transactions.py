@@ -11,6 +11,7 @@ from tqdm import tqdm
 
 from accounts.models import Company
 from reporting.seeding import seed_transactions
+from vault.dev_commands import add_allow_production_argument, require_debug_or_allowed
 
 
 class Command(BaseCommand):
@@ -21,8 +22,10 @@ class Command(BaseCommand):
         parser.add_argument("--count", required=True, type=int)
         parser.add_argument("--seed", type=int, default=1, help="Random seed")
         parser.add_argument("--database", default="default")
+        add_allow_production_argument(parser)
 
     def handle(self, *args, **options):
+        require_debug_or_allowed(options, makes="made-up transactions (marked seeded: originate and settle skip them)")
         try:
             company_uuid = uuid.UUID(options["company"])
         except ValueError:
