@@ -16,6 +16,8 @@ class Action(models.TextChoices):
     CREATE_TRANSACTION = "CreateTransaction"
     VIEW_TRANSACTIONS = "ViewTransactions"
     VIEW_REPORTS = "ViewReports"
+    MANAGE_WEBHOOKS = "ManageWebhooks"
+    VIEW_EVENTS = "ViewEvents"
 
 
 ALL_ACTIONS: tuple[str, ...] = tuple(Action.values)
@@ -53,4 +55,13 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("transaction-void", "POST"): Action.CREATE_TRANSACTION,
     ("transaction-reverse", "POST"): Action.CREATE_TRANSACTION,
     ("reporting-transactions", "GET"): Action.VIEW_REPORTS,
+    ("webhook-endpoint-list", "POST"): Action.MANAGE_WEBHOOKS,
+    ("webhook-endpoint-list", "GET"): Action.MANAGE_WEBHOOKS,
+    ("webhook-endpoint-detail", "GET"): Action.MANAGE_WEBHOOKS,
+    ("webhook-endpoint-detail", "PATCH"): Action.MANAGE_WEBHOOKS,
+    ("webhook-endpoint-detail", "DELETE"): Action.MANAGE_WEBHOOKS,
+    ("webhook-endpoint-rotate-secret", "POST"): Action.MANAGE_WEBHOOKS,
+    ("webhook-endpoint-replay", "POST"): Action.MANAGE_WEBHOOKS,
+    ("event-list", "GET"): Action.VIEW_EVENTS,
+    ("event-detail", "GET"): Action.VIEW_EVENTS,
 }

@@ -20,6 +20,7 @@ GLOBAL_TABLES = {
     "transactions_originationfile", "transactions_ingestionfile",  # one NACHA file spans many merchants
     "auth_group", "auth_group_permissions", "auth_permission", "django_admin_log", "django_content_type",
     "django_migrations", "django_session", "vault_cache",
+    "django_tasks_database_dbtaskresult",  # the task queue: plumbing, a local table on the coordinator
 }  # fmt: skip
 
 KNOWN_GAPS = {
@@ -29,6 +30,8 @@ KNOWN_GAPS = {
         "reporting_payername", "reporting_transactioncount", "transactions_batch", "transactions_changenotice",
         "transactions_idempotencyrecord", "transactions_settlement", "transactions_transaction",
         "transactions_transactionexception", "transactions_transactionhold", "transactions_transactionreturn",
+        "events_event", "events_objectsequence", "events_webhookendpoint", "events_delivery",
+        "events_deliveryattempt",
     )),
     ("customers_historicalcustomer", "history_id"),
     # Public UUIDs: become UNIQUE (company_id, uuid) (every lookup is already scoped to the company).

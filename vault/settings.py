@@ -7,7 +7,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from vault.env import env_bool, env_list, env_str, fernet_keys, secret
+from vault.env import env_bool, env_int, env_list, env_str, fernet_keys, secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -38,6 +38,9 @@ INSTALLED_APPS = [
     "payments",
     "transactions",
     "reporting",
+    "events",
+    "django_tasks",
+    "django_tasks_db",
 ]
 
 MIDDLEWARE = [
@@ -182,6 +185,20 @@ ACH_IMMEDIATE_ORIGIN_NAME = env_str("ACH_IMMEDIATE_ORIGIN_NAME", "VAULT PAYMENTS
 ACH_ORIGINATING_DFI = env_str("ACH_ORIGINATING_DFI", "02100002")
 # `import_returns` reads at most this many bytes of a file and refuses a larger one.
 IMPORT_RETURNS_MAX_BYTES = int(env_str("IMPORT_RETURNS_MAX_BYTES", str(64 * 1024 * 1024)))
+
+# Events and webhooks (CONTRACT 9). Background work goes through Django's tasks interface; the database backend
+# needs no broker (`python manage.py run_worker`); a large deployment points TASKS at an RQ or Celery backend.
+TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks_db.DatabaseBackend")}}
+WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", False)
+WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10)
+# A claimed delivery is this worker's for this long; it must outlast one request (connect + read timeouts).
+WEBHOOK_LEASE_SECONDS = env_int("WEBHOOK_LEASE_SECONDS", 60)
+# Seconds before each retry after failed attempt 1, 2, ... (Standard Webhooks' schedule, about 75 h in all),
+# each stretched by up to 20% of jitter; when it runs out the delivery is given up.
+WEBHOOK_RETRY_DELAYS = (5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400)
+WEBHOOK_DISABLE_AFTER_DAYS = 5
+WEBHOOK_PREVIOUS_SECRET_HOURS = 24
+EVENT_RETENTION_DAYS = 30
 
 LOGGING = {
     "version": 1,
