@@ -94,12 +94,15 @@ if REPORTING_DATABASE_URL:
     DATABASES["reporting"]["TEST"] = {"MIRROR": "default"}
 # `transaction` when the database URLs point at pgbouncer in transaction mode (CONTRACT 8): consecutive
 # transactions of one connection may run on different server connections, so psycopg must not prepare statements
-# (pgbouncer 1.18 does not track them).
+# (pgbouncer 1.18 does not track them), and a `.iterator()` outside a transaction must not leave a WITH HOLD cursor
+# on one server connection to be fetched from another (Django's setting for this; the PostgreSQL CSV export is a
+# COPY, not a cursor, so nothing large is read through one).
 DATABASE_POOL_MODE = env_str("DATABASE_POOL_MODE", "")
 if DATABASE_POOL_MODE == "transaction":
     for _alias in DATABASES.values():
         if _alias["ENGINE"].endswith("postgresql"):
             _alias["OPTIONS"] = {**_alias.get("OPTIONS", {}), "prepare_threshold": None}
+            _alias["DISABLE_SERVER_SIDE_CURSORS"] = True
 DATABASE_ROUTERS = ["vault.db_router.ReportingReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
