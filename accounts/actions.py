@@ -14,6 +14,8 @@ class Action(models.TextChoices):
     MANAGE_PAYMENT_METHODS = "ManagePaymentMethods"
     VIEW_PAYMENT_METHODS = "ViewPaymentMethods"
     CREATE_TRANSACTION = "CreateTransaction"
+    VOID_TRANSACTION = "VoidTransaction"
+    REVERSE_TRANSACTION = "ReverseTransaction"
     VIEW_TRANSACTIONS = "ViewTransactions"
     VIEW_REPORTS = "ViewReports"
     MANAGE_WEBHOOKS = "ManageWebhooks"
@@ -52,8 +54,8 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("payment-method-set-default", "POST"): Action.MANAGE_PAYMENT_METHODS,
     ("transaction-create", "PUT"): Action.CREATE_TRANSACTION,
     ("transaction-detail", "GET"): Action.VIEW_TRANSACTIONS,
-    ("transaction-void", "POST"): Action.CREATE_TRANSACTION,
-    ("transaction-reverse", "POST"): Action.CREATE_TRANSACTION,
+    ("transaction-void", "POST"): Action.VOID_TRANSACTION,
+    ("transaction-reverse", "POST"): Action.REVERSE_TRANSACTION,
     ("reporting-transactions", "GET"): Action.VIEW_REPORTS,
     ("webhook-endpoint-list", "POST"): Action.MANAGE_WEBHOOKS,
     ("webhook-endpoint-list", "GET"): Action.MANAGE_WEBHOOKS,

@@ -1,4 +1,4 @@
-"""Search aids for the transaction report. Nothing here is written by the application: database triggers keep it."""
+"""Search aids for the transaction report, kept by database triggers, and the leases that cap concurrent CSV exports."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class PayerName(models.Model):
 
 class TransactionCount(models.Model):
     """One of up to 16 rows whose sum is a company's number of transactions, kept by triggers on the
-    transaction table (migration 0003), so `totalRows` costs a few rows at any size instead of a count.
+    transaction table (migration 0004), so `totalRows` costs a few rows at any size instead of a count.
 
     Several rows per company because each insert adds to one row and holds its lock until commit: concurrent
     charges of one merchant add to different rows (chosen by backend) instead of queueing on one.
@@ -44,3 +44,19 @@ class TransactionCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.company_id}/{self.slot}: {self.row_count}"
+
+
+class CsvExportLease(models.Model):
+    """One CSV export streaming for a company (M9): at most CSV_EXPORTS_PER_COMPANY at once. Released when the
+    response closes; a worker that dies mid-export leaves a lease that lapses at `expires_at` (renewed while the
+    export streams)."""
+
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+")
+    started_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["company", "expires_at"], name="csv_lease_company_expires")]
+
+    def __str__(self) -> str:
+        return f"CSV export of {self.company_id} since {self.started_at}"

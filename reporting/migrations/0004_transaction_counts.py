@@ -96,7 +96,7 @@ SQLITE_BACKWARD = [
 class Migration(migrations.Migration):
     dependencies = [
         ("accounts", "0002_default_roles_action_group_cache"),
-        ("reporting", "0002_payer_names"),
+        ("reporting", "0003_csv_export_lease"),
         ("transactions", "0003_return_code_copy_and_name_index"),
     ]
 
