@@ -17,6 +17,7 @@ GLOBAL_TABLES = {
     "accounts_company",  # the distribution key: create_distributed_table('accounts_company', 'id')
     "accounts_actiongroup", "accounts_role",  # reference data
     "accounts_user", "accounts_user_groups", "accounts_user_user_permissions",  # users log in before a company
+    "accounts_loginthrottle", "token_blacklist_outstandingtoken", "token_blacklist_blacklistedtoken",  # login
     "transactions_originationfile", "transactions_ingestionfile",  # one NACHA file spans many merchants
     "auth_group", "auth_group_permissions", "auth_permission", "django_admin_log", "django_content_type",
     "django_migrations", "django_session", "vault_cache",
@@ -31,7 +32,7 @@ KNOWN_GAPS = {
         "transactions_idempotencyrecord", "transactions_settlement", "transactions_transaction",
         "transactions_transactionexception", "transactions_transactionhold", "transactions_transactionreturn",
         "events_event", "events_objectsequence", "events_webhookendpoint", "events_delivery",
-        "events_deliveryattempt",
+        "events_deliveryattempt", "reporting_csvexportlease",
     )),
     ("customers_historicalcustomer", "history_id"),
     # Public UUIDs: become UNIQUE (company_id, uuid) (every lookup is already scoped to the company).
