@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django.urls import path
 
-from transactions.views import TransactionCreateView, TransactionDetailView, TransactionVoidView
+from transactions.views import TransactionCreateView, TransactionDetailView, TransactionEventsView, TransactionVoidView
 
 urlpatterns = [
     path("transactions", TransactionCreateView.as_view(), name="transaction-create"),
     path("transactions/<uuid:transaction_uuid>", TransactionDetailView.as_view(), name="transaction-detail"),
     path("transactions/<uuid:transaction_uuid>/void", TransactionVoidView.as_view(), name="transaction-void"),
+    path("transactions/<uuid:transaction_uuid>/events", TransactionEventsView.as_view(), name="transaction-events"),
 ]
