@@ -32,7 +32,7 @@ KNOWN_GAPS = {
         "transactions_idempotencyrecord", "transactions_settlement", "transactions_transaction",
         "transactions_transactionexception", "transactions_transactionhold", "transactions_transactionreturn",
         "events_event", "events_objectsequence", "events_webhookendpoint", "events_delivery",
-        "events_deliveryattempt", "reporting_csvexportlease",
+        "events_deliveryattempt", "reporting_csvexportlease", "transactions_transactionevent",
     )),
     ("customers_historicalcustomer", "history_id"),
     # Public UUIDs: become UNIQUE (company_id, uuid) (every lookup is already scoped to the company).
