@@ -18,6 +18,7 @@ from django.core import signing
 from django.db.models import F, Q
 
 from reporting.registry import FieldType, ReportField
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError
 
 # Parameters that choose where a page starts, how long it is, or how it is counted: everything else shapes the
@@ -88,10 +89,12 @@ def decode_cursor(raw: str, *, digest: str, sort: SortKey) -> Q:
         last_id = int(position["i"])
         key = _typed(sort.field, position["k"])
     except (signing.BadSignature, KeyError, TypeError, ValueError):
-        raise ApiError("cursor is not valid", field="cursor", code="invalid") from None
+        raise ApiError("cursor is not valid", field="cursor", code=ErrorCode.INVALID) from None
     if position.get("d") != digest:
         raise ApiError(
-            "cursor was made for other filters, columns or sort; send them unchanged", field="cursor", code="invalid"
+            "cursor was made for other filters, columns or sort; send them unchanged",
+            field="cursor",
+            code=ErrorCode.INVALID,
         )
     return after(sort, key, last_id)
 

@@ -20,6 +20,7 @@ from django.db import connections, transaction
 
 from accounts.models import Company
 from reporting.models import PayerName, TransactionCount
+from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES
 from transactions.models import (
     Batch,
     ChangeNotice,
@@ -33,25 +34,27 @@ from transactions.models import (
 from vault import crypto
 from vault.maintenance import vacuum_analyze
 
-RETURN_CODES = (
-    ("R01", "Insufficient Funds", 40),
-    ("R02", "Account Closed", 12),
-    ("R03", "No Account/Unable to Locate Account", 10),
-    ("R04", "Invalid Account Number Structure", 5),
-    ("R07", "Authorization Revoked by Customer", 5),
-    ("R08", "Payment Stopped", 6),
-    ("R10", "Customer Advises Originator is Not Known to Receiver and/or Not Authorized", 10),
-    ("R16", "Account Frozen/Entry Returned Per OFAC Instruction", 3),
-    ("R20", "Non-Transaction Account", 4),
-    ("R29", "Corporate Customer Advises Not Authorized", 5),
+# How often sample returns carry each code; the reason texts are the import's (transactions' one table).
+RETURN_CODE_WEIGHTS = (
+    ("R01", 40),
+    ("R02", 12),
+    ("R03", 10),
+    ("R04", 5),
+    ("R07", 5),
+    ("R08", 6),
+    ("R10", 10),
+    ("R16", 3),
+    ("R20", 4),
+    ("R29", 5),
 )
-CHANGE_CODES = (
-    ("C01", "Incorrect bank account number", "accountNumber"),
-    ("C02", "Incorrect transit/routing number", "routingNumber"),
-    ("C03", "Incorrect transit/routing number and bank account number", "routingNumber"),
-    ("C05", "Incorrect transaction code", "accountType"),
-    ("C06", "Incorrect bank account number and transaction code", "accountNumber"),
-    ("C07", "Incorrect transit/routing number, bank account number and transaction code", "routingNumber"),
+# The codes sample notices carry and the field each shows corrected; texts again from the one table.
+SAMPLE_CHANGE_CODES = (
+    ("C01", "accountNumber"),
+    ("C02", "routingNumber"),
+    ("C03", "routingNumber"),
+    ("C05", "accountType"),
+    ("C06", "accountNumber"),
+    ("C07", "routingNumber"),
 )
 STATUSES = (
     ("Settled", 62),
@@ -314,8 +317,8 @@ def _transaction_rows(
 ) -> Iterator[tuple[tuple, list[tuple[type, tuple]]]]:  # fmt: skip
     pick_status = _weighted(rng, STATUSES)
     pick_method = _weighted(rng, METHODS)
-    pick_return = _weighted(rng, tuple((code, code) + (w,) for code, _, w in RETURN_CODES))
-    reasons = {code: reason for code, reason, _ in RETURN_CODES}
+    pick_return = _weighted(rng, tuple((code, code, w) for code, w in RETURN_CODE_WEIGHTS))
+    reasons = {code: RETURN_CODES[code].reason for code, _ in RETURN_CODE_WEIGHTS}
     span = days * 86400
     rand = rng.random
     randrange = rng.randrange
@@ -381,7 +384,8 @@ def _transaction_rows(
             sub_ids[TransactionReturn] += 1
             counts["returns"] += 1
         if batched and method == "ACH" and rand() < 0.012:
-            code, reason, key = choice(CHANGE_CODES)
+            code, key = choice(SAMPLE_CHANGE_CODES)
+            reason = CHANGE_CODES[code].reason
             changed = created + timedelta(days=randrange(2, 6))
             old, new = {key: "old"}, {key: "new"}
             if key == "routingNumber":

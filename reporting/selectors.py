@@ -18,6 +18,7 @@ from reporting.registry import BY_FILTER, FieldType
 from transactions.models import Transaction
 from vault.csv_export import CsvSafe, csv_safe
 from vault.db_router import reporting_database
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError
 
 CSV_CHUNK_SIZE = 5000
@@ -66,12 +67,12 @@ def report_sort(*, sort: str | None, direction: str | None) -> SortKey:
     """CONTRACT 7: `id` or any filterable field, ASC/DESC, default id DESC (SortKey.ordering breaks ties by id)."""
     direction = (direction or "DESC").upper()
     if direction not in ("ASC", "DESC"):
-        raise ApiError("sortDir must be ASC or DESC", field="sortDir", code="invalid")
+        raise ApiError("sortDir must be ASC or DESC", field="sortDir", code=ErrorCode.INVALID)
     name = (sort or "id").lower()
     if name == "id":
         return SortKey(path=None, field=None, descending=direction == "DESC")
     if name not in BY_FILTER:
-        raise ApiError(f"cannot sort by {sort}", field="sort", code="invalid")
+        raise ApiError(f"cannot sort by {sort}", field="sort", code=ErrorCode.INVALID)
     f = BY_FILTER[name]
     path = None if f.query_path == "id" else f.query_path
     return SortKey(path=path, field=f if path else None, descending=direction == "DESC")

@@ -8,7 +8,7 @@ change and its record commit or roll back together."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured
@@ -19,6 +19,8 @@ from accounts.authentication import ApiKeyPrincipal
 from events.types import EventType
 from transactions.events import transaction_created_event, transaction_webhook, transactions_webhook
 from transactions.models import Method, Status, Transaction, TransactionEvent, TransactionHold, TransactionType
+from vault.commands import Progress, no_progress
+from vault.error_codes import ErrorCode
 from vault.errors import Conflict
 
 
@@ -130,8 +132,8 @@ if len(BIRTHS) + len(TABLE) != len(MOVES):
 
 # The 409 a refused move answers with, for the moves a client or operator asks for by name.
 REFUSALS: dict[str, tuple[str, str]] = {
-    Event.VOIDED: ("only a Pending transaction can be voided; this one is {status}", "not_voidable"),
-    Event.REVERSED: ("only a Settled Debit can be reversed; this is a {status} {type}", "not_reversible"),
+    Event.VOIDED: ("only a Pending transaction can be voided; this one is {status}", ErrorCode.NOT_VOIDABLE),
+    Event.REVERSED: ("only a Settled Debit can be reversed; this is a {status} {type}", ErrorCode.NOT_REVERSIBLE),
 }
 
 
@@ -162,7 +164,7 @@ class TransitionRefused(Conflict):
     """The table has no such move from the row's status, or the row fails the move's precondition: 409."""
 
     def __init__(self, txn: Transaction, event: str):
-        message, code = REFUSALS.get(event, ("a {status} transaction cannot be " + event, "invalid_status"))
+        message, code = REFUSALS.get(event, ("a {status} transaction cannot be " + event, ErrorCode.INVALID_STATUS))
         super().__init__(message.format(status=txn.status, type=txn.type), code=code)
 
 
@@ -305,7 +307,7 @@ def transition_rows(
     actor: Actor,
     at,
     fields: Sequence[str],
-    progress: Callable[..., Iterable] = lambda items, **_: items,
+    progress: Progress = no_progress,
     desc: str = "",
 ) -> None:
     """The bulk form for rows the caller has locked (transaction_lock) and given each its own values of

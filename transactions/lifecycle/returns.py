@@ -11,7 +11,7 @@ import csv
 import hashlib
 import io
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -29,10 +29,10 @@ from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES, Corr
 from transactions.models import ChangeNotice, IngestionFile, Status, Transaction, TransactionReturn, TransactionType
 from transactions.state import Actor, Event, transaction_lock, transition_many
 from vault import crypto
+from vault.commands import Progress, no_progress
 
 logger = logging.getLogger("transactions.lifecycle")
 
-Progress = Callable[..., Iterable]
 IMPORT_RETURNS = Actor.command("import_returns")
 # A Reversed debit was Settled first: its return is a late return like any other (its reversal credit is
 # voided when it has not gone out yet, so the payer is not refunded twice).
@@ -59,10 +59,6 @@ CSV_CORRECTED = {
 
 class ReturnFileError(ValueError):
     """The file cannot be imported as a whole (bad format, unknown code); nothing was applied."""
-
-
-def _no_progress(items: Iterable, **_kwargs) -> Iterable:
-    return items
 
 
 def _read_csv(text: str) -> list[nacha.ReturnedItem]:
@@ -350,7 +346,7 @@ def summary_of(ingestion: IngestionFile, applied: _Applied, unmatched: list[str]
 
 
 def returns_import(
-    *, content: bytes, filename: str, at: datetime, actor: Actor = IMPORT_RETURNS, progress: Progress = _no_progress
+    *, content: bytes, filename: str, at: datetime, actor: Actor = IMPORT_RETURNS, progress: Progress = no_progress
 ) -> dict:
     if len(content) > settings.IMPORT_RETURNS_MAX_BYTES:
         raise ReturnFileError(f"the file is larger than {settings.IMPORT_RETURNS_MAX_BYTES} bytes")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts.management._shared import emit, non_negative_cents, validation_message
 from accounts.services import company_create
+from vault.commands import emit, non_negative_cents, validation_message
 
 
 class Command(BaseCommand):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from accounts.management._shared import emit
 from accounts.models import Company
 from reporting.services import verify_transaction_counts
+from vault.commands import emit
 
 
 class Command(BaseCommand):
