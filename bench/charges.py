@@ -245,57 +245,30 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def measure(args, setup: dict, server: subprocess.Popen, path: str, profile: str | None = None) -> dict:
-    """Warm-up, then `args.duration` seconds of load on `path`; figures of that window."""
+def _clients(args, setup: dict, path: str, start_at: float, stop_at: float, queue) -> list:
+    """The client processes (not started) that load `path` between start_at and stop_at."""
     processes = max(1, min(args.client_processes, args.clients))
     per_process = [args.clients // processes + (1 if n < args.clients % processes else 0) for n in range(processes)]
-    queue: multiprocessing.Queue = multiprocessing.Queue()
+    return [
+        multiprocessing.Process(
+            target=client_process,
+            args=(args.port, path, setup["authorization"], setup["pairs"], n, start_at, stop_at, queue),
+        )
+        for n in per_process
+    ]
 
-    def run(start_at: float, stop_at: float) -> list:
-        return [
-            multiprocessing.Process(
-                target=client_process,
-                args=(args.port, path, setup["authorization"], setup["pairs"], n, start_at, stop_at, queue),
-            )
-            for n in per_process
-        ]
 
-    warm = run(time.monotonic() + 1.0, time.monotonic() + 1.0 + args.warmup)
-    for proc in warm:
-        proc.start()
-    for _ in warm:
-        queue.get()
-    for proc in warm:
-        proc.join()
+def _profiler(server: subprocess.Popen, profile: str, seconds: float) -> subprocess.Popen:
+    """py-spy over gunicorn's master and workers for the measured window (pip install py-spy)."""
+    return subprocess.Popen(
+        [str(ROOT / ".venv" / "bin" / "py-spy"), "record", "--format",
+         "speedscope" if profile.endswith(".json") else "flamegraph", "-o", profile, "--duration",
+         str(int(seconds)), "--rate", "200", "--subprocesses", "--pid", str(server.pid)],
+    )  # fmt: skip
 
-    start_at = time.monotonic() + 1.0
-    stop_at = start_at + args.duration
-    procs = run(start_at, stop_at)
-    for proc in procs:
-        proc.start()
-    spy = None
-    if profile:
-        # The master and its workers, sampled for the measured window.
-        spy = subprocess.Popen(
-            [str(ROOT / ".venv" / "bin" / "py-spy"), "record", "--format",
-             "speedscope" if profile.endswith(".json") else "flamegraph", "-o", profile, "--duration",
-             str(int(args.duration)), "--rate", "200", "--subprocesses", "--pid", str(server.pid)],
-        )  # fmt: skip
-    while time.monotonic() < start_at:
-        time.sleep(0.001)
-    backends = database_backend_pids(args.pg, args.database)  # persistent (CONN_MAX_AGE), opened in warm-up
-    app_before, db_before = cpu_seconds(pgid=server.pid, pids=backends)
-    latencies: list[float] = []
-    errors = 0
-    for _ in procs:
-        got, failed = queue.get()
-        latencies.extend(got)
-        errors += failed
-    app_after, db_after = cpu_seconds(pgid=server.pid, pids=backends)
-    for proc in procs:
-        proc.join()
-    if spy:
-        spy.wait(timeout=120)
+
+def _figures(args, path: str, latencies: list[float], errors: int, cpu_before: tuple, cpu_after: tuple) -> dict:
+    (app_before, db_before), (app_after, db_after) = cpu_before, cpu_after
     return {
         "path": path,
         "clients": args.clients,
@@ -312,6 +285,40 @@ def measure(args, setup: dict, server: subprocess.Popen, path: str, profile: str
         "appCpuMsPerCharge": round((app_after - app_before) * 1000 / len(latencies), 2) if latencies else None,
         "dbCpuMsPerCharge": round((db_after - db_before) * 1000 / len(latencies), 2) if latencies else None,
     }
+
+
+def measure(args, setup: dict, server: subprocess.Popen, path: str, profile: str | None = None) -> dict:
+    """Warm-up, then `args.duration` seconds of load on `path`; figures of that window."""
+    queue: multiprocessing.Queue = multiprocessing.Queue()
+    warm = _clients(args, setup, path, time.monotonic() + 1.0, time.monotonic() + 1.0 + args.warmup, queue)
+    for proc in warm:
+        proc.start()
+    for _ in warm:
+        queue.get()
+    for proc in warm:
+        proc.join()
+
+    start_at = time.monotonic() + 1.0
+    procs = _clients(args, setup, path, start_at, start_at + args.duration, queue)
+    for proc in procs:
+        proc.start()
+    spy = _profiler(server, profile, args.duration) if profile else None
+    while time.monotonic() < start_at:
+        time.sleep(0.001)
+    backends = database_backend_pids(args.pg, args.database)  # persistent (CONN_MAX_AGE), opened in warm-up
+    cpu_before = cpu_seconds(pgid=server.pid, pids=backends)
+    latencies: list[float] = []
+    errors = 0
+    for _ in procs:
+        got, failed = queue.get()
+        latencies.extend(got)
+        errors += failed
+    cpu_after = cpu_seconds(pgid=server.pid, pids=backends)
+    for proc in procs:
+        proc.join()
+    if spy:
+        spy.wait(timeout=120)
+    return _figures(args, path, latencies, errors, cpu_before, cpu_after)
 
 
 def _line(label: str, figures: dict) -> str:

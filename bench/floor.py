@@ -157,18 +157,18 @@ class NaiveTransactionList(generics.ListAPIView):
 
 class FloorPaymentDetailsSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=255)
-    accountType = serializers.ChoiceField(choices=["Checking", "Savings"])  # noqa: N815 - wire name
-    accountNumber = serializers.RegexField(r"^\d{4,17}$")  # noqa: N815 - wire name
-    routingNumber = serializers.RegexField(r"^\d{9}$")  # noqa: N815 - wire name
+    accountType = serializers.ChoiceField(choices=["Checking", "Savings"])
+    accountNumber = serializers.RegexField(r"^\d{4,17}$")
+    routingNumber = serializers.RegexField(r"^\d{9}$")
 
 
 class FloorChargeSerializer(serializers.Serializer):
-    paymentDetails = FloorPaymentDetailsSerializer()  # noqa: N815 - wire name
+    paymentDetails = FloorPaymentDetailsSerializer()
     method = serializers.ChoiceField(choices=Method.choices)
     type = serializers.ChoiceField(choices=TransactionType.choices)
     amount = serializers.IntegerField(min_value=1, max_value=10**11)
-    customerUuid = serializers.UUIDField()  # noqa: N815 - wire name
-    paymentMethodUuid = serializers.UUIDField()  # noqa: N815 - wire name
+    customerUuid = serializers.UUIDField()
+    paymentMethodUuid = serializers.UUIDField()
 
 
 class FloorCharge(APIView):

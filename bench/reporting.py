@@ -245,6 +245,38 @@ def _csv_export(port: int, authorization: str, master_pid: int) -> dict[str, flo
     }
 
 
+def _start_server(args, env: dict[str, str]) -> subprocess.Popen:
+    """gunicorn with bench.floor_settings (ours and the naive listing), answering once this returns."""
+    server = subprocess.Popen(
+        [GUNICORN, "vault.wsgi:application", "--bind", f"127.0.0.1:{args.port}", "--workers", str(args.workers),
+         "--log-level", "warning", "--timeout", "600", "--access-logfile", os.devnull],
+        cwd=ROOT, env=_production_env(env),
+    )  # fmt: skip
+    for _ in range(100):
+        try:
+            probe = http.client.HTTPConnection("127.0.0.1", args.port, timeout=2)
+            probe.request("GET", OURS)
+            probe.getresponse().read()
+            return server
+        except OSError:
+            if server.poll() is not None:
+                raise SystemExit("gunicorn did not start") from None
+            time.sleep(0.2)
+    server.terminate()
+    raise SystemExit("gunicorn did not come up")
+
+
+def _print_summary(results: list[dict], export: dict | None) -> None:
+    if export:
+        print(
+            f"CSV export: {export['rows']} rows in {export['seconds']} s = {export['rowsPerSecond']} rows/s, "
+            f"peak worker RSS {export['peakWorkerRssMB']} MB (VmHWM {export['peakWorkerHwmMB']} MB)"
+        )
+    met = sum(1 for r in results if r["target"] == "met")
+    print(f"target (>= 5x the naive listing and p50 < 150 ms): {met} of {len(results)} met")
+    print(json.dumps({"queries": results, "csv": export}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
@@ -272,22 +304,8 @@ def main() -> None:
             args.port = probe_socket.getsockname()[1]
     merchants, wants_vacuum = _setup(args.count)
 
-    server = subprocess.Popen(
-        [GUNICORN, "vault.wsgi:application", "--bind", f"127.0.0.1:{args.port}", "--workers", str(args.workers),
-         "--log-level", "warning", "--timeout", "600", "--access-logfile", os.devnull],
-        cwd=ROOT, env=_production_env(env),
-    )  # fmt: skip
+    server = _start_server(args, env)
     try:
-        for _ in range(100):
-            try:
-                probe = http.client.HTTPConnection("127.0.0.1", args.port, timeout=2)
-                probe.request("GET", OURS)
-                probe.getresponse().read()
-                break
-            except OSError:
-                if server.poll() is not None:
-                    raise SystemExit("gunicorn did not start") from None
-                time.sleep(0.2)
         conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=600)
         results = []
         if wants_vacuum:
@@ -296,14 +314,7 @@ def main() -> None:
         results += _run_mix(conn, merchants, args, "after VACUUM (ANALYZE)")
         first = merchants[COMPANY]["authorization"]
         export = None if args.no_csv else _csv_export(args.port, first, server.pid)
-        if export:
-            print(
-                f"CSV export: {export['rows']} rows in {export['seconds']} s = {export['rowsPerSecond']} rows/s, "
-                f"peak worker RSS {export['peakWorkerRssMB']} MB (VmHWM {export['peakWorkerHwmMB']} MB)"
-            )
-        missed = [r for r in results if r["target"] != "met"]
-        print(f"target (>= 5x the naive listing and p50 < 150 ms): {len(results) - len(missed)} of {len(results)} met")
-        print(json.dumps({"queries": results, "csv": export}))
+        _print_summary(results, export)
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -17,13 +17,13 @@ from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceF
 
 class PaymentMethodCreateInput(StrictSerializer):
     # Number formats are checked by the service, whose messages never repeat the value.
-    customerUuid = StrictUUIDField(error_messages={"type": "Must be a string."})  # noqa: N815 - wire names
+    customerUuid = StrictUUIDField(error_messages={"type": "Must be a string."})
     type = StrictChoiceField(choices=PaymentMethod.Type.choices)
-    accountType = StrictChoiceField(choices=PaymentMethod.AccountType.choices)  # noqa: N815
-    accountNumber = StrictCharField(max_length=17)  # noqa: N815
-    routingNumber = StrictCharField(max_length=9)  # noqa: N815
+    accountType = StrictChoiceField(choices=PaymentMethod.AccountType.choices)
+    accountNumber = StrictCharField(max_length=17)
+    routingNumber = StrictCharField(max_length=9)
     nickname = StrictCharField(max_length=100, required=False, allow_blank=True)
-    isDefault = StrictBooleanField(required=False, default=False)  # noqa: N815
+    isDefault = StrictBooleanField(required=False, default=False)
 
 
 class PaymentMethodCreateView(APIView):

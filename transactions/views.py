@@ -38,16 +38,16 @@ EXPIRATION = re.compile(r"(0[1-9]|1[0-2])/([0-9]{2})")
 
 class BankDetailsSerializer(StrictSerializer):
     name = StrictCharField(max_length=255)
-    accountType = StrictChoiceField(choices=PaymentMethod.AccountType.choices)  # noqa: N815
-    accountNumber = StrictCharField(min_length=4, max_length=17)  # noqa: N815
-    routingNumber = StrictCharField(min_length=9, max_length=9)  # noqa: N815
+    accountType = StrictChoiceField(choices=PaymentMethod.AccountType.choices)
+    accountNumber = StrictCharField(min_length=4, max_length=17)
+    routingNumber = StrictCharField(min_length=9, max_length=9)
 
-    def validate_accountNumber(self, value: str) -> str:  # noqa: N802
+    def validate_accountNumber(self, value: str) -> str:
         if not numbers.is_account_number(value):
             raise serializers.ValidationError("Must be 4 to 17 digits.")
         return value
 
-    def validate_routingNumber(self, value: str) -> str:  # noqa: N802
+    def validate_routingNumber(self, value: str) -> str:
         if not numbers.is_routing_number(value):
             raise serializers.ValidationError("Must be a 9-digit ABA routing number with a valid check digit.")
         return value
@@ -64,16 +64,16 @@ class BankDetailsSerializer(StrictSerializer):
 
 class CardDetailsSerializer(StrictSerializer):
     name = StrictCharField(max_length=255)
-    cardNumber = StrictCharField(min_length=12, max_length=19)  # noqa: N815
-    expirationDate = StrictCharField(max_length=5)  # noqa: N815
+    cardNumber = StrictCharField(min_length=12, max_length=19)
+    expirationDate = StrictCharField(max_length=5)
     cvv = StrictCharField(min_length=3, max_length=4, required=False)
 
-    def validate_cardNumber(self, value: str) -> str:  # noqa: N802
+    def validate_cardNumber(self, value: str) -> str:
         if not numbers.is_card_number(value):
             raise serializers.ValidationError("Must be 12 to 19 digits with a valid Luhn check digit.")
         return value
 
-    def validate_expirationDate(self, value: str) -> str:  # noqa: N802
+    def validate_expirationDate(self, value: str) -> str:
         match = EXPIRATION.fullmatch(value)
         if not match:
             raise serializers.ValidationError("Must be MM/YY.")
@@ -96,12 +96,12 @@ class ChargeInputSerializer(StrictSerializer):
     method = StrictChoiceField(choices=Method.choices)
     type = StrictChoiceField(choices=TransactionType.choices)
     amount = StrictIntegerField(min_value=1, max_value=MAX_AMOUNT_CENTS)
-    standardEntryClassCode = StrictCharField(max_length=4, required=False, allow_blank=True)  # noqa: N815
-    effectiveDate = StrictDateField(required=False, allow_null=True)  # noqa: N815
-    customerUuid = StrictUUIDField(required=False, allow_null=True)  # noqa: N815
-    paymentMethodUuid = StrictUUIDField(required=False, allow_null=True)  # noqa: N815
-    paymentDetails = serializers.DictField(required=False, allow_null=True)  # noqa: N815  (validated per method)
-    externalUniqueId = StrictCharField(max_length=255, required=False, allow_blank=True)  # noqa: N815
+    standardEntryClassCode = StrictCharField(max_length=4, required=False, allow_blank=True)
+    effectiveDate = StrictDateField(required=False, allow_null=True)
+    customerUuid = StrictUUIDField(required=False, allow_null=True)
+    paymentMethodUuid = StrictUUIDField(required=False, allow_null=True)
+    paymentDetails = serializers.DictField(required=False, allow_null=True)
+    externalUniqueId = StrictCharField(max_length=255, required=False, allow_blank=True)
     description = StrictCharField(max_length=255, required=False, allow_blank=True)
 
     def to_internal_value(self, data):
