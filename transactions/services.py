@@ -123,6 +123,8 @@ class ChargeRequest:
     description: str = ""
     idempotency_key: str = ""
     request_hash: str = ""
+    retry_of: Transaction | None = None  # a re-presentment of a returned debit points at the first presentment
+    entry_description: str | None = None
 
 
 def transaction_charge(charge: ChargeRequest) -> ChargeResult:
@@ -157,7 +159,14 @@ def _charge(charge: ChargeRequest) -> Transaction:
         requested=charge.effective_date, now=charge.now, cutoff=company_cutoff(charge.company), rule=rule
     )
     txn = _unsaved_transaction(charge, rule=rule, customer=customer, saved=saved, payer=payer, day=day)
-    outcome = risk_assess(company=charge.company, amount=charge.amount, now=charge.now)  # rule 9
+    outcome = risk_assess(  # rule 9, and the return-rate program's debit holds
+        company=charge.company,
+        amount=charge.amount,
+        now=charge.now,
+        method=charge.method,
+        type=charge.type,
+        customer=customer,
+    )
     hold = None
     if outcome is None:
         then = accepted_charge_process(txn=txn, now=charge.now)
@@ -197,6 +206,8 @@ def _unsaved_transaction(
         external_unique_id=charge.external_unique_id,
         idempotency_key=charge.idempotency_key,
         description=charge.description,
+        retry_of=charge.retry_of,
+        entry_description=charge.entry_description,
         is_duplicate=is_duplicate,
         **payer,
     )

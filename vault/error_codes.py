@@ -48,6 +48,13 @@ class ErrorCode(StrEnum):
     NOT_REVERSIBLE = "not_reversible"
     INVALID_STATUS = "invalid_status"
     ENDPOINT_DISABLED = "endpoint_disabled"
+    # Re-presenting a returned debit (Nacha 2.12.4)
+    NOT_RETRYABLE = "not_retryable"
+    NOT_RETURNED = "not_returned"
+    RETURN_CODE_NOT_RETRYABLE = "return_code_not_retryable"
+    ALREADY_RETRIED = "already_retried"
+    RETRY_LIMIT_REACHED = "retry_limit_reached"
+    RETRY_WINDOW_PASSED = "retry_window_passed"
     # The server
     ERROR = "error"
     SERVICE_UNAVAILABLE = "service_unavailable"

@@ -22,6 +22,13 @@ COMPANY_FORM = {
     "daily_volume_limit": "99999999",
     "cutoff_time": "23:59",
     "ach_company_id": "1EVILCORP1",
+    "return_rate_warning_percent": "100",
+    # The return-rate program's inlines on the company page, sent empty.
+    **{
+        f"{prefix}-{count}": "0"
+        for prefix in ("return_policies", "risk_reviews")
+        for count in ("TOTAL_FORMS", "INITIAL_FORMS")
+    },
 }
 
 
@@ -44,6 +51,8 @@ def _company_state(company) -> tuple:
         company.daily_volume_limit,
         company.cutoff_time,
         company.ach_company_id,
+        company.return_rate_warning_percent,
+        company.hold_debits_on_breach,
     )
 
 
@@ -59,7 +68,8 @@ def test_manage_risk_controls_edits_them(company):
     client = _staff_client(company, "manage_risk_controls")
     response = client.post(f"/admin/accounts/company/{company.pk}/change/", COMPANY_FORM)
     assert response.status_code == 302, response.content
-    assert _company_state(company) == (True, 99999999, 99999999, 99999999, time(23, 59), "1EVILCORP1")
+    # hold_debits_on_breach is a checkbox left out of the form: off.
+    assert _company_state(company) == (True, 99999999, 99999999, 99999999, time(23, 59), "1EVILCORP1", 100, False)
 
 
 def test_change_apikey_alone_does_not_flip_rollout_allowed(company):
