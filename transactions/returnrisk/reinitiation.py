@@ -11,10 +11,11 @@ from django.db import transaction
 
 from accounts.models import Company
 from transactions import calendar
+from transactions.idempotency import ChargeResult
 from transactions.lifecycle.return_codes import RETURN_CODES
 from transactions.models import Status, Transaction, TransactionType
 from transactions.returnrisk.rates import FILE_METHODS
-from transactions.services import ChargeRequest, _charge
+from transactions.services import ChargeRequest, transaction_charge
 from transactions.state import Actor
 from vault.error_codes import ErrorCode
 from vault.errors import NotFound, NotRetryable
@@ -40,7 +41,7 @@ def _refusal(code: str) -> str:
     )
 
 
-def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime, actor: Actor) -> Transaction:
+def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime, actor: Actor) -> ChargeResult:
     """A new debit re-presenting the returned one. The first presentment's row is locked, so two retries of the
     same return go one after the other and the second sees the first."""
     with transaction.atomic():
@@ -79,7 +80,7 @@ def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime
                 code=ErrorCode.RETRY_WINDOW_PASSED,
             )
         one_off = returned.payment_method_id is None
-        return _charge(
+        return transaction_charge(
             ChargeRequest(
                 company=company,
                 method=returned.method,

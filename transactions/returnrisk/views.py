@@ -14,7 +14,6 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from transactions.records import transaction_record
 from transactions.returnrisk import rates, report
 from transactions.returnrisk.reinitiation import transaction_retry
 from transactions.state import Actor
@@ -162,4 +161,4 @@ class TransactionRetryView(APIView):
             now=timezone.now(),
             actor=Actor.of_request(request),
         )
-        return Response(transaction_record(retry), status=status.HTTP_201_CREATED)
+        return Response(retry.record, status=status.HTTP_201_CREATED)
