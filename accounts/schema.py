@@ -116,6 +116,10 @@ class VaultAutoSchema(AutoSchema):
     def _get_response_for_code(self, serializer, status_code, media_types=None, direction="response"):
         if isinstance(serializer, ErrorResponse):
             return self._error_response(serializer.description)
+        if status_code >= "400":
+            # Every failure is the error envelope, whatever a view declared for it (CONTRACT 4).
+            declared = getattr(serializer, "description", "")
+            return self._error_response(declared or ERROR_DESCRIPTIONS.get(int(status_code), "Failure."))
         if isinstance(serializer, Paginated):
             return self._paginated_response(serializer, direction)
         response = super()._get_response_for_code(serializer, status_code, media_types, direction)

@@ -285,8 +285,12 @@ class QueryParameter:
 
 
 QUERY_PARAMETERS: tuple[QueryParameter, ...] = (
-    QueryParameter("page", "integer", "Zero-based page (not used with format=csv).", required=True, minimum=0),
+    QueryParameter(
+        "page", "integer", "Zero-based page; required unless `cursor` is sent (not used with format=csv).", minimum=0
+    ),
     QueryParameter("pageSize", "integer", "Rows per page (not used with format=csv).", True, minimum=1, maximum=1000),
+    QueryParameter("cursor", "string", "A page's `meta.pagination.nextCursor`: the next page, in place of `page`."),
+    QueryParameter("count", "string", "`exact` counts every match past 10,000 (may be slow).", enum=("exact",)),
     QueryParameter("columns", "string", "Comma-separated column keys; unknown keys are 400 `invalid columns`."),
     QueryParameter("sort", "string", "`id` (numericId, the default) or any filterable field.", enum=("id", *BY_FILTER)),
     QueryParameter("sortDir", "string", "Sort direction (default DESC).", enum=("ASC", "DESC")),

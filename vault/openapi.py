@@ -45,10 +45,16 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                 "type": "object",
                 "required": ["page", "pageSize", "totalFilteredRows", "totalRows"],
                 "properties": {
-                    "page": {"type": "integer", "minimum": 0},
+                    "page": {"type": "integer", "minimum": 0, "nullable": True, "description": "null with a cursor."},
                     "pageSize": {"type": "integer", "minimum": 1},
                     "totalFilteredRows": {"type": "integer", "minimum": 0},
                     "totalRows": {"type": "integer", "minimum": 0},
+                    "totalFilteredRowsIsLowerBound": {"type": "boolean", "description": "Reporting only."},
+                    "nextCursor": {
+                        "type": "string",
+                        "nullable": True,
+                        "description": "Reporting only: the next page's cursor; null on the last page.",
+                    },
                 },
             },
             "timestamp": {"type": "string", "format": "date-time"},
