@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from cryptography.fernet import Fernet, InvalidToken
 from django.apps import apps
@@ -130,6 +131,36 @@ def payment_method_delete(*, company: Company, customer: Customer, payment_metho
             heir.is_default = True
             heir.save(update_fields=["is_default"])
     return method
+
+
+# Validation state of a saved method (CONTRACT 11). Each change is one small function so a later state machine
+# (issue 15) can own them; callers hold the method's row lock and save `VALIDATION_FIELDS`.
+VALIDATION_FIELDS = ("validation_status", "validation_method", "validated_at")
+
+
+def payment_method_validation_pending(method: PaymentMethod, *, kind: str) -> None:
+    method.validation_status = PaymentMethod.ValidationStatus.PENDING
+    method.validation_method = kind
+    method.validated_at = None
+
+
+def payment_method_validation_passed(method: PaymentMethod, *, kind: str, at: datetime) -> None:
+    method.validation_status = PaymentMethod.ValidationStatus.VALIDATED
+    method.validation_method = kind
+    method.validated_at = at
+
+
+def payment_method_validation_failed(method: PaymentMethod, *, kind: str) -> None:
+    method.validation_status = PaymentMethod.ValidationStatus.FAILED
+    method.validation_method = kind
+    method.validated_at = None
+
+
+def payment_method_validation_reset(method: PaymentMethod) -> None:
+    """A new account or routing number is a new account to the rules: it needs validating again."""
+    method.validation_status = PaymentMethod.ValidationStatus.UNVALIDATED
+    method.validation_method = ""
+    method.validated_at = None
 
 
 # Every encrypted column in the project: output key -> (model label, field name). A test checks it is complete.

@@ -43,10 +43,19 @@ class PaymentMethodCreatedOutput(serializers.Serializer):
     displayName = serializers.CharField(source="display_name")  # noqa: N815
     nickname = serializers.CharField(allow_null=True)
     isDefault = serializers.BooleanField(source="is_default")  # noqa: N815
+    # CONTRACT 11: the account's validation state.
+    validationStatus = serializers.ChoiceField(  # noqa: N815
+        source="validation_status", choices=PaymentMethod.ValidationStatus.choices
+    )
+    validationMethod = serializers.ChoiceField(  # noqa: N815
+        source="validation_method", choices=PaymentMethod.ValidationMethod.choices, allow_null=True
+    )
+    validatedAt = serializers.DateTimeField(source="validated_at", allow_null=True)  # noqa: N815
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
         data["nickname"] = data["nickname"] or None
+        data["validationMethod"] = data["validationMethod"] or None
         return data
 
 

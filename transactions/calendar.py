@@ -55,6 +55,11 @@ def next_processing_day(now: datetime, cutoff: time) -> date:
     return next_business_day(today, include_today=False)
 
 
+def company_cutoff(cutoff: time | str) -> time:
+    """A company's ACH cut-off; a Company built in memory (not read back) still holds the field default as text."""
+    return cutoff if isinstance(cutoff, time) else time.fromisoformat(cutoff)
+
+
 def is_same_day_eligible(now: datetime, effective_date: date) -> bool:
     """Same-day ACH: the effective date is today (Eastern), a business day, before the last same-day window."""
     local = eastern_now(now)

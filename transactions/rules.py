@@ -28,3 +28,30 @@ METHOD_RULES: dict[str, MethodRule] = {
     Method.RTP: MethodRule((), "", is_card=False, same_day_ach=False, real_time=True),
     Method.CRD: MethodRule((), "", is_card=True, same_day_ach=False, real_time=False),
 }
+
+
+# Company Entry Descriptions (CONTRACT 11, Nacha 2026): NACHA alphanumeric, upper case, at most 10 characters.
+ENTRY_DESCRIPTION_MAX = 10
+ENTRY_DESCRIPTION_PATTERN = r"[A-Z0-9 &'()*+,\-./:;?!@#$%=]*[A-Z0-9][A-Z0-9 &'()*+,\-./:;?!@#$%=]*"
+DEFAULT_ENTRY_DESCRIPTION = "PAYMENT"
+ORIGINATED_METHODS = (Method.ACH, Method.RCC)
+# An RCC is a payer-authorised draft taken over the phone; in the ACH file it travels as a TEL entry.
+DEFAULT_SEC_CODE = {Method.ACH: "WEB", Method.RCC: "TEL"}
+
+
+@dataclass(frozen=True)
+class StandardDescription:
+    """A description the rules reserve: entries with this purpose, SEC code and direction must carry it,
+    and no other entry may."""
+
+    purpose: str
+    sec_code: str
+    type: str
+
+
+STANDARD_DESCRIPTIONS: dict[str, StandardDescription] = {
+    "PURCHASE": StandardDescription("goods", "WEB", "Debit"),  # consumer online purchases of goods
+    "PAYROLL": StandardDescription("payroll", "PPD", "Credit"),  # wages, salaries and similar compensation
+}
+# Micro-entries of an account validation carry it; a charge may not.
+RESERVED_DESCRIPTIONS = frozenset({"ACCTVERIFY"})

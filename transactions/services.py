@@ -20,17 +20,30 @@ from transactions import calendar
 from transactions.models import (
     BANK_METHODS,
     IdempotencyRecord,
+    Method,
     Settlement,
     Status,
     Transaction,
     TransactionHold,
     TransactionType,
 )
+from transactions.payer import bank_fields
 from transactions.records import transaction_record
 from transactions.risk import risk_assess
-from transactions.rules import CARD_APPROVED_CODE, CARD_EXPIRED_CODE, IDEMPOTENCY_WINDOW_HOURS, METHOD_RULES, MethodRule
+from transactions.rules import (
+    CARD_APPROVED_CODE,
+    CARD_EXPIRED_CODE,
+    DEFAULT_ENTRY_DESCRIPTION,
+    DEFAULT_SEC_CODE,
+    IDEMPOTENCY_WINDOW_HOURS,
+    METHOD_RULES,
+    ORIGINATED_METHODS,
+    RESERVED_DESCRIPTIONS,
+    STANDARD_DESCRIPTIONS,
+    MethodRule,
+)
 from transactions.selectors import customer_for_charge, duplicate_exists, saved_method_for_charge, transaction_get
-from vault.crypto import account_number_hash
+from transactions.validation import web_debit_gate
 from vault.errors import ApiError, Conflict, NotFound
 
 CUSTOMER_INACTIVE = "customer is inactive"
@@ -63,12 +76,6 @@ def effective_date_resolve(*, requested: date | None, now: datetime, cutoff: tim
     return max(calendar.next_business_day(requested), earliest)
 
 
-def _cutoff(company: Company) -> time:
-    # A Company built in memory (not read back) still holds the field default as text.
-    cutoff = company.cutoff_time
-    return cutoff if isinstance(cutoff, time) else time.fromisoformat(cutoff)
-
-
 def _card_fields(details: dict[str, Any]) -> dict[str, Any]:
     number = details["card_number"]
     first, last = numbers.card_shown_parts(number)
@@ -81,15 +88,39 @@ def _card_fields(details: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _bank_fields(*, name: str, account_type: str, account_number: str, routing_number: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "account_type": account_type,
-        "account_number": account_number,
-        "account_number_hash": account_number_hash(account_number),
-        "account_last_four": account_number[-4:],
-        "routing_number": routing_number,
-    }
+def entry_description_resolve(
+    *, method: str, sec_code: str, type: str, purpose: str | None, requested: str | None
+) -> str | None:
+    """The Company Entry Description a charge's batch carries: the standard one its purpose, SEC code and
+    direction require (PURCHASE, PAYROLL), else the merchant's, else PAYMENT; None for RTP and cards."""
+    if method not in ORIGINATED_METHODS:
+        if requested:
+            raise ApiError("entryDescription applies to ACH and RCC entries only", field="entryDescription")
+        return None
+    for description, standard in STANDARD_DESCRIPTIONS.items():
+        applies = (purpose, sec_code, type) == (standard.purpose, standard.sec_code, standard.type)
+        if applies and requested not in (None, description):
+            raise ApiError(
+                f"entryDescription must be {description} for a {sec_code} {type.lower()} with purpose {purpose}",
+                field="entryDescription",
+                code="entry_description_mismatch",
+            )
+        if applies:
+            return description
+        if requested == description:
+            raise ApiError(
+                f"entryDescription {description} is only for a {standard.sec_code} {standard.type.lower()} "
+                f"with purpose {standard.purpose}",
+                field="entryDescription",
+                code="entry_description_mismatch",
+            )
+    if requested in RESERVED_DESCRIPTIONS:
+        raise ApiError(
+            f"entryDescription {requested} is reserved for account validation",
+            field="entryDescription",
+            code="reserved",
+        )
+    return requested or DEFAULT_ENTRY_DESCRIPTION
 
 
 def _resolve_payer(
@@ -183,8 +214,18 @@ def _charge(
     description: str,
     idempotency_key: str,
     now: datetime,
+    entry_description: str | None = None,
+    purpose: str | None = None,
 ) -> Transaction:
     rule = METHOD_RULES[method]
+    sec_code = standard_entry_class_code or rule.default_sec_code
+    entry_description = entry_description_resolve(
+        method=method,
+        sec_code=sec_code or DEFAULT_SEC_CODE.get(method, ""),
+        type=type,
+        purpose=purpose,
+        requested=entry_description,
+    )
     customer, saved = _resolve_payer(
         company=company, customer_uuid=customer_uuid, payment_method_uuid=payment_method_uuid
     )
@@ -198,7 +239,7 @@ def _charge(
                 field="paymentMethodUuid",
                 code="payment_method_blocked",
             )
-        payer = _bank_fields(
+        payer = bank_fields(
             name=customer.holder_name,
             account_type=saved.account_type,
             account_number=saved.account_number,
@@ -209,14 +250,16 @@ def _charge(
     elif rule.is_card:
         payer = _card_fields(payment_details)
     else:
-        payer = _bank_fields(
+        payer = bank_fields(
             name=payment_details["name"],
             account_type=payment_details["account_type"],
             account_number=payment_details["account_number"],
             routing_number=payment_details["routing_number"],
         )
 
-    day = effective_date_resolve(requested=effective_date, now=now, cutoff=_cutoff(company), rule=rule)
+    day = effective_date_resolve(
+        requested=effective_date, now=now, cutoff=calendar.company_cutoff(company.cutoff_time), rule=rule
+    )
     txn = Transaction(
         company=company,
         customer=customer,
@@ -224,7 +267,9 @@ def _charge(
         method=method,
         type=type,
         amount=amount,
-        standard_entry_class_code=standard_entry_class_code or rule.default_sec_code,
+        standard_entry_class_code=sec_code,
+        entry_description=entry_description,
+        purpose=purpose,
         effective_date=day,
         is_same_day=rule.same_day_ach and calendar.is_same_day_eligible(now, day),
         created_at=now,
@@ -243,6 +288,10 @@ def _charge(
         **payer,
     )
     outcome = risk_assess(company=company, amount=amount, now=now)
+    if outcome is None and saved is not None and method == Method.ACH:
+        outcome = web_debit_gate(
+            company=company, customer=customer, method=saved, sec_code=sec_code, txn_type=type, now=now
+        )
     if outcome is not None:
         txn.status = outcome.status
         txn.failure_reason = outcome.reason
@@ -272,6 +321,8 @@ def transaction_charge(
     idempotency_key: str = "",
     request_hash: str = "",
     now: datetime | None = None,
+    entry_description: str | None = None,
+    purpose: str | None = None,
 ) -> ChargeResult:
     """PUT /transactions. With an Idempotency-Key the key's record is inserted first, inside the same
     transaction: a concurrent retry blocks on the (company, key) unique index until this one commits,
@@ -291,6 +342,8 @@ def transaction_charge(
         "description": description,
         "idempotency_key": idempotency_key,
         "now": now,
+        "entry_description": entry_description,
+        "purpose": purpose,
     }
     if not idempotency_key:
         with transaction.atomic():

@@ -16,9 +16,9 @@ from rest_framework.views import APIView
 
 from payments import numbers
 from payments.models import PaymentMethod
-from transactions.models import Method, TransactionType
+from transactions.models import Method, Purpose, TransactionType
 from transactions.records import transaction_record
-from transactions.rules import MAX_AMOUNT_CENTS, METHOD_RULES
+from transactions.rules import ENTRY_DESCRIPTION_MAX, ENTRY_DESCRIPTION_PATTERN, MAX_AMOUNT_CENTS, METHOD_RULES
 from transactions.selectors import transaction_get
 from transactions.services import transaction_charge, transaction_void
 from vault import crypto
@@ -121,6 +121,16 @@ class ChargeInputSerializer(StrictSerializer):
     paymentDetails = serializers.DictField(required=False, allow_null=True)  # noqa: N815  (validated per method)
     externalUniqueId = StrictCharField(max_length=255, required=False, allow_blank=True)  # noqa: N815
     description = StrictCharField(max_length=255, required=False, allow_blank=True)
+    # CONTRACT 11: the Company Entry Description of the entry's batch, and what the charge pays for.
+    entryDescription = StrictCharField(max_length=ENTRY_DESCRIPTION_MAX, required=False)  # noqa: N815
+    purpose = StrictChoiceField(choices=Purpose.choices, required=False)
+
+    def validate_entryDescription(self, value: str) -> str:  # noqa: N802
+        if not re.fullmatch(ENTRY_DESCRIPTION_PATTERN, value):
+            raise serializers.ValidationError(
+                "Must be NACHA alphanumeric: upper-case letters, digits, spaces and common punctuation."
+            )
+        return value
 
     def to_internal_value(self, data):
         # SPEC 4.7 rule 6 answers before anything else about the body.
@@ -203,6 +213,8 @@ class TransactionCreateView(APIView):
             effective_date=data.get("effectiveDate"),
             external_unique_id=data.get("externalUniqueId") or "",
             description=data.get("description") or "",
+            entry_description=data.get("entryDescription"),
+            purpose=data.get("purpose"),
             idempotency_key=key,
             request_hash=request_fingerprint(request.data) if key else "",
             now=now,

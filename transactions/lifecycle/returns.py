@@ -20,11 +20,13 @@ from django.db import IntegrityError, transaction
 
 from payments import numbers
 from payments.models import PaymentMethod
+from payments.services import VALIDATION_FIELDS, payment_method_validation_reset
 from transactions import calendar
 from transactions.lifecycle import nacha
 from transactions.lifecycle.origination import sec_code_for
 from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES, Corrected, ReturnEffect
 from transactions.models import ChangeNotice, IngestionFile, Status, Transaction, TransactionReturn, TransactionType
+from transactions.validation import validations_noticed, validations_returned
 from vault import crypto
 
 logger = logging.getLogger("transactions.lifecycle")
@@ -207,6 +209,9 @@ class _Chunk:
     def flush(self) -> None:
         TransactionReturn.objects.bulk_create(self.new_returns)
         ChangeNotice.objects.bulk_create(self.new_notices)
+        # Validation entries (prenotes, micro-entries): a return fails the validation, a NOC on a prenote passes it.
+        validations_returned(transaction_ids=[entry.transaction_id for entry in self.new_returns], at=self.at)
+        validations_noticed(transaction_ids=[notice.transaction_id for notice in self.new_notices], at=self.at)
         Transaction.objects.filter(pk__in=[entry.transaction_id for entry in self.new_returns]).update(
             status=Status.RETURNED, ingestion_file=self.ingestion
         )
@@ -314,12 +319,24 @@ def _correct_method(method: PaymentMethod, corrected: dict[str, str]) -> None:
         # The customer already saved the corrected account: that method is the one to charge now.
         logger.warning("notice of change for method %s matches another saved method; method left as is", method.uuid)
         return
+    changed_account = account_hash != method.account_hash
     method.routing_number = routing
     method.account_number = account
     method.account_hash = account_hash
     method.last_four = account[-4:]
     method.account_type = corrected.get(Corrected.ACCOUNT_TYPE.value, method.account_type)
-    method.save(update_fields=["routing_number", "account_number", "account_hash", "last_four", "account_type"])
+    if changed_account:  # C01, C02, C03, C06, C07: another account number or routing number
+        payment_method_validation_reset(method)
+    method.save(
+        update_fields=[
+            "routing_number",
+            "account_number",
+            "account_hash",
+            "last_four",
+            "account_type",
+            *VALIDATION_FIELDS,
+        ]
+    )
 
 
 def summary_of(ingestion: IngestionFile, applied: _Applied, unmatched: list[str]) -> dict:

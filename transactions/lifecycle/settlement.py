@@ -16,6 +16,7 @@ from django.db.models import Count, F, Q
 
 from transactions import calendar
 from transactions.models import NOT_SEEDED, Batch, Method, Settlement, Status, Transaction, TransactionType
+from transactions.validation import validations_settle
 
 Progress = Callable[..., Iterable]
 
@@ -30,6 +31,7 @@ class SettleResult:
     late_return_settlements: set[int] = field(default_factory=set)
     transactions: int = 0
     unwritten_batches: list[dict] = field(default_factory=list)
+    account_validations: dict[str, int] = field(default_factory=dict)
 
     def as_json(self) -> dict:
         return {
@@ -37,6 +39,7 @@ class SettleResult:
             "transactions": self.transactions,
             "lateReturnSettlements": len(self.late_return_settlements),
             "unwrittenBatches": self.unwritten_batches,
+            "accountValidations": self.account_validations,
         }
 
 
@@ -143,4 +146,6 @@ def transactions_settle(*, at: datetime, progress: Progress = _no_progress) -> S
         else:
             result.settlements.add(settlement.pk)
             result.transactions += count
+    # After the settlements: a prenote settled in this run may already be 3 banking days old (a late run).
+    result.account_validations = validations_settle(at=at)
     return result
