@@ -20,8 +20,10 @@ migrate: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 
+# One background worker (webhook delivery) runs beside gunicorn and stops with it.
 run: migrate
 	$(PY) manage.py bootstrap_demo
+	$(PY) manage.py run_worker & worker=$$!; trap 'kill $$worker' EXIT INT TERM; \
 	$(VENV)/bin/gunicorn --config gunicorn.conf.py --bind 127.0.0.1:8000 --workers 2
 
 test: install

@@ -14,8 +14,12 @@ class Action(models.TextChoices):
     MANAGE_PAYMENT_METHODS = "ManagePaymentMethods"
     VIEW_PAYMENT_METHODS = "ViewPaymentMethods"
     CREATE_TRANSACTION = "CreateTransaction"
+    VOID_TRANSACTION = "VoidTransaction"
+    REVERSE_TRANSACTION = "ReverseTransaction"
     VIEW_TRANSACTIONS = "ViewTransactions"
     VIEW_REPORTS = "ViewReports"
+    MANAGE_WEBHOOKS = "ManageWebhooks"
+    VIEW_EVENTS = "ViewEvents"
 
 
 ALL_ACTIONS: tuple[str, ...] = tuple(Action.values)
@@ -52,7 +56,16 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("payment-method-validate-confirm", "POST"): Action.MANAGE_PAYMENT_METHODS,
     ("transaction-create", "PUT"): Action.CREATE_TRANSACTION,
     ("transaction-detail", "GET"): Action.VIEW_TRANSACTIONS,
-    ("transaction-void", "POST"): Action.CREATE_TRANSACTION,
-    ("transaction-reverse", "POST"): Action.CREATE_TRANSACTION,
+    ("transaction-void", "POST"): Action.VOID_TRANSACTION,
+    ("transaction-reverse", "POST"): Action.REVERSE_TRANSACTION,
     ("reporting-transactions", "GET"): Action.VIEW_REPORTS,
+    ("webhook-endpoint-list", "POST"): Action.MANAGE_WEBHOOKS,
+    ("webhook-endpoint-list", "GET"): Action.MANAGE_WEBHOOKS,
+    ("webhook-endpoint-detail", "GET"): Action.MANAGE_WEBHOOKS,
+    ("webhook-endpoint-detail", "PATCH"): Action.MANAGE_WEBHOOKS,
+    ("webhook-endpoint-detail", "DELETE"): Action.MANAGE_WEBHOOKS,
+    ("webhook-endpoint-rotate-secret", "POST"): Action.MANAGE_WEBHOOKS,
+    ("webhook-endpoint-replay", "POST"): Action.MANAGE_WEBHOOKS,
+    ("event-list", "GET"): Action.VIEW_EVENTS,
+    ("event-detail", "GET"): Action.VIEW_EVENTS,
 }

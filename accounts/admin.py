@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.contrib.auth.models import Group
 
 from accounts.actions import ALL_ACTIONS, Action
+from accounts.login_throttle import login_attempt_reserve, login_attempt_succeeded, login_buckets
 from accounts.models import ActionGroup, ApiKey, Company, Membership, Role, User
 from accounts.selectors import clear_action_group_cache
-from accounts.services import api_keys_revoke
+from accounts.services import api_keys_revoke, user_refresh_tokens_revoke
 from vault.admin_scoping import CompanyScopedAdminMixin, SuperuserOnlyAdminMixin, is_uuid
 
 
@@ -94,6 +98,20 @@ class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
     )
     search_fields = ("name",)  # plus exact ids, by the shape of the term: get_search_fields
     ordering = ("name",)
+    # Editable only with accounts.manage_risk_controls: change_company alone does not move a limit or the gate.
+    risk_control_fields = (
+        "staged_rollout",
+        "hold_over",
+        "decline_over",
+        "daily_volume_limit",
+        "cutoff_time",
+        "ach_company_id",
+    )
+
+    def get_readonly_fields(self, request, obj=None):
+        if request.user.has_perm("accounts.manage_risk_controls"):
+            return self.readonly_fields
+        return (*self.readonly_fields, *self.risk_control_fields)
 
     def get_search_fields(self, request):
         # An exact uuid lookup only for a uuid-shaped term, so a name search is never a database type error.
@@ -152,6 +170,12 @@ class UserAdmin(SuperuserOnlyAdminMixin, DjangoUserAdmin):
     def get_inlines(self, request, obj):
         return self.inlines if obj is not None else ()
 
+    def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
+        if change and "is_active" in form.changed_data and not obj.is_active:
+            # Refresh checks is_active anyway; revoking means a later reactivation does not revive old tokens.
+            user_refresh_tokens_revoke(user=obj)
+
 
 @admin.register(Membership)
 class MembershipAdmin(SuperuserOnlyAdminMixin, admin.ModelAdmin):
@@ -195,7 +219,7 @@ class ActionGroupAdmin(SuperuserOnlyAdminMixin, admin.ModelAdmin):
         return ("name", "updated_at") if obj is not None else ("updated_at",)
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        # Without the row every action falls back to allowed; editing its actions is the way to restrict.
+        # Without the row every API key is refused (fail closed); editing its actions is the way to restrict.
         return False
 
     def save_model(self, request, obj, form, change) -> None:
@@ -225,6 +249,12 @@ class ApiKeyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
     ordering = ("-created_at",)
     actions = ("revoke_selected",)
 
+    def get_readonly_fields(self, request, obj=None):
+        # The rollout flag lets a key past the staged-rollout gate (SPEC 5 rule 2): its own grant, beyond change_apikey.
+        if request.user.has_perm("accounts.manage_rollout_allowed"):
+            return self.readonly_fields
+        return (*self.readonly_fields, "rollout_allowed")
+
     @admin.display(description="actions")
     def scope(self, obj: ApiKey) -> str:
         return _actions_summary(obj.actions) if obj.actions else "all of the live group"
@@ -237,3 +267,37 @@ class ApiKeyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
     def revoke_selected(self, request, queryset) -> None:
         revoked = api_keys_revoke(api_keys=queryset)
         self.message_user(request, f"Revoked {revoked} key(s).", messages.SUCCESS)
+
+
+# Django's Group admin hands out model permissions: a staff user who could edit groups could grant their own group
+# any permission (release holds, risk controls). Superusers only; Permission rows have no admin page at all.
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class GroupAdmin(SuperuserOnlyAdminMixin, DjangoGroupAdmin):
+    pass
+
+
+class ThrottledAdminAuthenticationForm(AdminAuthenticationForm):
+    """/admin/login/ counts attempts in the same buckets as POST /auth/login (H3): an email and a client address
+    locked by either login are locked for both, and the lock expires the same way."""
+
+    def clean(self):
+        username, password = self.cleaned_data.get("username"), self.cleaned_data.get("password")
+        if not username or not password:
+            return super().clean()
+        buckets = login_buckets(self.request, username)
+        retry_after = login_attempt_reserve(buckets=buckets)
+        if retry_after is not None:
+            raise forms.ValidationError(
+                "Too many failed login attempts; try again in %(seconds)s seconds.",
+                code="throttled",
+                params={"seconds": retry_after},
+            )
+        cleaned = super().clean()
+        login_attempt_succeeded(buckets=buckets)
+        return cleaned
+
+
+admin.site.login_form = ThrottledAdminAuthenticationForm

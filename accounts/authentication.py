@@ -17,7 +17,7 @@ from rest_framework_simplejwt.authentication import JWTAuthentication
 
 from accounts.models import ApiKey, Company
 from accounts.selectors import api_key_by_prefix
-from accounts.services import hash_api_key, split_api_key
+from accounts.services import hash_api_key, split_api_key, token_matches_password
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 
@@ -90,6 +90,13 @@ class CompanyJWTAuthentication(JWTAuthentication):
             return super().authenticate(request)
         except exceptions.AuthenticationFailed as exc:
             raise exceptions.AuthenticationFailed("Invalid or expired token.") from exc
+
+    def get_user(self, validated_token):
+        user = super().get_user(validated_token)
+        # Access tokens issued before a password change stop working too, not only after their 15 minutes.
+        if not token_matches_password(validated_token, user):
+            raise exceptions.AuthenticationFailed("Invalid or expired token.")
+        return user
 
 
 class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):

@@ -57,6 +57,9 @@ class Company(models.Model):
 
     class Meta:
         verbose_name_plural = "companies"
+        # Risk limits, the NACHA company id, the cut-off and the staged-rollout flag move money or bypass a gate:
+        # a grant of their own, beyond change_company (accounts/admin.py).
+        permissions = [("manage_risk_controls", "Can change risk limits, ACH company id, cut-off and staged rollout")]
         constraints = [
             models.CheckConstraint(condition=models.Q(hold_over__gte=0), name="company_hold_over_nonnegative"),
             models.CheckConstraint(condition=models.Q(decline_over__gte=0), name="company_decline_over_nonnegative"),
@@ -161,6 +164,7 @@ class ApiKey(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["company", "created_at"], name="apikey_company_created")]
+        permissions = [("manage_rollout_allowed", "Can change an API key's rollout flag")]
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.name or 'unnamed'})"
@@ -172,3 +176,19 @@ class ApiKey(models.Model):
     def scope_allows(self, action: str) -> bool:
         """The key's own set (CONTRACT 3): a key is scoped down from the live group, never up."""
         return not self.actions or action in self.actions
+
+
+class LoginThrottle(models.Model):
+    """The failed-login counter of one email or one client address (accounts/login_throttle.py). A table rather
+    than the cache: its row lock makes the count exact under parallel guesses on every database, whereas the
+    database cache's incr is a read then a write."""
+
+    key = models.CharField(max_length=100, unique=True)
+    attempts = models.PositiveIntegerField(default=0)
+    window_ends_at = models.DateTimeField()
+    locked_until = models.DateTimeField(null=True, blank=True)
+    lock_level = models.PositiveSmallIntegerField(default=0, help_text="Locks in a row: each one lasts twice as long.")
+    forget_at = models.DateTimeField(db_index=True, help_text="After this the row says nothing and is deleted.")
+
+    def __str__(self) -> str:
+        return self.key

@@ -58,7 +58,13 @@ class RouteActionPermission(BasePermission):
             company = principal.company
             if entity is not None and entity != company.uuid:
                 raise Forbidden("The API key may not act for that entity.")
-            allowed = action in live_api_key_actions() and principal.api_key.scope_allows(action)
+            live_actions = live_api_key_actions()
+            if live_actions is None:
+                raise Forbidden(
+                    "API keys are disabled: the live API-key action group is missing; an operator must restore it.",
+                    code="api_keys_disabled",
+                )
+            allowed = action in live_actions and principal.api_key.scope_allows(action)
             if allowed and action in ROLLOUT_GATED_ACTIONS and company.staged_rollout:
                 allowed = principal.api_key.rollout_allowed
         else:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 
-from accounts.actions import ALL_ACTIONS, LIVE_API_KEY_GROUP
+from accounts.actions import LIVE_API_KEY_GROUP
 from accounts.models import ActionGroup, ApiKey, Membership
 
 _GROUP_CACHE_SECONDS = 5.0
-_group_cache: dict[str, tuple[float, frozenset[str]]] = {}
+_group_cache: dict[str, tuple[float, frozenset[str] | None]] = {}
 
 
 def api_key_by_prefix(prefix: str) -> ApiKey | None:
@@ -21,14 +21,15 @@ def membership_for(*, user_id: int, company_uuid) -> Membership | None:
     )
 
 
-def live_api_key_actions() -> frozenset[str]:
-    """The live API-key action group; cached per process for a few seconds, since every request reads it."""
+def live_api_key_actions() -> frozenset[str] | None:
+    """The live API-key action group; cached per process for a few seconds, since every request reads it.
+    None when the row is missing: API keys then fail closed (CONTRACT 3), they are not allowed everything."""
     cached = _group_cache.get(LIVE_API_KEY_GROUP)
     now = time.monotonic()
     if cached and now - cached[0] < _GROUP_CACHE_SECONDS:
         return cached[1]
     group = ActionGroup.objects.filter(name=LIVE_API_KEY_GROUP).first()
-    actions = frozenset(group.actions if group else ALL_ACTIONS)
+    actions = frozenset(group.actions) if group else None
     _group_cache[LIVE_API_KEY_GROUP] = (now, actions)
     return actions
 

@@ -12,8 +12,12 @@ from uuid import UUID
 from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare, salted_hmac
+from rest_framework_simplejwt.exceptions import TokenError
+from rest_framework_simplejwt.token_blacklist.models import BlacklistedToken, OutstandingToken
+from rest_framework_simplejwt.tokens import RefreshToken
 
 from accounts.actions import ALL_ACTIONS, DEFAULT_ROLES
 from accounts.models import ApiKey, Company, Membership, Role, User
@@ -154,3 +158,59 @@ def user_set_password(*, user: User, password: str) -> User:
     user.set_password(password)
     user.save(update_fields=["password"])
     return user
+
+
+# JWT claim tying a token to the password it was issued under: a password change, by any path (admin form,
+# create_user, a shell), makes every earlier refresh and access token invalid. Keyed, so the token does not carry
+# something anyone could test password hashes against.
+PASSWORD_CLAIM = "pwd"  # noqa: S105 - a claim name, not a password
+
+
+class RefreshRefused(Exception):
+    """A refresh token that must not mint tokens any more; the message says why (for the 401)."""
+
+
+def password_fingerprint(user: User) -> str:
+    return salted_hmac("jwt-password", user.password).hexdigest()[:32]
+
+
+def token_matches_password(token, user: User) -> bool:
+    return constant_time_compare(token.get(PASSWORD_CLAIM, ""), password_fingerprint(user))
+
+
+def refresh_token_issue(*, user: User) -> RefreshToken:
+    """A refresh token recorded as outstanding (so it can be revoked), its access token carrying the same claims."""
+    refresh = RefreshToken.for_user(user)
+    refresh[PASSWORD_CLAIM] = password_fingerprint(user)
+    return refresh
+
+
+def refresh_token_rotate(*, raw_token: str) -> RefreshToken:
+    """CONTRACT 3 refresh with rotation (M7): the presented token is blacklisted and a new one issued, once. The
+    user must still be active, a member of a company, and on the password the token was issued under."""
+    try:
+        presented = RefreshToken(raw_token)  # signature, expiry, type, and not blacklisted
+    except TokenError:
+        raise RefreshRefused("Invalid or expired refresh token.") from None
+    user = User.objects.filter(pk=presented.get("user_id"), is_active=True).first()
+    if user is None or not user.memberships.exists():
+        raise RefreshRefused("This user may no longer sign in.")
+    if not token_matches_password(presented, user):
+        raise RefreshRefused("The password has changed since this token was issued; sign in again.")
+    with transaction.atomic():
+        # The outstanding row is locked, so of two refreshes racing with one token exactly one rotates it.
+        outstanding = OutstandingToken.objects.select_for_update().filter(jti=presented["jti"]).first()
+        if outstanding is None:
+            raise RefreshRefused("Invalid or expired refresh token.")
+        try:
+            with transaction.atomic():
+                BlacklistedToken.objects.create(token=outstanding)
+        except IntegrityError:
+            raise RefreshRefused("Invalid or expired refresh token.") from None
+        return refresh_token_issue(user=user)
+
+
+def user_refresh_tokens_revoke(*, user: User) -> int:
+    """Blacklists every unexpired refresh token of the user; returns how many were newly revoked."""
+    live = OutstandingToken.objects.filter(user=user, expires_at__gt=timezone.now(), blacklistedtoken__isnull=True)
+    return len(BlacklistedToken.objects.bulk_create([BlacklistedToken(token=t) for t in live], ignore_conflicts=True))

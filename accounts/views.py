@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
-
 from django.conf import settings
 from django.contrib.auth import authenticate
-from django.core.cache import cache
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
-from rest_framework_simplejwt.exceptions import TokenError
 from rest_framework_simplejwt.tokens import RefreshToken
 
+from accounts.login_throttle import login_attempt_reserve, login_attempt_succeeded, login_buckets
+from accounts.services import RefreshRefused, refresh_token_issue, refresh_token_rotate
 from vault.errors import ApiError
 from vault.serializers import StrictCharField, StrictSerializer
 
@@ -43,46 +41,6 @@ def _token_body(refresh: RefreshToken) -> dict:
     }
 
 
-def _failure_keys(request, email: str) -> list[tuple[str, int]]:
-    # Hashed: an email may be 254 characters, and the database cache silently drops keys past 255,
-    # which would switch the guard off for long addresses.
-    email_digest = hashlib.sha256(email.lower().encode()).hexdigest()
-    address = request.META.get("REMOTE_ADDR", "unknown")
-    return [
-        (f"login-fail:email:{email_digest}", settings.LOGIN_FAILURE_LIMIT_PER_EMAIL),
-        (f"login-fail:addr:{address}", settings.LOGIN_FAILURE_LIMIT_PER_ADDRESS),
-    ]
-
-
-def _reserve_attempt(keys: list[tuple[str, int]]) -> bool:
-    """Count this attempt before the password is checked, so a burst of parallel guesses cannot all pass a
-    check made before any of them failed (exact with Redis, whose incr is atomic). False: over a limit."""
-    window = settings.LOGIN_FAILURE_WINDOW_SECONDS
-    allowed = True
-    for key, limit in keys:
-        cache.add(key, 0, timeout=window)
-        try:
-            count = cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.set(key, 1, timeout=window)
-            count = 1
-        # incr keeps the TTL on Redis but resets it to the default timeout on other backends: make it the window.
-        cache.touch(key, timeout=window)
-        allowed = allowed and count <= limit
-    return allowed
-
-
-def _release_after_success(keys: list[tuple[str, int]]) -> None:
-    # A successful login clears the email's failures and hands back the address's reserved attempt,
-    # so the counters hold failures (and refused attempts) only.
-    (email_key, _), (address_key, _) = keys
-    cache.delete(email_key)
-    try:
-        cache.decr(address_key)
-    except ValueError:
-        pass
-
-
 class LoginView(APIView):
     public = True
     authentication_classes: list = []
@@ -93,19 +51,20 @@ class LoginView(APIView):
         body = LoginInput(data=request.data)
         body.is_valid(raise_exception=True)
         email, password = body.validated_data["email"], body.validated_data["password"]
-        keys = _failure_keys(request, email)
-        if not _reserve_attempt(keys):
+        buckets = login_buckets(request, email)
+        retry_after = login_attempt_reserve(buckets=buckets)
+        if retry_after is not None:
             raise ApiError(
                 "Too many failed login attempts; try again later.",
                 status=429,
                 code="throttled",
-                headers={"Retry-After": str(settings.LOGIN_FAILURE_WINDOW_SECONDS)},
+                headers={"Retry-After": str(retry_after)},
             )
         user = authenticate(request, email=email.lower(), password=password)
         if user is None or not user.is_active:
             raise ApiError("Invalid email or password.", status=401, code="authentication_failed")
-        _release_after_success(keys)
-        return Response(_token_body(RefreshToken.for_user(user)))
+        login_attempt_succeeded(buckets=buckets)
+        return Response(_token_body(refresh_token_issue(user=user)))
 
 
 class RefreshView(APIView):
@@ -118,7 +77,7 @@ class RefreshView(APIView):
         body = RefreshInput(data=request.data)
         body.is_valid(raise_exception=True)
         try:
-            refresh = RefreshToken(body.validated_data["refreshToken"])
-        except TokenError:
-            raise ApiError("Invalid or expired refresh token.", status=401, code="authentication_failed") from None
+            refresh = refresh_token_rotate(raw_token=body.validated_data["refreshToken"])
+        except RefreshRefused as exc:
+            raise ApiError(str(exc), status=401, code="authentication_failed") from None
         return Response(_token_body(refresh))

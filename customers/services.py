@@ -9,6 +9,10 @@ from django.db import transaction
 
 from accounts.models import Company
 from customers.models import Customer
+from customers.selectors import customer_get
+from customers.serializers import CustomerOutput
+from events.services import event_record
+from events.types import EventType
 from vault.errors import ApiError, NotFound
 
 # Digits only, with an optional leading "+" for the country code (E.164 allows at most 15 digits).
@@ -63,7 +67,7 @@ def customer_create(
     holder_type = customer_holder_validate(
         account_holder_type=account_holder_type, first_name=first_name, last_name=last_name, company_name=company_name
     )
-    return Customer.objects.create(
+    customer = Customer.objects.create(
         company=company,
         first_name=first_name,
         last_name=last_name,
@@ -73,6 +77,15 @@ def customer_create(
         account_holder_type=holder_type,
         customer_id=customer_id,
     )
+    customer_event(customer, EventType.CUSTOMER_CREATED)
+    return customer
+
+
+def customer_event(customer: Customer, type: str) -> None:
+    """The outbox event for a change to `customer` (call inside the change's transaction): the customer as
+    GET /customers/{uuid} shows it."""
+    shown = customer_get(company=customer.company, customer_uuid=customer.uuid)
+    event_record(company_id=customer.company_id, type=type, object_uuid=customer.uuid, data=CustomerOutput(shown).data)
 
 
 def customer_lock(*, company_id: int, customer_id: int) -> Customer:
@@ -104,6 +117,8 @@ def customer_update(*, customer: Customer, changes: dict[str, Any]) -> Customer:
             locked.account_holder_type = holder_type
             changed.append("account_holder_type")
         locked.save(update_fields=[*changed, "updated_at"])
+        deactivated = "status" in changed and locked.status == Customer.Status.INACTIVE
+        customer_event(locked, EventType.CUSTOMER_DEACTIVATED if deactivated else EventType.CUSTOMER_UPDATED)
     return locked
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from django.core.validators import EmailValidator, RegexValidator
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from customers.models import Customer
 from customers.selectors import customer_get, customer_list
+from customers.serializers import CustomerCreatedOutput, CustomerOutput
 from customers.services import CUSTOMER_FIELDS, PHONE_PATTERN, customer_create, customer_update
 from vault.pagination import page_params, paginated_body
 from vault.serializers import StrictCharField, StrictChoiceField, StrictSerializer
@@ -35,30 +36,6 @@ class CustomerCreateInput(StrictSerializer):
 
 class CustomerUpdateInput(CustomerCreateInput):
     status = StrictChoiceField(choices=Customer.Status.choices, required=False)
-
-
-class CustomerCreatedOutput(serializers.Serializer):
-    companyUuid = serializers.UUIDField(source="company.uuid")  # noqa: N815
-    customerUuid = serializers.UUIDField(source="uuid")  # noqa: N815
-    firstName = serializers.CharField(source="first_name")  # noqa: N815
-    lastName = serializers.CharField(source="last_name")  # noqa: N815
-    status = serializers.CharField()
-
-
-class CustomerOutput(CustomerCreatedOutput):
-    companyName = serializers.CharField(source="company_name")  # noqa: N815
-    email = serializers.CharField()
-    phone = serializers.CharField()
-    accountHolderType = serializers.CharField(source="account_holder_type")  # noqa: N815
-    customerId = serializers.CharField(source="customer_id")  # noqa: N815
-    defaultPaymentMethod = serializers.UUIDField(source="default_payment_method_uuid", default=None)  # noqa: N815
-
-    def to_representation(self, instance):
-        data = super().to_representation(instance)
-        # SPEC 4.4: defaultPaymentMethod appears only when set; other absent text fields read as null.
-        if data["defaultPaymentMethod"] is None:
-            del data["defaultPaymentMethod"]
-        return {key: (None if value == "" else value) for key, value in data.items()}
 
 
 def _model_fields(validated: dict) -> dict:

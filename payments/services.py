@@ -18,8 +18,11 @@ from django.utils import timezone
 from accounts.models import Company
 from customers.models import Customer
 from customers.services import customer_lock
+from events.services import event_record
+from events.types import EventType
 from payments import numbers
 from payments.models import PaymentMethod
+from payments.serializers import PaymentMethodOutput
 from vault import crypto
 from vault.errors import ApiError, Conflict, NotFound
 
@@ -41,8 +44,19 @@ def _live_methods(*, company: Company, customer: Customer):
     return PaymentMethod.objects.filter(company=company, customer=customer, deleted_at__isnull=True)
 
 
+def payment_method_event(method: PaymentMethod, type: str) -> None:
+    """The outbox event for a change to a saved method (call inside the change's transaction): the method as
+    its GET route shows it, with the account number masked."""
+    data = PaymentMethodOutput(method).data
+    data["accountNumber"] = crypto.mask(method.last_four)
+    event_record(company_id=method.company_id, type=type, object_uuid=method.uuid, data=data)
+
+
 def _clear_default(*, company: Company, customer: Customer) -> None:
-    _live_methods(company=company, customer=customer).filter(is_default=True).update(is_default=False)
+    for previous in _live_methods(company=company, customer=customer).filter(is_default=True).select_for_update():
+        previous.is_default = False
+        previous.save(update_fields=["is_default"])
+        payment_method_event(previous, EventType.PAYMENT_METHOD_UPDATED)
 
 
 @transaction.atomic
@@ -72,7 +86,7 @@ def payment_method_create(
         with transaction.atomic():
             if make_default:
                 _clear_default(company=company, customer=locked)
-            return PaymentMethod.objects.create(
+            method = PaymentMethod.objects.create(
                 company=company,
                 customer=locked,
                 type=method_type,
@@ -84,6 +98,8 @@ def payment_method_create(
                 nickname=nickname,
                 is_default=make_default,
             )
+            payment_method_event(method, EventType.PAYMENT_METHOD_CREATED)
+            return method
     except IntegrityError:
         # The unique (company, customer, account_hash) index is the duplicate check, also for requests at once.
         existing = _live_methods(company=company, customer=locked).filter(account_hash=account_hash).first()
@@ -112,6 +128,7 @@ def payment_method_set_default(*, company: Company, customer: Customer, payment_
         _clear_default(company=company, customer=locked_customer)
         method.is_default = True
         method.save(update_fields=["is_default"])
+        payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
     return method
 
 
@@ -125,11 +142,13 @@ def payment_method_delete(*, company: Company, customer: Customer, payment_metho
     method.deleted_at = timezone.now()
     method.is_default = False
     method.save(update_fields=["deleted_at", "is_default"])
+    payment_method_event(method, EventType.PAYMENT_METHOD_DELETED)
     if was_default:
         heir = _live_methods(company=company, customer=locked_customer).order_by("-created_at", "-id").first()
         if heir is not None:
             heir.is_default = True
             heir.save(update_fields=["is_default"])
+            payment_method_event(heir, EventType.PAYMENT_METHOD_UPDATED)
     return method
 
 
@@ -167,6 +186,8 @@ def payment_method_validation_reset(method: PaymentMethod) -> None:
 ENCRYPTED_COLUMNS: dict[str, tuple[str, str]] = {
     "paymentMethods": ("payments.PaymentMethod", "account_number"),
     "transactions": ("transactions.Transaction", "account_number"),
+    "webhookSecrets": ("events.WebhookEndpoint", "secret"),
+    "webhookPreviousSecrets": ("events.WebhookEndpoint", "previous_secret"),
     "changeNotices": ("transactions.ChangeNotice", "corrected_account_number"),
 }
 

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 from customers.selectors import customer_get
 from payments.models import PaymentMethod
 from payments.selectors import payment_method_get, payment_method_list
+from payments.serializers import PaymentMethodCreatedOutput, PaymentMethodOutput
 from payments.services import payment_method_create, payment_method_delete, payment_method_set_default
 from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer
 
@@ -32,38 +33,6 @@ class PaymentMethodCreateInput(StrictSerializer):
     routingNumber = StrictCharField(max_length=9)  # noqa: N815
     nickname = StrictCharField(max_length=100, required=False, allow_blank=True)
     isDefault = StrictBooleanField(required=False, default=False)  # noqa: N815
-
-
-class PaymentMethodCreatedOutput(serializers.Serializer):
-    customerUuid = serializers.UUIDField(source="customer.uuid")  # noqa: N815
-    paymentMethodUuid = serializers.UUIDField(source="uuid")  # noqa: N815
-    type = serializers.CharField()
-    accountType = serializers.CharField(source="account_type")  # noqa: N815
-    lastFourDigits = serializers.CharField(source="last_four")  # noqa: N815
-    displayName = serializers.CharField(source="display_name")  # noqa: N815
-    nickname = serializers.CharField(allow_null=True)
-    isDefault = serializers.BooleanField(source="is_default")  # noqa: N815
-    # CONTRACT 11: the account's validation state.
-    validationStatus = serializers.ChoiceField(  # noqa: N815
-        source="validation_status", choices=PaymentMethod.ValidationStatus.choices
-    )
-    validationMethod = serializers.ChoiceField(  # noqa: N815
-        source="validation_method", choices=PaymentMethod.ValidationMethod.choices, allow_null=True
-    )
-    validatedAt = serializers.DateTimeField(source="validated_at", allow_null=True)  # noqa: N815
-
-    def to_representation(self, instance):
-        data = super().to_representation(instance)
-        data["nickname"] = data["nickname"] or None
-        data["validationMethod"] = data["validationMethod"] or None
-        return data
-
-
-class PaymentMethodOutput(PaymentMethodCreatedOutput):
-    """The full method, account and routing numbers included (SPEC 2.2: list and single reads only)."""
-
-    accountNumber = serializers.CharField(source="account_number")  # noqa: N815
-    routingNumber = serializers.CharField(source="routing_number")  # noqa: N815
 
 
 class PaymentMethodCreateView(APIView):

@@ -5,7 +5,6 @@ Every name, type and width comes from reporting.registry; this module only parse
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from rest_framework.filters import BaseFilterBackend
 
 from reporting.registry import BY_FILTER, CONDITIONS, RESERVED_PARAMS, FieldType, ReportField
 from vault import crypto
+from vault.bounded_json import JsonRefused, json_loads_bounded
 from vault.errors import ApiError
 
 MAX_IN_VALUES = 100
@@ -51,7 +51,10 @@ class Day:
     start: datetime
 
     @property
-    def end(self) -> datetime:
+    def end(self) -> datetime | None:
+        """The next day's start; None for 9999-12-31, the last day a datetime can hold (no upper bound)."""
+        if self.start.date() == date.max:
+            return None
         return self.start + timedelta(days=1)
 
 
@@ -76,7 +79,9 @@ def _parse_one(f: ReportField, name: str, raw: str) -> Any:
         return raw.lower() == "true"
     if kind == FieldType.JSON:
         try:
-            return json.loads(raw)
+            return json_loads_bounded(raw)
+        except JsonRefused as exc:
+            raise _fail(name, str(exc)) from None
         except ValueError:
             raise _fail(name, "value is not JSON") from None
     try:
@@ -106,23 +111,29 @@ def _lo(value: Any) -> Any:
     return value.start if isinstance(value, Day) else value
 
 
-def _hi_exclusive(value: Any) -> Any:
-    return value.end if isinstance(value, Day) else None
+def _day_q(path: str, condition: str, value: Day) -> Q:
+    """One comparison with a whole UTC day; on the last representable day there is no end to compare with."""
+    present = Q(**{f"{path}__isnull": False})
+    from_start = Q(**{f"{path}__gte": value.start})
+    before_end = present if value.end is None else Q(**{f"{path}__lt": value.end})
+    if condition == "eq":
+        return from_start & before_end
+    if condition == "neq":
+        return present & ~(from_start & before_end)
+    if condition == "gt":
+        return NOTHING if value.end is None else Q(**{f"{path}__gte": value.end})
+    if condition == "gte":
+        return from_start
+    if condition == "lt":
+        return Q(**{f"{path}__lt": value.start})
+    return before_end  # lte
 
 
 def _scalar_q(path: str, condition: str, value: Any) -> Q:
     """One comparison on a plain column; a Day value covers its whole UTC day."""
     present = Q(**{f"{path}__isnull": False})
     if isinstance(value, Day):
-        day = Q(**{f"{path}__gte": value.start, f"{path}__lt": value.end})
-        return {
-            "eq": day,
-            "neq": present & ~day,
-            "gt": Q(**{f"{path}__gte": value.end}),
-            "gte": Q(**{f"{path}__gte": value.start}),
-            "lt": Q(**{f"{path}__lt": value.start}),
-            "lte": Q(**{f"{path}__lt": value.end}),
-        }[condition]
+        return _day_q(path, condition, value)
     if condition == "neq":
         return present & ~Q(**{path: value})
     lookup = {"eq": "exact", "gt": "gt", "gte": "gte", "lt": "lt", "lte": "lte"}[condition]
@@ -197,9 +208,9 @@ def condition_q(parsed: ParsedFilter, company: Any) -> Q:
         return Q(**{f"{path}__in": values})
     if condition == "between":
         low, high = (_parse_one(f, name, v) for v in _split(name, raw, condition))
-        q = Q(**{f"{path}__gte": _lo(low)})
-        end = _hi_exclusive(high)
-        return q & (Q(**{f"{path}__lt": end}) if end is not None else Q(**{f"{path}__lte": high}))
+        return Q(**{f"{path}__gte": _lo(low)}) & (
+            _day_q(path, "lte", high) if isinstance(high, Day) else Q(**{f"{path}__lte": high})
+        )
     return _scalar_q(path, condition, _parse_one(f, name, raw))
 
 
@@ -217,6 +228,9 @@ def parse_filters(params: Any) -> list[ParsedFilter]:
         if condition not in CONDITIONS[FieldType.STRING]:
             raise _fail(f.filter, f"unknown condition {condition}")
         for raw in params.getlist(param):
+            if "\x00" in raw:
+                # PostgreSQL text cannot hold NUL: no stored value has one, and psycopg refuses to send it.
+                raise _fail(f.filter, "value contains a NUL character")
             parsed.append(ParsedFilter(f, f.filter, condition, raw))
     return parsed
 

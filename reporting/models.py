@@ -1,4 +1,4 @@
-"""Search aids for the transaction report. Nothing here is written by the application: database triggers keep it."""
+"""Search aids for the transaction report, kept by database triggers, and the leases that cap concurrent CSV exports."""
 
 from __future__ import annotations
 
@@ -23,3 +23,19 @@ class PayerName(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class CsvExportLease(models.Model):
+    """One CSV export streaming for a company (M9): at most CSV_EXPORTS_PER_COMPANY at once. Released when the
+    response closes; a worker that dies mid-export leaves a lease that lapses at `expires_at` (renewed while the
+    export streams)."""
+
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+")
+    started_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["company", "expires_at"], name="csv_lease_company_expires")]
+
+    def __str__(self) -> str:
+        return f"CSV export of {self.company_id} since {self.started_at}"

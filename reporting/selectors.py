@@ -34,11 +34,13 @@ def report_read(database: str) -> Iterator[None]:
     it, which is already the right order, so the written order is kept (join_collapse_limit 1). JIT compilation
     costs more than it saves on queries of this size."""
     connection = connections[database]
+    if connection.vendor != "postgresql":
+        # SQLite runs every transaction BEGIN IMMEDIATE (settings), which takes the write lock: a report read
+        # there is plain autocommit reads, so no charge waits for it (M9).
+        yield
+        return
     enclosed = connection.in_atomic_block
     with transaction.atomic(using=database):
-        if connection.vendor != "postgresql":
-            yield
-            return
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT current_setting('join_collapse_limit'), current_setting('jit'), "
@@ -162,9 +164,26 @@ def report_stream(
     Inside a transaction: pgbouncer in transaction mode allows server-side cursors only there (CONTRACT 8), and
     outside one PostgreSQL would make the cursor WITH HOLD, materialising the whole result before the first row."""
     getters = projection.flat_getters(company)
+    if connections[filtered.db].vendor != "postgresql":
+        yield from _stream_in_closed_chunks(company, filtered, projection, ordering, getters)
+        return
     with report_read(filtered.db):
         tuples = filtered.order_by(*ordering).values_list(*projection.paths).iterator(chunk_size=CSV_CHUNK_SIZE)
         for values in tuples:
+            yield [get(values) for get in getters]
+
+
+def _stream_in_closed_chunks(company, filtered, projection, ordering, getters) -> Iterator[list[Any]]:
+    """SQLite: the matching ids first, then their rows a chunk at a time, each query read to the end before any row
+    is yielded. An open cursor would hold SQLite's read lock for as long as a slow client takes to read the export,
+    and a writer cannot commit past it."""
+    ids = list(filtered.order_by(*ordering).values_list("pk", flat=True))
+    for start in range(0, len(ids), CSV_CHUNK_SIZE):
+        chunk = ids[start : start + CSV_CHUNK_SIZE]
+        rows = list(
+            report_queryset(company=company).filter(pk__in=chunk).order_by(*ordering).values_list(*projection.paths)
+        )
+        for values in rows:
             yield [get(values) for get in getters]
 
 

@@ -18,6 +18,7 @@ from reporting.selectors import (
     report_queryset,
     report_stream,
 )
+from reporting.services import LeasedStream, csv_export_lease_acquire
 from vault.csv_export import CsvLineWriter, CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
 from vault.errors import ApiError
@@ -77,6 +78,7 @@ CSV_WRITE_BYTES = 64 * 1024
 
 
 def _csv_response(*, company, filtered, projection, ordering) -> StreamingHttpResponse:
+    lease = csv_export_lease_acquire(company=company)
     writer = CsvLineWriter()
     header = writer.line(projection.keys)
     if connections[filtered.db].vendor == "postgresql":
@@ -84,7 +86,9 @@ def _csv_response(*, company, filtered, projection, ordering) -> StreamingHttpRe
     else:
         rows = report_stream(company=company, filtered=filtered, projection=projection, ordering=ordering)
         pieces = (writer.line(row) for row in rows)
-    response = StreamingHttpResponse(_chunked(header, pieces), content_type="text/csv; charset=utf-8")
+    response = StreamingHttpResponse(
+        LeasedStream(lease, _chunked(header, pieces)), content_type="text/csv; charset=utf-8"
+    )
     response["Content-Disposition"] = 'attachment; filename="transactions.csv"'
     return response
 

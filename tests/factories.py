@@ -5,7 +5,8 @@ from __future__ import annotations
 import factory
 from django.utils import timezone
 
-from accounts.models import Company, Membership, Role, User
+from accounts.actions import ALL_ACTIONS, LIVE_API_KEY_GROUP
+from accounts.models import ActionGroup, Company, Membership, Role, User
 from accounts.services import IssuedApiKey, api_key_create, role_get_or_create_default
 from vault import crypto
 
@@ -37,6 +38,9 @@ def membership(user: User, company: Company, role_name: str = "admin") -> Member
 
 
 def issue_api_key(company: Company, **kwargs) -> IssuedApiKey:
+    # API keys fail closed without the live action group, and a transaction=True test's flush removes the row the
+    # migrations made: a key is issued into a database that has it, as a migrated one does.
+    ActionGroup.objects.get_or_create(name=LIVE_API_KEY_GROUP, defaults={"actions": list(ALL_ACTIONS)})
     return api_key_create(company=company, **kwargs)
 
 

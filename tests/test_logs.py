@@ -45,6 +45,10 @@ def run(*args):
     return json.loads(out.getvalue())
 
 call_command("migrate", verbosity=0)
+# A transaction=True test's flush removes the live API-key group the migrations made; keys fail closed without it.
+from accounts.actions import ALL_ACTIONS, LIVE_API_KEY_GROUP
+from accounts.models import ActionGroup
+ActionGroup.objects.get_or_create(name=LIVE_API_KEY_GROUP, defaults={"actions": list(ALL_ACTIONS)})
 company = run("create_company", "--name", "Log Probe")["companyUuid"]
 key = run("create_api_key", "--company", company)
 run("create_user", "--email", "ops@example.com", "--password", "%s", "--company", company, "--role", "admin")

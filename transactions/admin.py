@@ -5,14 +5,16 @@ from __future__ import annotations
 from django.contrib import admin
 
 from transactions import lifecycle_admin  # noqa: F401  (registers the lifecycle admin pages)
-from transactions.lifecycle_admin import TRANSACTION_ACTIONS, TransactionActionForm
+from transactions.lifecycle_admin import TRANSACTION_ACTIONS, TransactionActionForm, TransactionActionPermissionsMixin
 from transactions.models import Transaction
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, is_uuid
 from vault.crypto import mask
 
 
 @admin.register(Transaction)
-class TransactionAdmin(CompanyScopedAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+class TransactionAdmin(
+    TransactionActionPermissionsMixin, CompanyScopedAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin
+):
     """Viewing only; the operator actions of the lifecycle admin do their own writes."""
 
     actions = [*TRANSACTION_ACTIONS]

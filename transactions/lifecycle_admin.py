@@ -47,7 +47,7 @@ def _apply(modeladmin, request, queryset, verb: str, service, refusal=None) -> N
         modeladmin.message_user(request, "Not changed: " + "; ".join(refused), messages.WARNING)
 
 
-@admin.action(description="Release selected holds (HELD -> Pending)")
+@admin.action(description="Release selected holds (HELD -> Pending)", permissions=["release_hold"])
 def release_holds(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
     _apply(
         modeladmin,
@@ -59,18 +59,20 @@ def release_holds(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
     )
 
 
-@admin.action(description="Reject selected transactions")
+@admin.action(description="Reject selected transactions", permissions=["reject_transaction"])
 def reject_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
     reason = (request.POST.get("reject_reason") or "").strip() or DEFAULT_REJECT_REASON
     _apply(modeladmin, request, queryset, "rejected", lambda txn, at: transaction_reject(txn=txn, reason=reason, at=at))
 
 
-@admin.action(description="Restore selected rejected transactions (back to Pending)")
+@admin.action(
+    description="Restore selected rejected transactions (back to Pending)", permissions=["restore_transaction"]
+)
 def restore_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
     _apply(modeladmin, request, queryset, "restored", lambda txn, at: transaction_restore(txn=txn, at=at))
 
 
-@admin.action(description="Acknowledge selected exceptions")
+@admin.action(description="Acknowledge selected exceptions", permissions=["acknowledge_exception"])
 def acknowledge_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
     _apply(
         modeladmin,
@@ -82,8 +84,25 @@ def acknowledge_transactions(modeladmin, request, queryset: QuerySet[Transaction
     )
 
 
-# Admin actions the transaction admin offers; transactions/admin.py includes them.
+# Admin actions the transaction admin offers; transactions/admin.py includes them with the mixin below.
 TRANSACTION_ACTIONS: list = [release_holds, reject_transactions, restore_transactions, acknowledge_transactions]
+
+
+def _has_transaction_permission(codename: str):
+    def check(self, request) -> bool:
+        return request.user.has_perm(f"transactions.{codename}")
+
+    return check
+
+
+class TransactionActionPermissionsMixin:
+    """`has_<name>_permission` for each action's `permissions=[name]`: Django offers and runs an action only for
+    a user holding its custom model permission (Transaction.Meta.permissions), never for view alone."""
+
+    has_release_hold_permission = _has_transaction_permission("release_hold")
+    has_reject_transaction_permission = _has_transaction_permission("reject_transaction")
+    has_restore_transaction_permission = _has_transaction_permission("restore_transaction")
+    has_acknowledge_exception_permission = _has_transaction_permission("acknowledge_exception")
 
 
 class ReadOnlyAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):

@@ -296,6 +296,13 @@ class Transaction(models.Model):
             models.Index(fields=["company", "return_code"], name="txn_company_return_code"),
             models.Index(fields=["status", "method", "effective_date"], name="txn_status_method_effective"),
         ]
+        # The back-office operator actions (transactions/lifecycle_admin.py): each its own grant, not view.
+        permissions = [
+            ("release_hold", "Can release held transactions"),
+            ("reject_transaction", "Can reject transactions"),
+            ("restore_transaction", "Can restore rejected transactions"),
+            ("acknowledge_exception", "Can acknowledge transaction exceptions"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.method} {self.type} {self.amount} ({self.uuid})"

@@ -14,9 +14,11 @@ from django.utils import timezone
 
 from accounts.models import Company
 from customers.models import Customer
+from events.types import EventType
 from payments import numbers
 from payments.models import PaymentMethod
 from transactions import calendar
+from transactions.events import transaction_created_event, transaction_event
 from transactions.models import (
     BANK_METHODS,
     IdempotencyRecord,
@@ -302,6 +304,7 @@ def _charge(
         txn.hold = TransactionHold.objects.create(
             company=company, transaction=txn, hold_code=outcome.code, hold_reason=outcome.reason, held_at=now
         )
+    transaction_created_event(txn)
     return txn
 
 
@@ -395,4 +398,5 @@ def transaction_void(*, company: Company, transaction_uuid: UUID, now: datetime 
         txn.status = Status.VOIDED
         txn.voided_at = now or timezone.now()
         txn.save(update_fields=["status", "voided_at"])
+        transaction_event(txn, EventType.TRANSACTION_VOIDED)
     return transaction_get(company=company, transaction_uuid=transaction_uuid)

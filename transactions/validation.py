@@ -8,7 +8,7 @@ returns and NOCs match them by trace number like any entry (so they count in ret
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -17,14 +17,17 @@ from django.db import IntegrityError, transaction
 from accounts.models import Company
 from customers.models import Customer
 from customers.services import customer_lock
+from events.types import EventType
 from payments.models import PaymentMethod
 from payments.services import (
     VALIDATION_FIELDS,
+    payment_method_event,
     payment_method_validation_failed,
     payment_method_validation_passed,
     payment_method_validation_pending,
 )
 from transactions import calendar
+from transactions.events import transactions_event
 from transactions.models import (
     AccountValidation,
     Method,
@@ -121,9 +124,15 @@ def _validation_create(
         ]
         entries.append(_entry(validation, customer, method, type=TransactionType.DEBIT, amount=sum(credits), **micro))
     Transaction.objects.bulk_create(entries)
-    payment_method_validation_pending(method, kind=kind)
-    method.save(update_fields=VALIDATION_FIELDS)
+    _method_state_save(method, payment_method_validation_pending, kind=kind)
     return validation
+
+
+def _method_state_save(method: PaymentMethod, change: Callable[..., None], **arguments: object) -> None:
+    """Apply one validation state change to the locked method, save it, and tell webhooks (CONTRACT 9)."""
+    change(method, **arguments)
+    method.save(update_fields=VALIDATION_FIELDS)
+    payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
 
 
 def _method_lock(*, company: Company, customer: Customer, payment_method: PaymentMethod) -> PaymentMethod:
@@ -203,10 +212,9 @@ def _finish(
     if newer:
         return
     if passed:
-        payment_method_validation_passed(method, kind=validation.kind, at=at)
+        _method_state_save(method, payment_method_validation_passed, kind=validation.kind, at=at)
     else:
-        payment_method_validation_failed(method, kind=validation.kind)
-    method.save(update_fields=VALIDATION_FIELDS)
+        _method_state_save(method, payment_method_validation_failed, kind=validation.kind)
     held_debits_settle(method=method, passed=passed, at=at)
 
 
@@ -227,6 +235,8 @@ def held_debits_settle(*, method: PaymentMethod, passed: bool, at: datetime) -> 
             txn.status = Status.DECLINED
             txn.failure_reason = VALIDATION_FAILED
             txn.save(update_fields=["status", "failure_reason"])
+    ids = [txn.pk for txn in held]
+    transactions_event(ids, EventType.TRANSACTION_RELEASED if passed else EventType.TRANSACTION_DECLINED)
     return len(held)
 
 
@@ -308,8 +318,7 @@ def validations_noticed(*, transaction_ids: Iterable[int], at: datetime) -> int:
         if validation.kind == Kind.PRENOTE:
             _finish(validation, method, passed=True, at=at)
         else:
-            payment_method_validation_pending(method, kind=validation.kind)
-            method.save(update_fields=VALIDATION_FIELDS)
+            _method_state_save(method, payment_method_validation_pending, kind=validation.kind)
         count += 1
     return count
 

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from customers.selectors import customer_get
 from payments.selectors import payment_method_get
-from payments.views import PaymentMethodOutput
+from payments.serializers import PaymentMethodOutput
 from transactions.models import AccountValidation
 from transactions.validation import MICRODEPOSIT_MAX_CENTS, account_validation_start, microdeposits_confirm
 from vault.serializers import StrictChoiceField, StrictIntegerField, StrictSerializer

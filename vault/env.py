@@ -42,6 +42,15 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name} must be 0 or 1, got {value!r}")
 
 
+def env_int(name: str, default: int, minimum: int = 0) -> int:
+    value = os.environ.get(name)
+    if value in (None, ""):
+        return default
+    if not (value.isascii() and value.isdigit()) or int(value) < minimum:
+        raise ImproperlyConfigured(f"{name} must be a whole number of at least {minimum}, got {value!r}")
+    return int(value)
+
+
 def env_list(name: str, default: list[str] | None = None) -> list[str]:
     value = env_value(name)
     if value in (None, ""):

@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions as drf_exceptions
@@ -96,6 +97,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     headers: dict[str, str] = {}
     if isinstance(exc, ApiError):
         return Response(error_body(exc.message, exc.errors, exc.data), status=exc.status, headers=exc.headers)
+    if isinstance(exc, RequestDataTooBig):
+        # request.body past DATA_UPLOAD_MAX_MEMORY_SIZE; the body-limit middleware normally answers first.
+        message = "Request body too large."
+        return Response(error_body(message, [{"field": None, "code": "request_too_large", "message": message}]), 413)
     if isinstance(exc, Http404):
         exc = drf_exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

@@ -1,10 +1,15 @@
-"""Request id: one id per request, in the response header X-Request-ID and gunicorn's access line, so a client's
-report and an operator's log line meet without either carrying anything secret."""
+"""Request plumbing that runs before any view: the request id (one per request, in the response header X-Request-ID
+and gunicorn's access line, so a client's report and an operator's log line meet without either carrying anything
+secret) and the request body limit."""
 
 from __future__ import annotations
 
 import re
 from uuid import uuid4
+
+from django.conf import settings
+
+from vault.views import error_response
 
 REQUEST_ID_HEADER = "X-Request-ID"
 # An id a proxy or client sent is kept when it is a plain token; anything else is replaced, never logged.
@@ -21,3 +26,19 @@ class RequestIdMiddleware:
         response = self.get_response(request)
         response[REQUEST_ID_HEADER] = request.request_id
         return response
+
+
+class RequestBodyLimitMiddleware:
+    """413 in the error envelope for a declared body over MAX_REQUEST_BODY_BYTES, before anything reads it (M5).
+    Django reads no more than Content-Length, so a body without one is empty to it, and the parser caps the read."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        declared = request.META.get("CONTENT_LENGTH") or "0"
+        if declared.isascii() and declared.isdigit() and int(declared) > settings.MAX_REQUEST_BODY_BYTES:
+            return error_response(
+                413, "request_too_large", f"Request body larger than {settings.MAX_REQUEST_BODY_BYTES} bytes."
+            )
+        return self.get_response(request)

@@ -19,7 +19,8 @@ def _int_param(params: Any, name: str, minimum: int, maximum: int | None, defaul
         if default is None:
             raise ApiError(f"{name} is required", field=name, code="required")
         return default
-    if not raw.isdigit() or len(raw) > 9:
+    # ASCII only: str.isdigit() is also true of "²" (int() refuses it) and "١" (int() reads it as 1).
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9:
         raise ApiError(f"{name} must be a whole number", field=name, code="invalid")
     value = int(raw)
     if value < minimum or (maximum is not None and value > maximum):

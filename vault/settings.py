@@ -7,7 +7,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from vault.env import env_bool, env_list, env_str, fernet_keys, secret
+from vault.env import env_bool, env_int, env_list, env_str, fernet_keys, secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework_simplejwt.token_blacklist",
     "django_filters",
     "drf_spectacular",
     "simple_history",
@@ -38,10 +39,14 @@ INSTALLED_APPS = [
     "payments",
     "transactions",
     "reporting",
+    "events",
+    "django_tasks",
+    "django_tasks_db",
 ]
 
 MIDDLEWARE = [
     "vault.middleware.RequestIdMiddleware",
+    "vault.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -52,6 +57,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
 ]
+
+# Largest request body accepted (413 above it, vault/middleware.py); Django's own limit on request.body matches it.
+MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 
 ROOT_URLCONF = "vault.urls"
 WSGI_APPLICATION = "vault.wsgi.application"
@@ -124,7 +133,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.RouteActionPermission"],
     "DEFAULT_RENDERER_CLASSES": ["vault.envelope.EnvelopeJSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["vault.bounded_json.BoundedJSONParser"],
     "EXCEPTION_HANDLER": "vault.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "accounts.schema.VaultAutoSchema",
     "UNAUTHENTICATED_USER": None,
@@ -141,6 +150,9 @@ SIMPLE_JWT = {
     "USER_ID_FIELD": "id",
     "USER_ID_CLAIM": "user_id",
     "UPDATE_LAST_LOGIN": False,
+    # Refresh rotates (M7): accounts.services.refresh_token_rotate blacklists the token it was given.
+    "ROTATE_REFRESH_TOKENS": True,
+    "BLACKLIST_AFTER_ROTATION": True,
 }
 
 SPECTACULAR_SETTINGS = {
@@ -153,12 +165,21 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
-# Brute-force guard for POST /auth/login: failures counted per email and per client address.
+# Brute-force guard for POST /auth/login and /admin/login/ (accounts/login_throttle.py): attempts counted per email
+# and per client address. Past the email's limit the email is locked for 1 minute, then 2, 4, ... at most 15;
+# past the address's limit the address is locked for the window.
 LOGIN_FAILURE_LIMIT_PER_EMAIL = 5
 LOGIN_FAILURE_LIMIT_PER_ADDRESS = 20
 LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60
+LOGIN_EMAIL_FIRST_LOCK_SECONDS = 60
+LOGIN_EMAIL_MAX_LOCK_SECONDS = 15 * 60
+# How many X-Forwarded-For entries, counted from the right, our own proxies appended. 0: the client address is
+# REMOTE_ADDR (no proxy, or one that cannot be trusted to set the header).
+TRUSTED_PROXY_HOPS = env_int("TRUSTED_PROXY_HOPS", 0)
 
 REPORTING_API_VERSION = "1.0"
+# CSV exports one company may stream at once (reporting/services.py); the next is 429 with Retry-After.
+CSV_EXPORTS_PER_COMPANY = env_int("CSV_EXPORTS_PER_COMPANY", 2, minimum=1)
 
 ACH_IMMEDIATE_DESTINATION = env_str("ACH_IMMEDIATE_DESTINATION", "091000019")
 ACH_IMMEDIATE_DESTINATION_NAME = env_str("ACH_IMMEDIATE_DESTINATION_NAME", "FEDERAL RESERVE BANK")
@@ -167,6 +188,20 @@ ACH_IMMEDIATE_ORIGIN_NAME = env_str("ACH_IMMEDIATE_ORIGIN_NAME", "VAULT PAYMENTS
 ACH_ORIGINATING_DFI = env_str("ACH_ORIGINATING_DFI", "02100002")
 # `import_returns` reads at most this many bytes of a file and refuses a larger one.
 IMPORT_RETURNS_MAX_BYTES = int(env_str("IMPORT_RETURNS_MAX_BYTES", str(64 * 1024 * 1024)))
+
+# Events and webhooks (CONTRACT 9). Background work goes through Django's tasks interface; the database backend
+# needs no broker (`python manage.py run_worker`); a large deployment points TASKS at an RQ or Celery backend.
+TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks_db.DatabaseBackend")}}
+WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", False)
+WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10)
+# A claimed delivery is this worker's for this long; it must outlast one request (connect + read timeouts).
+WEBHOOK_LEASE_SECONDS = env_int("WEBHOOK_LEASE_SECONDS", 60)
+# Seconds before each retry after failed attempt 1, 2, ... (Standard Webhooks' schedule, about 75 h in all),
+# each stretched by up to 20% of jitter; when it runs out the delivery is given up.
+WEBHOOK_RETRY_DELAYS = (5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400)
+WEBHOOK_DISABLE_AFTER_DAYS = 5
+WEBHOOK_PREVIOUS_SECRET_HOURS = 24
+EVENT_RETENTION_DAYS = 30
 
 LOGGING = {
     "version": 1,

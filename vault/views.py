@@ -9,22 +9,22 @@ from django.http import HttpResponse
 from vault.envelope import error_body
 
 
-def _json(status: int, code: str, message: str) -> HttpResponse:
+def error_response(status: int, code: str, message: str) -> HttpResponse:
     body = error_body(message, [{"field": None, "code": code, "message": message}])
     return HttpResponse(json.dumps(body), status=status, content_type="application/json")
 
 
 def not_found(request, exception=None):
-    return _json(404, "not_found", "Not found.")
+    return error_response(404, "not_found", "Not found.")
 
 
 def server_error(request):
-    return _json(500, "server_error", "Internal server error.")
+    return error_response(500, "server_error", "Internal server error.")
 
 
 def bad_request(request, exception=None):
-    return _json(400, "bad_request", "Bad request.")
+    return error_response(400, "bad_request", "Bad request.")
 
 
 def permission_denied(request, exception=None):
-    return _json(403, "forbidden", "You do not have permission to perform this action.")
+    return error_response(403, "forbidden", "You do not have permission to perform this action.")

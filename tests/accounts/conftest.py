@@ -8,11 +8,11 @@ import uuid
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
-from rest_framework_simplejwt.tokens import AccessToken
 
 from accounts.actions import ALL_ACTIONS, LIVE_API_KEY_GROUP
 from accounts.models import ActionGroup, User
 from accounts.selectors import clear_action_group_cache
+from accounts.services import refresh_token_issue
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -57,7 +57,7 @@ def call_route(client: APIClient, url_name: str, method: str, **query: str):
 
 def bearer_client(user: User) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {AccessToken.for_user(user)}")
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {refresh_token_issue(user=user).access_token}")
     return client
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
-from rest_framework_simplejwt.tokens import AccessToken, RefreshToken
 
+from accounts.services import refresh_token_issue, user_set_password
 from tests import factories
+from tests.concurrency import at_once
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("probe_urls")]
 
@@ -63,19 +65,21 @@ def test_malformed_refresh_body_is_400_naming_the_field(anonymous_client, body):
 
 def test_access_token_is_not_accepted_as_refresh_token(anonymous_client, company):
     user = _member(company)
-    response = anonymous_client.post("/auth/refresh", {"refreshToken": str(AccessToken.for_user(user))}, format="json")
+    response = anonymous_client.post(
+        "/auth/refresh", {"refreshToken": str(refresh_token_issue(user=user).access_token)}, format="json"
+    )
     assert response.status_code == 401
 
 
 def test_expired_refresh_token_is_401(anonymous_client, company):
-    token = RefreshToken.for_user(_member(company))
+    token = refresh_token_issue(user=_member(company))
     token.set_exp(lifetime=-timedelta(seconds=1))
     response = anonymous_client.post("/auth/refresh", {"refreshToken": str(token)}, format="json")
     assert response.status_code == 401
 
 
 def test_expired_bearer_is_401(company):
-    token = AccessToken.for_user(_member(company))
+    token = refresh_token_issue(user=_member(company)).access_token
     token.set_exp(lifetime=-timedelta(seconds=1))
     response = _bearer(str(token)).get(f"/probe/reports?entityUuid={company.uuid}")
     assert response.status_code == 401
@@ -90,13 +94,103 @@ def test_garbage_bearer_is_401(company, token):
 
 
 def test_refresh_token_is_not_accepted_as_bearer(company):
-    token = RefreshToken.for_user(_member(company))
+    token = refresh_token_issue(user=_member(company))
     assert _bearer(str(token)).get(f"/probe/reports?entityUuid={company.uuid}").status_code == 401
 
 
 def test_bearer_of_a_deactivated_user_is_401(company):
     user = _member(company)
-    token = AccessToken.for_user(user)
+    token = refresh_token_issue(user=user).access_token
     user.is_active = False
     user.save(update_fields=["is_active"])
     assert _bearer(str(token)).get(f"/probe/reports?entityUuid={company.uuid}").status_code == 401
+
+
+def _login(client: APIClient, user) -> dict:
+    response = client.post("/auth/login", {"email": user.email, "password": PASSWORD}, format="json")
+    assert response.status_code == 200, response.content
+    return response.json()["data"]
+
+
+def _refresh(client: APIClient, token: str):
+    return client.post("/auth/refresh", {"refreshToken": token}, format="json")
+
+
+def test_refresh_rotates_and_the_old_refresh_token_is_refused_from_then_on(anonymous_client, company):
+    first = _login(anonymous_client, _member(company))["refreshToken"]
+    rotated = _refresh(anonymous_client, first)
+    assert rotated.status_code == 200
+    second = rotated.json()["data"]["refreshToken"]
+    assert second != first
+    again = _refresh(anonymous_client, first)
+    assert again.status_code == 401 and again.json()["errors"][0]["code"] == "authentication_failed"
+    assert _refresh(anonymous_client, second).status_code == 200
+
+
+def test_refresh_of_a_deactivated_user_is_401(anonymous_client, company):
+    user = _member(company)
+    token = _login(anonymous_client, user)["refreshToken"]
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+    assert _refresh(anonymous_client, token).status_code == 401
+
+
+def test_refresh_of_a_user_who_is_no_longer_a_member_of_any_company_is_401(anonymous_client, company):
+    user = _member(company)
+    token = _login(anonymous_client, user)["refreshToken"]
+    user.memberships.all().delete()
+    response = _refresh(anonymous_client, token)
+    assert response.status_code == 401 and "no longer" in response.json()["message"]
+
+
+def test_a_password_change_revokes_refresh_and_access_tokens(anonymous_client, company):
+    user = _member(company)
+    tokens = _login(anonymous_client, user)
+    user_set_password(user=user, password="another good password 42")
+    assert _refresh(anonymous_client, tokens["refreshToken"]).status_code == 401
+    assert _bearer(tokens["accessToken"]).get(f"/probe/reports?entityUuid={company.uuid}").status_code == 401
+
+
+def test_a_password_change_in_the_admin_revokes_refresh_tokens(anonymous_client, company):
+    user = _member(company)
+    token = _login(anonymous_client, user)["refreshToken"]
+    operator = Client()
+    operator.force_login(factories.UserFactory(is_staff=True, is_superuser=True))
+    response = operator.post(
+        f"/admin/accounts/user/{user.pk}/password/",
+        {"password1": "another good password 42", "password2": "another good password 42", "usable_password": "true"},
+    )
+    assert response.status_code == 302, response.content
+    assert _refresh(anonymous_client, token).status_code == 401
+
+
+def test_deactivating_a_user_in_the_admin_revokes_refresh_tokens_for_good(anonymous_client, company):
+    user = _member(company)
+    token = _login(anonymous_client, user)["refreshToken"]
+    operator = Client()
+    operator.force_login(factories.UserFactory(is_staff=True, is_superuser=True))
+    form = {
+        "email": user.email,
+        "full_name": "",
+        "is_staff": "",
+        "date_joined_0": "2026-11-01",
+        "date_joined_1": "00:00:00",
+        "memberships-TOTAL_FORMS": "0",
+        "memberships-INITIAL_FORMS": "0",
+    }
+    response = operator.post(f"/admin/accounts/user/{user.pk}/change/", form)
+    assert response.status_code == 302, response.content
+    user.refresh_from_db()
+    assert not user.is_active
+    user.is_active = True
+    user.save(update_fields=["is_active"])
+    assert _refresh(anonymous_client, token).status_code == 401
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_one_refresh_token_used_by_ten_parallel_refreshes_rotates_once():
+    company = factories.CompanyFactory()
+    token = str(refresh_token_issue(user=_member(company)))
+    codes = at_once(lambda: _refresh(APIClient(), token).status_code, 10)
+    assert sorted(codes) == [200] + [401] * 9

@@ -55,6 +55,9 @@ def _rotate() -> dict:
     return json.loads(out.getvalue())
 
 
+NO_WEBHOOK_SECRETS = {"webhookSecrets": 0, "webhookPreviousSecrets": 0, "changeNotices": 0}
+
+
 def _read_all() -> tuple[list[str], list[str]]:
     return (
         sorted(PaymentMethod.objects.values_list("account_number", flat=True)),
@@ -72,7 +75,7 @@ def test_rotation_moves_everything_to_the_new_key(settings, company):
 
     new_key = Fernet.generate_key().decode()
     settings.FIELD_ENCRYPTION_KEYS = [new_key, *old_keys]
-    assert _rotate() == {"paymentMethods": 5, "transactions": 3, "changeNotices": 0}
+    assert _rotate() == {"paymentMethods": 5, "transactions": 3, **NO_WEBHOOK_SECRETS}
     assert _read_all() == before
     assert _raw_rows(PaymentMethod._meta.db_table) != raw_before
 
@@ -87,9 +90,9 @@ def test_rotation_moves_everything_to_the_new_key(settings, company):
 def test_rotation_is_idempotent(settings, company):
     PaymentMethodFactory(customer__company=company)
     settings.FIELD_ENCRYPTION_KEYS = [Fernet.generate_key().decode(), *settings.FIELD_ENCRYPTION_KEYS]
-    assert _rotate() == {"paymentMethods": 1, "transactions": 0, "changeNotices": 0}
+    assert _rotate() == {"paymentMethods": 1, "transactions": 0, **NO_WEBHOOK_SECRETS}
     raw = _raw_rows(PaymentMethod._meta.db_table)
-    assert _rotate() == {"paymentMethods": 0, "transactions": 0, "changeNotices": 0}
+    assert _rotate() == {"paymentMethods": 0, "transactions": 0, **NO_WEBHOOK_SECRETS}
     assert _raw_rows(PaymentMethod._meta.db_table) == raw
 
 

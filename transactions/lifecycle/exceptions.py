@@ -7,6 +7,8 @@ from datetime import datetime
 
 from django.db import transaction
 
+from events.types import EventType
+from transactions.events import transaction_event, transaction_resumed_event
 from transactions.models import Status, Transaction, TransactionException
 from transactions.services import PROCESSED_FIELDS, accepted_charge_process
 from vault.errors import Conflict
@@ -37,6 +39,7 @@ def transaction_reject(*, txn: Transaction, reason: str, at: datetime) -> Transa
     record.save()
     locked.status = Status.REJECTED
     locked.save(update_fields=["status"])
+    transaction_event(locked, EventType.TRANSACTION_REJECTED)
     return locked
 
 
@@ -51,6 +54,7 @@ def transaction_restore(*, txn: Transaction, at: datetime) -> Transaction:
     locked.status = Status.PENDING
     accepted_charge_process(txn=locked, now=at)
     locked.save(update_fields=PROCESSED_FIELDS)
+    transaction_resumed_event(locked, EventType.TRANSACTION_RESTORED)
     return locked
 
 

@@ -10,6 +10,8 @@ from uuid import UUID
 
 from django.db import transaction
 
+from events.types import EventType
+from transactions.events import transaction_resumed_event
 from transactions.models import Status, Transaction, TransactionHold
 from transactions.services import PROCESSED_FIELDS, accepted_charge_process
 
@@ -44,6 +46,7 @@ def transaction_hold_release(*, txn: Transaction, at: datetime) -> bool:
     locked.status = Status.PENDING
     accepted_charge_process(txn=locked, now=at)
     locked.save(update_fields=PROCESSED_FIELDS)
+    transaction_resumed_event(locked, EventType.TRANSACTION_RELEASED)
     txn.status = locked.status
     return True
 

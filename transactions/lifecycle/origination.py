@@ -23,7 +23,9 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 
+from events.types import EventType
 from transactions import calendar
+from transactions.events import transactions_event
 from transactions.lifecycle import nacha
 from transactions.models import NOT_SEEDED, Batch, OriginationFile, Status, Transaction, TransactionType
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION, DEFAULT_SEC_CODE, ORIGINATED_METHODS
@@ -163,6 +165,7 @@ def _batch_due(*, at: datetime, progress: Progress) -> tuple[OriginationFile | N
         debit_total += debits
         credit_total += credits
     _save_assignments(due, progress)
+    transactions_event([txn.pk for txn in due], EventType.TRANSACTION_PROCESSING)
     origination_file.batch_count = len(groups)
     origination_file.entry_count = len(due)
     origination_file.debit_total = debit_total

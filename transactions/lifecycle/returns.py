@@ -18,10 +18,12 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from events.types import EventType
 from payments import numbers
 from payments.models import PaymentMethod
-from payments.services import VALIDATION_FIELDS, payment_method_validation_reset
+from payments.services import VALIDATION_FIELDS, payment_method_event, payment_method_validation_reset
 from transactions import calendar
+from transactions.events import transactions_returned_event, transactions_voided_reversals_event
 from transactions.lifecycle import nacha
 from transactions.lifecycle.origination import sec_code_for
 from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES, Corrected, ReturnEffect
@@ -219,9 +221,11 @@ class _Chunk:
         Transaction.objects.filter(uuid__in=self.returned_reversals, status=Status.PENDING).update(
             status=Status.VOIDED, voided_at=self.at, failure_reason=REVERSAL_VOIDED
         )
+        transactions_voided_reversals_event(self.returned_reversals, at=self.at)
         Transaction.objects.filter(pk__in=[notice.transaction_id for notice in self.new_notices]).update(
             ingestion_file=self.ingestion
         )
+        transactions_returned_event([entry.transaction_id for entry in self.new_returns], self.late_ids)
 
 
 def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> bool:
@@ -248,6 +252,7 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
         method.blocked_at = chunk.at
         method.blocked_reason = f"{item.code} {code.reason}"
         method.save(update_fields=["blocked_at", "blocked_reason"])
+        payment_method_event(method, EventType.PAYMENT_METHOD_BLOCKED)
     return True
 
 
@@ -337,6 +342,7 @@ def _correct_method(method: PaymentMethod, corrected: dict[str, str]) -> None:
             *VALIDATION_FIELDS,
         ]
     )
+    payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
 
 
 def summary_of(ingestion: IngestionFile, applied: _Applied, unmatched: list[str]) -> dict:

@@ -13,8 +13,10 @@ from uuid import UUID
 from django.db import transaction
 
 from accounts.models import Company
+from events.types import EventType
 from payments.models import PaymentMethod
 from transactions import calendar
+from transactions.events import transaction_created_event, transaction_event
 from transactions.lifecycle.return_codes import Corrected
 from transactions.models import BANK_METHODS, ChangeNotice, Method, Status, Transaction, TransactionType
 from transactions.services import card_authorize, real_time_settle
@@ -100,5 +102,7 @@ def transaction_reverse(*, company: Company, transaction_uuid: UUID, at: datetim
     original.reversed_at = at
     original.reversal_uuid = credit.uuid
     original.save(update_fields=["status", "reversed_at", "reversal_uuid"])
+    transaction_event(original, EventType.TRANSACTION_REVERSED)
+    transaction_created_event(credit)
     credit.reversal_of = original
     return credit

@@ -14,7 +14,9 @@ from datetime import date, datetime
 from django.db import transaction
 from django.db.models import Count, F, Q
 
+from events.types import EventType
 from transactions import calendar
+from transactions.events import transactions_event
 from transactions.models import NOT_SEEDED, Batch, Method, Settlement, Status, Transaction, TransactionType
 from transactions.validation import validations_settle
 
@@ -80,6 +82,7 @@ def _settle_group(
     Settlement.objects.filter(pk=settlement.pk).update(
         transaction_count=F("transaction_count") + len(locked), net_amount=F("net_amount") + net
     )
+    transactions_event([] if late else [pk for pk, _t, _a in locked], EventType.TRANSACTION_SETTLED)
     return settlement, len(locked)
 
 

@@ -46,7 +46,7 @@ class Command(BaseCommand):
         wanted: list[str] = []
         if actions is not None:
             wanted = parse_actions(actions)
-            missing = [action for action in wanted if action not in live_api_key_actions()]
+            missing = [action for action in wanted if action not in (live_api_key_actions() or ())]
             if missing:
                 raise CommandError(
                     f"the live API-key action group does not grant {', '.join(missing)}; edit it in the admin first"

@@ -26,7 +26,7 @@ class Migration(migrations.Migration):
         ('customers', '0001_initial'),
         ('payments', '0002_payment_method_validation'),
         ('reporting', '0002_payer_names'),
-        ('transactions', '0007_transaction_seeded'),
+        ('transactions', '0008_back_office_permissions'),
     ]
 
     operations = [

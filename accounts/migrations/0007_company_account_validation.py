@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0003_api_key_actions'),
+        ('accounts', '0006_login_throttle'),
     ]
 
     operations = [

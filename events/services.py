@@ -1,0 +1,317 @@
+"""Writes for events and webhook endpoints.
+
+`event_record` / `events_record` are the outbox: callers invoke them inside their own atomic block, with the
+object already rendered as its GET route shows it, so the event commits (or rolls back) with the change.
+A worker is asked to deliver once the transaction commits; run_worker also sweeps for anything due, so an
+event whose wake-up was lost is still sent."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from accounts.models import Company
+from events.destinations import UnsafeDestination, destination_resolve
+from events.models import Delivery, DeliveryAttempt, Event, ObjectSequence, WebhookEndpoint
+from events.records import endpoint_record
+from events.types import ALL_TYPES, GROUP_WILDCARDS, EventType, subscribed
+from vault.errors import ApiError, Conflict, NotFound
+
+SEQUENCE_CHUNK = 500
+SECRET_BYTES = 32
+MAX_REPLAY_EVENTS = 100_000
+
+
+@dataclass(frozen=True)
+class EventDraft:
+    company_id: int
+    type: str
+    object_uuid: UUID
+    data: dict[str, Any]
+
+
+def _sequences(drafts: Sequence[EventDraft]) -> list[int]:
+    """Reserve the next sequence numbers per (company, object), one upsert per chunk of objects. The upsert
+    locks each counter row until the caller's transaction ends, so two writers on one object take turns and
+    the database's unique (company, object, sequence) never sees a collision."""
+    wanted: dict[tuple[int, UUID], int] = {}
+    for draft in drafts:
+        key = (draft.company_id, draft.object_uuid)
+        wanted[key] = wanted.get(key, 0) + 1
+    field = ObjectSequence._meta.get_field("object_uuid")
+    table = connection.ops.quote_name(ObjectSequence._meta.db_table)
+    last: dict[tuple[int, UUID], int] = {}
+    keys = sorted(wanted, key=lambda key: (key[0], str(key[1])))  # one lock order for every writer
+    for start in range(0, len(keys), SEQUENCE_CHUNK):
+        chunk = keys[start : start + SEQUENCE_CHUNK]
+        values = ", ".join(["(%s, %s, %s)"] * len(chunk))
+        params: list[Any] = []
+        for company_id, object_uuid in chunk:
+            params += [company_id, field.get_db_prep_value(object_uuid, connection), wanted[(company_id, object_uuid)]]
+        sql = (
+            f"INSERT INTO {table} (company_id, object_uuid, last_sequence) VALUES {values} "  # noqa: S608 - model names
+            f"ON CONFLICT (company_id, object_uuid) DO UPDATE "
+            f"SET last_sequence = {table}.last_sequence + excluded.last_sequence "
+            f"RETURNING company_id, object_uuid, last_sequence"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            for company_id, object_uuid, sequence in cursor.fetchall():
+                last[(company_id, UUID(str(object_uuid)))] = sequence
+    # Hand the reserved numbers out in draft order: the first draft of an object gets the lowest.
+    next_number = {key: last[key] - count + 1 for key, count in wanted.items()}
+    numbers = []
+    for draft in drafts:
+        key = (draft.company_id, draft.object_uuid)
+        numbers.append(next_number[key])
+        next_number[key] += 1
+    return numbers
+
+
+def _wake_worker() -> None:
+    from events.tasks import deliver_webhooks
+
+    deliver_webhooks.enqueue()
+
+
+def _wake_worker_after_commit() -> None:
+    """One wake-up per transaction, however many events it wrote."""
+    if any(callback is _wake_worker for _ids, callback, _robust in connection.run_on_commit):
+        return
+    transaction.on_commit(_wake_worker, robust=True)
+
+
+def events_record(drafts: Sequence[EventDraft]) -> list[Event]:
+    """The outbox write for many events at once (lifecycle commands): events, then one delivery per
+    subscribed, enabled endpoint. Runs in the caller's transaction (a savepoint of its own would cost two
+    more round trips on every charge)."""
+    if not drafts:
+        return []
+    if not connection.in_atomic_block:
+        with transaction.atomic():
+            return events_record(drafts)
+    now = timezone.now()
+    events = [
+        Event(
+            company_id=draft.company_id,
+            type=draft.type,
+            object_uuid=draft.object_uuid,
+            sequence=sequence,
+            data=draft.data,
+            created_at=now,
+        )
+        for draft, sequence in zip(drafts, _sequences(drafts), strict=True)
+    ]
+    Event.objects.bulk_create(events)
+    if events[0].pk is None:  # backends that do not return ids from a bulk insert
+        events = list(Event.objects.filter(uuid__in=[event.uuid for event in events]).order_by("id"))
+    endpoints: dict[int, list[WebhookEndpoint]] = {}
+    for endpoint in WebhookEndpoint.objects.filter(
+        company_id__in={draft.company_id for draft in drafts}, enabled=True, deleted_at__isnull=True
+    ).only("pk", "company_id", "event_types"):
+        endpoints.setdefault(endpoint.company_id, []).append(endpoint)
+    deliveries = [
+        Delivery(company_id=event.company_id, event=event, endpoint=endpoint, next_attempt_at=now, created_at=now)
+        for event in events
+        for endpoint in endpoints.get(event.company_id, ())
+        if subscribed(endpoint.event_types, event.type)
+    ]
+    if deliveries:
+        Delivery.objects.bulk_create(deliveries)
+        _wake_worker_after_commit()
+    return events
+
+
+def event_record(*, company_id: int, type: str, object_uuid: UUID, data: dict[str, Any]) -> Event:
+    """Record one event in the caller's transaction. `data` is the object as its GET route shows it."""
+    return events_record([EventDraft(company_id=company_id, type=type, object_uuid=object_uuid, data=data)])[0]
+
+
+# --- endpoints ----------------------------------------------------------------------------------------------
+
+
+def secret_generate() -> str:
+    """A Standard Webhooks signing secret: `whsec_` and the base64 of 32 random bytes."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode()
+
+
+def event_types_validate(event_types: list[str]) -> list[str]:
+    if not event_types:
+        raise ApiError("eventTypes must name at least one type, or *", field="eventTypes", code="required")
+    known = set(EventType.values) | GROUP_WILDCARDS | {ALL_TYPES}
+    unknown = sorted({name for name in event_types if name not in known})
+    if unknown:
+        raise ApiError(f"unknown event types: {', '.join(unknown)}", field="eventTypes", code="invalid_choice")
+    return list(dict.fromkeys(event_types))
+
+
+def url_validate(url: str) -> str:
+    try:
+        destination_resolve(url)
+    except UnsafeDestination as exc:
+        raise ApiError(str(exc), field="url", code="unsafe_url") from None
+    return url
+
+
+def endpoint_lock(*, company: Company, endpoint_uuid: UUID) -> WebhookEndpoint:
+    endpoint = (
+        WebhookEndpoint.objects.select_for_update()
+        .filter(company=company, uuid=endpoint_uuid, deleted_at__isnull=True)
+        .first()
+    )
+    if endpoint is None:
+        raise NotFound("Webhook endpoint not found")
+    return endpoint
+
+
+@transaction.atomic
+def endpoint_create(*, company: Company, url: str, event_types: list[str], description: str = "") -> WebhookEndpoint:
+    return WebhookEndpoint.objects.create(
+        company=company,
+        url=url_validate(url),
+        event_types=event_types_validate(event_types),
+        description=description,
+        secret=secret_generate(),
+    )
+
+
+def _cancel_pending(endpoint: WebhookEndpoint) -> None:
+    Delivery.objects.filter(company_id=endpoint.company_id, endpoint=endpoint, status=Delivery.Status.PENDING).update(
+        status=Delivery.Status.CANCELLED, leased_until=None
+    )
+
+
+@transaction.atomic
+def endpoint_update(*, company: Company, endpoint_uuid: UUID, changes: dict[str, Any]) -> WebhookEndpoint:
+    """`changes` holds any of url, event_types, description, enabled. Enabling again clears the platform's
+    disable; disabling cancels what is still owed (a replay can send it later)."""
+    endpoint = endpoint_lock(company=company, endpoint_uuid=endpoint_uuid)
+    if "url" in changes:
+        endpoint.url = url_validate(changes["url"])
+    if "event_types" in changes:
+        endpoint.event_types = event_types_validate(changes["event_types"])
+    if "description" in changes:
+        endpoint.description = changes["description"]
+    if "enabled" in changes and changes["enabled"] != endpoint.enabled:
+        endpoint.enabled = changes["enabled"]
+        if endpoint.enabled:
+            endpoint.disabled_at, endpoint.disabled_reason = None, ""
+            endpoint.failing_since, endpoint.needs_attention = None, False
+        else:
+            endpoint.disabled_at, endpoint.disabled_reason = timezone.now(), "disabled by the merchant"
+            _cancel_pending(endpoint)
+    endpoint.save()
+    return endpoint
+
+
+@transaction.atomic
+def endpoint_delete(*, company: Company, endpoint_uuid: UUID) -> None:
+    """Soft delete: attempts stay listed under their events; nothing more is sent."""
+    endpoint = endpoint_lock(company=company, endpoint_uuid=endpoint_uuid)
+    endpoint.deleted_at = timezone.now()
+    endpoint.enabled = False
+    endpoint.save(update_fields=["deleted_at", "enabled"])
+    _cancel_pending(endpoint)
+
+
+@transaction.atomic
+def endpoint_rotate_secret(*, company: Company, endpoint_uuid: UUID) -> WebhookEndpoint:
+    """A new secret; the current one keeps signing beside it for WEBHOOK_PREVIOUS_SECRET_HOURS (24 h) so
+    receivers can switch without losing a message (Standard Webhooks: several signatures in one header)."""
+    endpoint = endpoint_lock(company=company, endpoint_uuid=endpoint_uuid)
+    endpoint.previous_secret = endpoint.secret
+    endpoint.previous_secret_expires_at = timezone.now() + timedelta(hours=settings.WEBHOOK_PREVIOUS_SECRET_HOURS)
+    endpoint.secret = secret_generate()
+    endpoint.save(update_fields=["secret", "previous_secret", "previous_secret_expires_at"])
+    return endpoint
+
+
+def endpoint_disable(*, endpoint: WebhookEndpoint, reason: str, now: datetime) -> None:
+    """The platform gives up on an endpoint (410, or failing for days): disabled, flagged in the admin, what
+    is still owed cancelled, and the merchant told by a `webhook_endpoint.disabled` event."""
+    updated = WebhookEndpoint.objects.filter(pk=endpoint.pk, enabled=True).update(
+        enabled=False, disabled_at=now, disabled_reason=reason[:255], needs_attention=True
+    )
+    if not updated:
+        return
+    endpoint.refresh_from_db()
+    _cancel_pending(endpoint)
+    event_record(
+        company_id=endpoint.company_id,
+        type=EventType.WEBHOOK_ENDPOINT_DISABLED,
+        object_uuid=endpoint.uuid,
+        data=endpoint_record(endpoint),
+    )
+
+
+@transaction.atomic
+def endpoint_replay(
+    *,
+    company: Company,
+    endpoint_uuid: UUID,
+    event_uuids: list[UUID] | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> int:
+    """Owe the endpoint these events again (by id, or every subscribed event created in [since, until]),
+    due now. Returns how many were queued."""
+    endpoint = endpoint_lock(company=company, endpoint_uuid=endpoint_uuid)
+    if not endpoint.enabled:
+        raise Conflict("the endpoint is disabled; enable it before replaying", code="endpoint_disabled")
+    events = Event.objects.filter(company=company)
+    if event_uuids is not None:
+        wanted = set(event_uuids)
+        ids = dict(events.filter(uuid__in=wanted).values_list("uuid", "pk"))
+        missing = sorted(str(uuid) for uuid in wanted - set(ids))
+        if missing:
+            raise NotFound(f"Event not found: {', '.join(missing[:5])}", field="eventIds")
+        event_ids = list(ids.values())
+    else:
+        in_range = events.filter(created_at__gte=since, created_at__lte=until).order_by("id")
+        rows = list(in_range.values_list("pk", "type")[: MAX_REPLAY_EVENTS + 1])
+        if len(rows) > MAX_REPLAY_EVENTS:
+            raise ApiError(f"a replay may cover at most {MAX_REPLAY_EVENTS} events; narrow the range", field="since")
+        event_ids = [pk for pk, event_type in rows if subscribed(endpoint.event_types, event_type)]
+    now = timezone.now()
+    Delivery.objects.bulk_create(
+        [
+            Delivery(company=company, event_id=event_id, endpoint=endpoint, next_attempt_at=now, created_at=now)
+            for event_id in event_ids
+        ],
+        update_conflicts=True,
+        unique_fields=["company", "endpoint", "event"],
+        # The lease stays: a delivery in flight finishes before the replay may be claimed.
+        update_fields=["status", "next_attempt_at", "attempt_count"],
+        batch_size=1000,
+    )
+    if event_ids:
+        _wake_worker_after_commit()
+    return len(event_ids)
+
+
+PURGE_CHUNK = 5000
+
+
+def events_purge(*, before: datetime) -> int:
+    """Delete events created before `before`, in chunks (each its own transaction); returns how many."""
+    deleted = 0
+    while True:
+        ids = list(
+            Event.objects.filter(created_at__lt=before).order_by("id").values_list("pk", flat=True)[:PURGE_CHUNK]
+        )
+        if not ids:
+            return deleted
+        with transaction.atomic():
+            DeliveryAttempt.objects.filter(event_id__in=ids).delete()
+            Delivery.objects.filter(event_id__in=ids).delete()
+            Event.objects.filter(pk__in=ids).delete()
+        deleted += len(ids)

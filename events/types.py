@@ -1,0 +1,41 @@
+"""Every event type a merchant can receive (CONTRACT 9): the one table endpoints' `eventTypes` are checked
+against and the README lists. Adding a type is one line."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class EventType(models.TextChoices):
+    TRANSACTION_CREATED = "transaction.created"
+    TRANSACTION_PROCESSING = "transaction.processing"
+    TRANSACTION_SETTLED = "transaction.settled"
+    TRANSACTION_RETURNED = "transaction.returned"
+    TRANSACTION_LATE_RETURNED = "transaction.late_returned"
+    TRANSACTION_HELD = "transaction.held"
+    TRANSACTION_RELEASED = "transaction.released"
+    TRANSACTION_DECLINED = "transaction.declined"
+    TRANSACTION_VOIDED = "transaction.voided"
+    TRANSACTION_REVERSED = "transaction.reversed"
+    TRANSACTION_REJECTED = "transaction.rejected"
+    TRANSACTION_RESTORED = "transaction.restored"
+    CUSTOMER_CREATED = "customer.created"
+    CUSTOMER_UPDATED = "customer.updated"
+    CUSTOMER_DEACTIVATED = "customer.deactivated"
+    PAYMENT_METHOD_CREATED = "payment_method.created"
+    PAYMENT_METHOD_UPDATED = "payment_method.updated"
+    PAYMENT_METHOD_BLOCKED = "payment_method.blocked"
+    PAYMENT_METHOD_DELETED = "payment_method.deleted"
+    RISK_THRESHOLD_WARNING = "risk.threshold_warning"
+    RISK_THRESHOLD_BREACHED = "risk.threshold_breached"
+    WEBHOOK_ENDPOINT_DISABLED = "webhook_endpoint.disabled"
+
+
+ALL_TYPES = "*"
+# `transaction.*` subscribes to every type of that object.
+GROUP_WILDCARDS = frozenset(f"{value.split('.', 1)[0]}.*" for value in EventType.values)
+
+
+def subscribed(event_types: list[str], event_type: str) -> bool:
+    """Whether an endpoint with these `eventTypes` wants an event of `event_type`."""
+    return ALL_TYPES in event_types or event_type in event_types or f"{event_type.split('.', 1)[0]}.*" in event_types

@@ -1,0 +1,238 @@
+"""Webhook endpoints, events and replay (CONTRACT 9)."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from events.records import attempt_record, endpoint_record, event_body, iso_utc
+from events.selectors import endpoint_get, endpoint_list, event_attempts, event_get, event_page
+from events.services import (
+    endpoint_create,
+    endpoint_delete,
+    endpoint_replay,
+    endpoint_rotate_secret,
+    endpoint_update,
+)
+from events.types import EventType
+from vault.envelope import Enveloped
+from vault.pagination import MAX_PAGE_SIZE
+from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer
+
+MAX_REPLAY_IDS = 1000
+
+
+class EventTypesField(serializers.ListField):
+    child = StrictCharField(max_length=64)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, list):
+            raise serializers.ValidationError("Must be a list of event types.", code="type")
+        return super().to_internal_value(data)
+
+
+class EndpointCreateInput(StrictSerializer):
+    url = StrictCharField(max_length=2000)
+    eventTypes = EventTypesField(max_length=100)  # noqa: N815 - wire names
+    description = StrictCharField(max_length=255, required=False, allow_blank=True)
+
+
+class EndpointUpdateInput(StrictSerializer):
+    url = StrictCharField(max_length=2000, required=False)
+    eventTypes = EventTypesField(max_length=100, required=False)  # noqa: N815
+    description = StrictCharField(max_length=255, required=False, allow_blank=True)
+    enabled = StrictBooleanField(required=False)
+
+
+class EndpointOutput(serializers.Serializer):
+    uuid = serializers.UUIDField()
+    url = serializers.CharField()
+    description = serializers.CharField(allow_null=True)
+    eventTypes = serializers.ListField(child=serializers.CharField())  # noqa: N815
+    enabled = serializers.BooleanField()
+    disabledReason = serializers.CharField(allow_null=True)  # noqa: N815
+    disabledAt = serializers.DateTimeField(allow_null=True)  # noqa: N815
+    createdAt = serializers.DateTimeField()  # noqa: N815
+
+
+class EndpointCreatedOutput(EndpointOutput):
+    secret = serializers.CharField(help_text="whsec_<base64>: shown in this answer only.")
+
+
+class SecretRotatedOutput(EndpointCreatedOutput):
+    previousSecretExpiresAt = serializers.DateTimeField()  # noqa: N815
+
+
+class AttemptOutput(serializers.Serializer):
+    endpointUuid = serializers.UUIDField()  # noqa: N815
+    attemptedAt = serializers.DateTimeField()  # noqa: N815
+    statusCode = serializers.IntegerField(allow_null=True)  # noqa: N815
+    durationMs = serializers.IntegerField()  # noqa: N815
+    error = serializers.CharField(allow_null=True)
+
+
+class EventOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    type = serializers.ChoiceField(choices=EventType.choices)
+    timestamp = serializers.DateTimeField()
+    companyUuid = serializers.UUIDField()  # noqa: N815
+    objectUuid = serializers.UUIDField()  # noqa: N815
+    sequence = serializers.IntegerField()
+    data = serializers.DictField(help_text="The object as its own GET route shows it (masked).")
+
+
+class EventDetailOutput(EventOutput):
+    attempts = AttemptOutput(many=True)
+
+
+class EventListQuery(StrictSerializer):
+    type = StrictChoiceField(choices=EventType.choices, required=False)
+    objectUuid = serializers.UUIDField(required=False)  # noqa: N815
+    since = serializers.DateTimeField(required=False)
+    until = serializers.DateTimeField(required=False)
+    cursor = StrictCharField(max_length=200, required=False)
+    pageSize = serializers.IntegerField(min_value=1, max_value=MAX_PAGE_SIZE, required=False, default=50)  # noqa: N815
+
+
+class ReplayInput(StrictSerializer):
+    eventIds = serializers.ListField(  # noqa: N815
+        child=serializers.UUIDField(), required=False, min_length=1, max_length=MAX_REPLAY_IDS
+    )
+    since = serializers.DateTimeField(required=False)
+    until = serializers.DateTimeField(required=False)
+
+    def validate(self, attrs):
+        by_ids = "eventIds" in attrs
+        by_range = "since" in attrs or "until" in attrs
+        if by_ids == by_range:
+            raise serializers.ValidationError("Send eventIds, or since and until.", code="required")
+        if by_range and not ("since" in attrs and "until" in attrs):
+            missing = "until" if "since" in attrs else "since"
+            raise serializers.ValidationError({missing: ["Required with a time range."]}, code="required")
+        if by_range and attrs["since"] > attrs["until"]:
+            raise serializers.ValidationError({"until": ["Must not be before since."]}, code="invalid")
+        return attrs
+
+
+def _created_record(endpoint) -> dict:
+    return {**endpoint_record(endpoint), "secret": endpoint.secret}
+
+
+class EndpointListView(APIView):
+    @extend_schema(
+        operation_id="webhook_endpoint_create", request=EndpointCreateInput, responses={201: EndpointCreatedOutput}
+    )
+    def post(self, request):
+        body = EndpointCreateInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        endpoint = endpoint_create(
+            company=request.company,
+            url=data["url"],
+            event_types=data["eventTypes"],
+            description=data.get("description", ""),
+        )
+        return Response(_created_record(endpoint), status=201)
+
+    @extend_schema(operation_id="webhook_endpoint_list", responses={200: EndpointOutput(many=True)})
+    def get(self, request):
+        return Response([endpoint_record(endpoint) for endpoint in endpoint_list(company=request.company)])
+
+
+class EndpointDetailView(APIView):
+    @extend_schema(operation_id="webhook_endpoint_get", responses={200: EndpointOutput})
+    def get(self, request, endpoint_uuid: UUID):
+        return Response(endpoint_record(endpoint_get(company=request.company, endpoint_uuid=endpoint_uuid)))
+
+    @extend_schema(operation_id="webhook_endpoint_update", request=EndpointUpdateInput, responses={200: EndpointOutput})
+    def patch(self, request, endpoint_uuid: UUID):
+        endpoint_get(company=request.company, endpoint_uuid=endpoint_uuid)
+        body = EndpointUpdateInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        names = {"url": "url", "eventTypes": "event_types", "description": "description", "enabled": "enabled"}
+        changes = {names[key]: value for key, value in body.validated_data.items()}
+        endpoint = endpoint_update(company=request.company, endpoint_uuid=endpoint_uuid, changes=changes)
+        return Response(endpoint_record(endpoint))
+
+    @extend_schema(operation_id="webhook_endpoint_delete", responses={204: None})
+    def delete(self, request, endpoint_uuid: UUID):
+        endpoint_delete(company=request.company, endpoint_uuid=endpoint_uuid)
+        return Response(status=204)
+
+
+class EndpointRotateSecretView(APIView):
+    @extend_schema(operation_id="webhook_endpoint_rotate_secret", request=None, responses={200: SecretRotatedOutput})
+    def post(self, request, endpoint_uuid: UUID):
+        if request.data:
+            raise serializers.ValidationError({"non_field_errors": ["rotate-secret takes no body."]})
+        endpoint = endpoint_rotate_secret(company=request.company, endpoint_uuid=endpoint_uuid)
+        record = _created_record(endpoint)
+        record["previousSecretExpiresAt"] = iso_utc(endpoint.previous_secret_expires_at)
+        return Response(record)
+
+
+class EndpointReplayView(APIView):
+    @extend_schema(
+        operation_id="webhook_endpoint_replay",
+        request=ReplayInput,
+        responses={202: inline_serializer("ReplayAccepted", {"replayed": serializers.IntegerField()})},
+    )
+    def post(self, request, endpoint_uuid: UUID):
+        endpoint_get(company=request.company, endpoint_uuid=endpoint_uuid)
+        body = ReplayInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        count = endpoint_replay(
+            company=request.company,
+            endpoint_uuid=endpoint_uuid,
+            event_uuids=data.get("eventIds"),
+            since=data.get("since"),
+            until=data.get("until"),
+        )
+        return Response({"replayed": count}, status=202)
+
+
+_EVENT_LIST_PARAMS = [
+    OpenApiParameter("type", str, required=False, description="One event type."),
+    OpenApiParameter("objectUuid", str, required=False, description="Events of one object."),
+    OpenApiParameter("since", str, required=False, description="Created at or after (ISO 8601)."),
+    OpenApiParameter("until", str, required=False, description="Created at or before (ISO 8601)."),
+    OpenApiParameter("cursor", str, required=False, description="meta.nextCursor of the previous page."),
+    OpenApiParameter("pageSize", int, required=False, description="1..1000 (default 50)."),
+]
+
+
+class EventListView(APIView):
+    @extend_schema(operation_id="event_list", parameters=_EVENT_LIST_PARAMS, responses={200: EventOutput(many=True)})
+    def get(self, request):
+        params = {key: value for key, value in request.query_params.items() if key != "entityUuid"}
+        query = EventListQuery(data=params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        events, next_cursor = event_page(
+            company=request.company,
+            filters={
+                "type": data.get("type"),
+                "object_uuid": data.get("objectUuid"),
+                "since": data.get("since"),
+                "until": data.get("until"),
+            },
+            cursor=data.get("cursor"),
+            page_size=data["pageSize"],
+        )
+        company_uuid = request.company.uuid
+        rows = [event_body(event, company_uuid=company_uuid) for event in events]
+        return Response(Enveloped(status="success", data=rows, meta={"nextCursor": next_cursor}))
+
+
+class EventDetailView(APIView):
+    @extend_schema(operation_id="event_get", responses={200: EventDetailOutput})
+    def get(self, request, event_uuid: UUID):
+        event = event_get(company=request.company, event_uuid=event_uuid)
+        body = event_body(event)
+        body["attempts"] = [attempt_record(attempt) for attempt in event_attempts(event=event)]
+        return Response(body)

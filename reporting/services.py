@@ -1,0 +1,65 @@
+"""Writes of the reporting app: the leases that cap a company's concurrent CSV exports (M9)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import Company
+from reporting.models import CsvExportLease
+from vault.errors import ApiError
+
+# A lease outlives its last renewal by this long; a streaming export renews it at most once a minute.
+CSV_EXPORT_LEASE_SECONDS = 5 * 60
+CSV_EXPORT_RENEW_SECONDS = 60
+# What a refused client is told to wait: exports of a typical merchant take seconds, not minutes.
+CSV_EXPORT_RETRY_AFTER_SECONDS = 10
+
+
+def csv_export_lease_acquire(*, company: Any) -> CsvExportLease:
+    """A lease for one more export of the company, or 429 with Retry-After when it already runs its limit."""
+    now = timezone.now()
+    with transaction.atomic():
+        # The company row serialises acquisitions, so parallel requests cannot all see a free slot.
+        Company.objects.select_for_update().filter(pk=company.pk).first()
+        CsvExportLease.objects.filter(company_id=company.pk, expires_at__lte=now).delete()
+        if CsvExportLease.objects.filter(company_id=company.pk).count() >= settings.CSV_EXPORTS_PER_COMPANY:
+            raise ApiError(
+                f"At most {settings.CSV_EXPORTS_PER_COMPANY} CSV exports may run at once; retry shortly.",
+                status=429,
+                code="throttled",
+                headers={"Retry-After": str(CSV_EXPORT_RETRY_AFTER_SECONDS)},
+            )
+        return CsvExportLease.objects.create(
+            company_id=company.pk, started_at=now, expires_at=now + timedelta(seconds=CSV_EXPORT_LEASE_SECONDS)
+        )
+
+
+class LeasedStream:
+    """The export's chunks, renewing the lease while they flow and releasing it when Django closes the response
+    (a generator cannot do this: closing one that never started runs none of its code)."""
+
+    def __init__(self, lease: CsvExportLease, chunks: Iterable[bytes]) -> None:
+        self.lease = lease
+        self.chunks = chunks
+        self.renewed_at = lease.started_at
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.chunks:
+            now = timezone.now()
+            if (now - self.renewed_at).total_seconds() >= CSV_EXPORT_RENEW_SECONDS:
+                expires = now + timedelta(seconds=CSV_EXPORT_LEASE_SECONDS)
+                CsvExportLease.objects.filter(pk=self.lease.pk).update(expires_at=expires)
+                self.renewed_at = now
+            yield chunk
+
+    def close(self) -> None:
+        close_chunks = getattr(self.chunks, "close", None)
+        if close_chunks is not None:
+            close_chunks()
+        CsvExportLease.objects.filter(pk=self.lease.pk).delete()

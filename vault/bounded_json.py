@@ -1,0 +1,84 @@
+"""JSON from clients, bounded (M5, L1): request bodies no larger than MAX_REQUEST_BODY_BYTES (413), and JSON, in a
+body or a filter value, nested no deeper than MAX_JSON_DEPTH and holding finite numbers only (400). A 100,000-deep
+array is a 400 too: Python's decoder raises RecursionError for it, which is not a ValueError."""
+
+from __future__ import annotations
+
+import codecs
+import json
+import math
+from typing import Any
+
+from django.conf import settings
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
+
+from vault.errors import ApiError
+
+MAX_JSON_DEPTH = 32
+
+
+class JsonRefused(ValueError):
+    """Parsed, or could have been, but not accepted: too deep, or a number that is not finite."""
+
+
+def _refuse_constant(name: str) -> None:
+    raise JsonRefused(f"{name} is not a JSON number")
+
+
+def _check(value: Any) -> None:
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            if isinstance(node, float) and not math.isfinite(node):
+                raise JsonRefused("numbers must be finite")
+            continue
+        if depth > MAX_JSON_DEPTH:
+            raise JsonRefused(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in children)
+
+
+def json_loads_bounded(text: str | bytes) -> Any:
+    """json.loads that raises ValueError (JsonRefused for a refusal) for anything it does not accept."""
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise JsonRefused(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
+    _check(value)
+    return value
+
+
+class RequestTooLarge(ApiError):
+    status_code = 413
+    code = "request_too_large"
+
+
+def request_too_large() -> RequestTooLarge:
+    return RequestTooLarge(f"Request body larger than {settings.MAX_REQUEST_BODY_BYTES} bytes.")
+
+
+class BoundedJSONParser(JSONParser):
+    """DRF's JSONParser reads the whole stream whatever DATA_UPLOAD_MAX_MEMORY_SIZE says: this one reads at most
+    the limit (the middleware has already refused a larger Content-Length) and bounds the depth."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit = settings.MAX_REQUEST_BODY_BYTES
+        raw = stream.read(limit + 1)
+        if len(raw) > limit:
+            raise request_too_large()
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        try:
+            text = codecs.decode(raw, encoding)
+        except (UnicodeDecodeError, LookupError) as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None
+        try:
+            return json_loads_bounded(text)
+        except JsonRefused as exc:
+            raise ParseError(str(exc)) from None
+        except ValueError as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None
