@@ -104,6 +104,7 @@ class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
         "hold_over",
         "decline_over",
         "daily_volume_limit",
+        "account_validation",
         "cutoff_time",
         "ach_company_id",
     )

@@ -22,6 +22,7 @@ COMPANY_FORM = {
     "daily_volume_limit": "99999999",
     "cutoff_time": "23:59",
     "ach_company_id": "1EVILCORP1",
+    "account_validation": "require",
 }
 
 
@@ -44,6 +45,7 @@ def _company_state(company) -> tuple:
         company.daily_volume_limit,
         company.cutoff_time,
         company.ach_company_id,
+        company.account_validation,
     )
 
 
@@ -59,7 +61,7 @@ def test_manage_risk_controls_edits_them(company):
     client = _staff_client(company, "manage_risk_controls")
     response = client.post(f"/admin/accounts/company/{company.pk}/change/", COMPANY_FORM)
     assert response.status_code == 302, response.content
-    assert _company_state(company) == (True, 99999999, 99999999, 99999999, time(23, 59), "1EVILCORP1")
+    assert _company_state(company) == (True, 99999999, 99999999, 99999999, time(23, 59), "1EVILCORP1", "require")
 
 
 def test_change_apikey_alone_does_not_flip_rollout_allowed(company):
