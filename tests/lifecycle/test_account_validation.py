@@ -293,3 +293,16 @@ def test_batches_split_by_entry_description_and_each_header_carries_its_own(api_
         ("WEB", "PAYMENT"): [1200],
         ("PPD", "PAYROLL"): [5000],
     }
+
+
+def test_release_holds_leaves_a_validation_hold_to_its_validation(api_client, company, method):
+    _set_policy(company, "prenote_first")
+    held = put_charge(api_client, saved_charge(method.customer, method)).json()["data"]
+
+    summary = run("release_holds", "--uuid", held["uuid"])
+
+    assert summary["released"] == 0
+    assert summary["notReleased"] == [
+        {"uuid": held["uuid"], "reason": "held for account validation: its validation releases or declines it"}
+    ]
+    assert Transaction.objects.get(uuid=held["uuid"]).status == "HELD"
