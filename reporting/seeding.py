@@ -29,6 +29,7 @@ from transactions.models import (
     TransactionHold,
     TransactionReturn,
 )
+from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
 from vault import crypto
 
 RETURN_CODES = (
@@ -216,7 +217,7 @@ def seed_transactions(
                 day_batches[day] = pk
                 batch_rows.append(
                     (pk, uuid.uuid4(), "WEB", day, datetime(day.year, day.month, day.day, 21, tzinfo=UTC),
-                     1, 0, 0, 0, company.pk, None)
+                     1, 0, 0, 0, company.pk, None, DEFAULT_ENTRY_DESCRIPTION)
                 )  # fmt: skip
             return day_batches[day]
 
@@ -287,7 +288,8 @@ def seed_transactions(
 
 
 _BATCH_COLUMNS = ("id", "uuid", "standard_entry_class_code", "effective_date", "batched_at", "batch_number",
-                  "entry_count", "debit_total", "credit_total", "company_id", "origination_file_id")  # fmt: skip
+                  "entry_count", "debit_total", "credit_total", "company_id", "origination_file_id",
+                  "entry_description")  # fmt: skip
 _SETTLEMENT_COLUMNS = ("id", "uuid", "kind", "settlement_date", "processed_at", "transaction_count", "net_amount",
                        "company_id")  # fmt: skip
 _SUB_COLUMNS: dict[type, tuple[str, ...]] = {
