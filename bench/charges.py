@@ -77,6 +77,7 @@ def bench_env(database_url: str) -> dict[str, str]:
         JWT_SIGNING_KEY=secrets.token_urlsafe(48),
         IDEMPOTENCY_HASH_KEY=secrets.token_urlsafe(48),
         ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECURE_SSL_REDIRECT="0",  # plain HTTP on the loopback
         LOG_LEVEL="ERROR",
         DJANGO_SETTINGS_MODULE="vault.settings",
     )

@@ -150,6 +150,7 @@ def _production_env(env: dict[str, str]) -> dict[str, str]:
     return env | {
         "DEBUG": "0",
         "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "0",  # plain HTTP on the loopback
         "SECRET_KEY": settings.SECRET_KEY,
         "FIELD_ENCRYPTION_KEYS": ",".join(settings.FIELD_ENCRYPTION_KEYS),
         "BLIND_INDEX_KEY": settings.BLIND_INDEX_KEY,

@@ -4,18 +4,21 @@ answers a 5xx, whatever the keys, conditions and values. Bounded to a few hundre
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
+from django.urls import get_resolver, reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from accounts.actions import ROUTE_ACTIONS
 from reporting.registry import ALL, BY_FILTER, BY_KEY
 from tests import factories
 
 pytestmark = pytest.mark.django_db
 
 BOUNDED = settings(
-    max_examples=60,
+    max_examples=50,
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
@@ -112,25 +115,39 @@ BODIES = st.one_of(
 )
 
 
+WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+
+
+def _path_kwargs(url_name: str) -> list[str]:
+    return [
+        param
+        for possibility in get_resolver().reverse_dict.getlist(url_name)
+        for _, params in possibility[0]
+        for param in params
+    ]
+
+
 @pytest.fixture
 def write_routes(company):
+    """Every write route of ROUTE_ACTIONS (so a route added later is covered too), on real objects of the company
+    where the path names one, plus the two public auth routes."""
     customer = factories.CustomerFactory(company=company)
     method = factories.PaymentMethodFactory(customer=customer, is_default=True)
-    pending = factories.TransactionFactory(company=company)
-    settled = factories.TransactionFactory(company=company, status="Settled")
-    saved = f"/customers/{customer.uuid}/payment-methods/{method.uuid}"
-    return [
-        ("PUT", "/transactions"),
-        ("POST", "/customers"),
-        ("PATCH", f"/customers/{customer.uuid}"),
-        ("POST", "/customers/payment-methods"),
-        ("POST", f"{saved}/set-default"),
-        ("DELETE", saved),
-        ("POST", f"/transactions/{pending.uuid}/void"),
-        ("POST", f"/transactions/{settled.uuid}/reverse"),
-        ("POST", "/auth/login"),
-        ("POST", "/auth/refresh"),
-    ]
+    objects = {
+        "customer_uuid": customer.uuid,
+        "payment_method_uuid": method.uuid,
+        "transaction-void": factories.TransactionFactory(company=company).uuid,
+        "transaction-reverse": factories.TransactionFactory(company=company, status="Settled").uuid,
+    }
+    routes = [("POST", "/auth/login"), ("POST", "/auth/refresh")]
+    for url_name, http_method in sorted(ROUTE_ACTIONS):
+        if http_method not in WRITE_METHODS:
+            continue
+        kwargs = {
+            param: objects.get(param) or objects.get(url_name) or uuid.uuid4() for param in _path_kwargs(url_name)
+        }
+        routes.append((http_method, reverse(url_name, kwargs=kwargs or None)))
+    return routes
 
 
 def test_no_body_sent_to_a_write_route_answers_a_5xx(api_client, write_routes):

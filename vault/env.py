@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 from pathlib import Path
 
@@ -43,12 +44,24 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 def env_int(name: str, default: int, minimum: int = 0) -> int:
-    value = os.environ.get(name)
+    value = env_value(name)
     if value in (None, ""):
         return default
     if not (value.isascii() and value.isdigit()) or int(value) < minimum:
         raise ImproperlyConfigured(f"{name} must be a whole number of at least {minimum}, got {value!r}")
     return int(value)
+
+
+def proxy_ssl_header(name: str) -> tuple[str, str] | None:
+    """`X-Forwarded-Proto` (meaning `X-Forwarded-Proto: https`) or `Header:value`, as Django's
+    SECURE_PROXY_SSL_HEADER; unset means no header is trusted."""
+    value = env_value(name)
+    if value in (None, ""):
+        return None
+    header, _, expected = (part.strip() for part in value.partition(":"))
+    if not re.fullmatch(r"[A-Za-z0-9-]+", header) or not re.fullmatch(r"[A-Za-z0-9]*", expected):
+        raise ImproperlyConfigured(f"{name} must be a header name such as X-Forwarded-Proto, got {value!r}")
+    return "HTTP_" + header.upper().replace("-", "_"), expected or "https"
 
 
 def env_list(name: str, default: list[str] | None = None) -> list[str]:
