@@ -124,6 +124,7 @@ def _validation_create(
         ]
         entries.append(_entry(validation, customer, method, type=TransactionType.DEBIT, amount=sum(credits), **micro))
     Transaction.objects.bulk_create(entries)
+    transactions_event([entry.pk for entry in entries], EventType.TRANSACTION_CREATED)
     _method_state_save(method, payment_method_validation_pending, kind=kind)
     return validation
 
@@ -153,6 +154,8 @@ def account_validation_start(
     *, company: Company, customer: Customer, payment_method: PaymentMethod, kind: str, now: datetime
 ) -> PaymentMethod:
     """POST .../validate: a prenote or micro-deposits go out in the next file; the method is `pending`."""
+    if customer.status != Customer.Status.ACTIVE:
+        raise ApiError("customer is inactive", field="customerUuid", code="customer_inactive")
     method = _method_lock(company=company, customer=customer, payment_method=payment_method)
     _validation_create(company=company, customer=customer, method=method, kind=kind, now=now)
     return method

@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from accounts.actions import ALL_ACTIONS, Action
 from accounts.models import Company
+from events.models import Event
 from tests import factories
 from tests.lifecycle.conftest import run
 from tests.transactions.conftest import put_charge, saved_charge
@@ -197,3 +198,19 @@ def test_create_company_takes_the_account_validation_policy(db):
 def test_create_company_refuses_an_unknown_policy(db):
     with pytest.raises((CommandError, SystemExit)):
         run("create_company", "--name", "X", "--account-validation", "sometimes")
+
+
+def test_an_inactive_customers_method_is_not_validated(api_client, customer, saved_method):
+    customer.status = "inactive"
+    customer.save(update_fields=["status"])
+    response = api_client.post(_url(saved_method), {"method": "prenote"}, format="json")
+    assert response.status_code == 400
+    assert response.json()["message"] == "customer is inactive"
+    assert not Transaction.objects.exists()
+
+
+def test_validation_entries_are_announced_as_created_transactions(api_client, saved_method):
+    api_client.post(_url(saved_method), {"method": "microdeposits"}, format="json")
+    created = set(Event.objects.filter(type="transaction.created").values_list("object_uuid", flat=True))
+    assert created == set(Transaction.objects.values_list("uuid", flat=True))
+    assert Event.objects.filter(type="payment_method.updated", object_uuid=saved_method.uuid).count() == 1
