@@ -57,6 +57,7 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("transaction-create", "PUT"): Action.CREATE_TRANSACTION,
     ("transaction-detail", "GET"): Action.VIEW_TRANSACTIONS,
     ("transaction-void", "POST"): Action.VOID_TRANSACTION,
+    ("transaction-events", "GET"): Action.VIEW_TRANSACTIONS,
     ("transaction-reverse", "POST"): Action.REVERSE_TRANSACTION,
     ("reporting-transactions", "GET"): Action.VIEW_REPORTS,
     ("webhook-endpoint-list", "POST"): Action.MANAGE_WEBHOOKS,

@@ -304,6 +304,9 @@ def deliveries_run(*, batch_size: int = BATCH_SIZE, max_batches: int | None = No
         token, lease_until, batch = deliveries_claim(limit=batch_size, now=timezone.now())
         if not batch:
             break
+        if batches == 0 and len(batch) == batch_size:
+            # More is probably due: ask one more worker to join (it does the same), so a backlog spreads.
+            _wake_worker_at(timezone.now())
         attempts += deliveries_send(token, lease_until, batch)
         batches += 1
     return attempts

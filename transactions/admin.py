@@ -6,9 +6,21 @@ from django.contrib import admin
 
 from transactions import lifecycle_admin  # noqa: F401  (registers the lifecycle admin pages)
 from transactions.lifecycle_admin import TRANSACTION_ACTIONS, TransactionActionForm, TransactionActionPermissionsMixin
-from transactions.models import Transaction
+from transactions.models import Transaction, TransactionEvent
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, is_uuid
 from vault.crypto import mask
+
+
+class TransactionEventInline(ReadOnlyAdminMixin, admin.TabularInline):
+    """The transaction's trail (transactions.state), oldest first."""
+
+    model = TransactionEvent
+    fields = ("at", "event", "from_status", "to_status", "caller", "actor", "reason")
+    readonly_fields = fields
+    ordering = ("id",)
+    extra = 0
+    can_delete = False
+    verbose_name_plural = "events"
 
 
 @admin.register(Transaction)
@@ -17,6 +29,7 @@ class TransactionAdmin(
 ):
     """Viewing only; the operator actions of the lifecycle admin do their own writes."""
 
+    inlines = [TransactionEventInline]
     actions = [*TRANSACTION_ACTIONS]
     action_form = TransactionActionForm
     list_display = (

@@ -1,6 +1,6 @@
 """Outbox events for transactions (CONTRACT 9): each status change writes an event in the same database
-transaction, with the transaction as GET /transactions/{uuid} shows it. Every call site is one line, so the
-transition function of the state machine can absorb them."""
+transaction, with the transaction as GET /transactions/{uuid} shows it. transactions.state, which makes every
+status change, is the one caller."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def _draft(txn: Transaction, type: str) -> EventDraft:
     return EventDraft(company_id=txn.company_id, type=type, object_uuid=txn.uuid, data=transaction_record(txn))
 
 
-def transaction_event(txn: Transaction, type: str) -> None:
+def transaction_webhook(txn: Transaction, type: str) -> None:
     events_record([_draft(txn, type)])
 
 
@@ -33,14 +33,7 @@ def transaction_created_event(txn: Transaction) -> None:
     events_record([_draft(txn, type) for type in types])
 
 
-def transaction_resumed_event(txn: Transaction, type: str) -> None:
-    """`type` (released, restored), then where the charge went on to when that is not Pending: an RTP charge
-    settles at once, a card whose expiry passed is declined."""
-    types = [type, *([BORN_AS[txn.status]] if txn.status in BORN_AS else [])]
-    events_record([_draft(txn, each) for each in types])
-
-
-def transactions_event(ids: Iterable[int], type: str) -> None:
+def transactions_webhook(ids: Iterable[int], type: str) -> None:
     """The same event for many transactions (lifecycle commands), read back after their update."""
     ids = list(ids)
     if not ids:
@@ -48,20 +41,8 @@ def transactions_event(ids: Iterable[int], type: str) -> None:
     rows = (
         Transaction.objects.filter(pk__in=ids)
         .defer("account_number")
-        .select_related("customer", "payment_method", "hold")
+        # No hold: the record reads it only for HELD rows, which no bulk transition produces.
+        .select_related("customer", "payment_method")
         .order_by("pk")
     )
     events_record([_draft(txn, type) for txn in rows])
-
-
-def transactions_returned_event(ids: Iterable[int], late_ids: Iterable[int]) -> None:
-    """transaction.returned, or transaction.late_returned for those that had already settled."""
-    late = set(late_ids)
-    transactions_event([pk for pk in ids if pk not in late], EventType.TRANSACTION_RETURNED)
-    transactions_event(late, EventType.TRANSACTION_LATE_RETURNED)
-
-
-def transactions_voided_reversals_event(uuids: Iterable, *, at) -> None:
-    """transaction.voided for the pending reversal credits a return of their original has just voided."""
-    voided = Transaction.objects.filter(uuid__in=list(uuids), status=Status.VOIDED, voided_at=at)
-    transactions_event(voided.values_list("pk", flat=True), EventType.TRANSACTION_VOIDED)

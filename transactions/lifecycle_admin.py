@@ -17,6 +17,7 @@ from transactions.lifecycle.exceptions import (
 )
 from transactions.lifecycle.holds import transaction_hold_release
 from transactions.models import Batch, IngestionFile, OriginationFile, Settlement, Transaction
+from transactions.state import Actor
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, SuperuserOnlyAdminMixin
 from vault.crypto import mask
 from vault.errors import ApiError
@@ -54,7 +55,7 @@ def release_holds(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
         request,
         queryset,
         "released",
-        lambda txn, at: transaction_hold_release(txn=txn, at=at),
+        lambda txn, at: transaction_hold_release(txn=txn, actor=Actor.admin(request.user), at=at),
         refusal=lambda txn: f"{txn.uuid} is {txn.status}",
     )
 
@@ -62,14 +63,22 @@ def release_holds(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
 @admin.action(description="Reject selected transactions", permissions=["reject_transaction"])
 def reject_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
     reason = (request.POST.get("reject_reason") or "").strip() or DEFAULT_REJECT_REASON
-    _apply(modeladmin, request, queryset, "rejected", lambda txn, at: transaction_reject(txn=txn, reason=reason, at=at))
+    actor = Actor.admin(request.user)
+    _apply(
+        modeladmin,
+        request,
+        queryset,
+        "rejected",
+        lambda txn, at: transaction_reject(txn=txn, reason=reason, actor=actor, at=at),
+    )
 
 
 @admin.action(
     description="Restore selected rejected transactions (back to Pending)", permissions=["restore_transaction"]
 )
 def restore_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
-    _apply(modeladmin, request, queryset, "restored", lambda txn, at: transaction_restore(txn=txn, at=at))
+    actor = Actor.admin(request.user)
+    _apply(modeladmin, request, queryset, "restored", lambda txn, at: transaction_restore(txn=txn, actor=actor, at=at))
 
 
 @admin.action(description="Acknowledge selected exceptions", permissions=["acknowledge_exception"])
@@ -79,7 +88,7 @@ def acknowledge_transactions(modeladmin, request, queryset: QuerySet[Transaction
         request,
         queryset,
         "acknowledged",
-        lambda txn, at: transaction_acknowledge(txn=txn, at=at),
+        lambda txn, at: transaction_acknowledge(txn=txn, actor=Actor.admin(request.user), at=at),
         refusal=lambda txn: f"{txn.uuid} was already acknowledged",
     )
 

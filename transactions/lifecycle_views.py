@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from transactions.lifecycle.reversal import transaction_reverse
 from transactions.records import transaction_record
+from transactions.state import Actor
 
 
 class TransactionReverseView(APIView):
@@ -22,5 +23,10 @@ class TransactionReverseView(APIView):
     def post(self, request, transaction_uuid):
         if request.body and request.data not in ({}, None):
             raise serializers.ValidationError({"non_field_errors": ["This route takes no body."]})
-        credit = transaction_reverse(company=request.company, transaction_uuid=transaction_uuid, at=timezone.now())
+        credit = transaction_reverse(
+            company=request.company,
+            transaction_uuid=transaction_uuid,
+            actor=Actor.of_request(request),
+            at=timezone.now(),
+        )
         return Response(transaction_record(credit), status=status.HTTP_201_CREATED)

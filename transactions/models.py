@@ -213,6 +213,10 @@ class Transaction(models.Model):
     # True on rows made by `seed_transactions` (sample data), NULL on real ones: originate and settle read only
     # NOT_SEEDED rows. Nullable without a default, so adding it never rebuilds this table on SQLite.
     seeded = models.BooleanField(null=True, blank=True, editable=False)
+    # Who created the row (transactions.state.Actor); a database trigger (migration 0009) copies them into the
+    # row's `created` TransactionEvent in the INSERT itself. Nullable without a default, as `seeded` is.
+    created_by_caller = models.CharField(max_length=8, null=True, blank=True, editable=False)
+    created_by = models.CharField(max_length=64, null=True, blank=True, editable=False)
     idempotency_key = models.CharField(max_length=255, blank=True)
     description = models.CharField(max_length=255, blank=True)
     failure_reason = models.CharField(max_length=255, blank=True)
@@ -376,3 +380,25 @@ class IdempotencyRecord(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["company", "key"], name="idempotency_company_key")]
         indexes = [models.Index(fields=["created_at"], name="idempotency_created_at")]  # purge_expired
+
+
+class TransactionEvent(models.Model):
+    """One change of a transaction, written in the same database transaction as the change itself: its birth
+    (`created`, from no status) by a trigger on the transaction's INSERT, every later move by transactions.state.
+    Never updated or deleted."""
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="+", db_index=False)
+    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="events", db_index=False)
+    event = models.CharField(max_length=20)
+    from_status = models.CharField(max_length=10, blank=True, help_text="Empty for the transaction's creation.")
+    to_status = models.CharField(max_length=10)
+    caller = models.CharField(max_length=8, help_text="api (a route), admin (an admin action) or command.")
+    actor = models.CharField(max_length=64, help_text="api_key:<id>, user:<id> or the command's name.")
+    reason = models.CharField(max_length=255, blank=True)
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["transaction", "id"], name="txn_event_transaction_id")]
+
+    def __str__(self) -> str:
+        return f"{self.event}: {self.from_status or '-'} -> {self.to_status}"

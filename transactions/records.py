@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from transactions.models import Status, Transaction
+from transactions.models import Status, Transaction, TransactionEvent
 from transactions.rules import METHOD_RULES
 from vault.crypto import mask
 
@@ -78,3 +78,16 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         record["holdCode"] = hold_code or None
         record["holdReason"] = hold_reason or None
     return record
+
+
+def transaction_event_record(event: TransactionEvent) -> dict[str, Any]:
+    """One entry of GET /transactions/{uuid}/events: fromStatus is null for the transaction's creation."""
+    return {
+        "event": event.event,
+        "fromStatus": _text(event.from_status),
+        "toStatus": event.to_status,
+        "caller": event.caller,
+        "actor": event.actor,
+        "reason": _text(event.reason),
+        "at": iso_utc(event.at),
+    }

@@ -11,7 +11,7 @@ from accounts.models import Company
 from customers.models import Customer
 from customers.selectors import customer_get
 from payments.models import PaymentMethod
-from transactions.models import Transaction
+from transactions.models import Transaction, TransactionEvent
 from transactions.rules import DUPLICATE_WINDOW_HOURS
 from vault.errors import NotFound
 
@@ -27,6 +27,14 @@ def transaction_get(*, company: Company, transaction_uuid: UUID) -> Transaction:
     if found is None:
         raise NotFound(TRANSACTION_NOT_FOUND, field="transactionUuid")
     return found
+
+
+def transaction_events(*, company: Company, transaction_uuid: UUID) -> QuerySet[TransactionEvent]:
+    """A transaction's trail, oldest first; 404 for another company's transaction."""
+    found = Transaction.objects.filter(company=company, uuid=transaction_uuid).values_list("pk", flat=True).first()
+    if found is None:
+        raise NotFound(TRANSACTION_NOT_FOUND, field="transactionUuid")
+    return TransactionEvent.objects.filter(transaction_id=found).order_by("id")
 
 
 def customer_for_charge(*, company: Company, customer_uuid: UUID) -> Customer:

@@ -14,11 +14,9 @@ from django.utils import timezone
 
 from accounts.models import Company
 from customers.models import Customer
-from events.types import EventType
 from payments import numbers
 from payments.models import PaymentMethod
 from transactions import calendar
-from transactions.events import transaction_created_event, transaction_event
 from transactions.models import (
     BANK_METHODS,
     IdempotencyRecord,
@@ -45,6 +43,7 @@ from transactions.rules import (
     MethodRule,
 )
 from transactions.selectors import customer_for_charge, duplicate_exists, saved_method_for_charge, transaction_get
+from transactions.state import Actor, Event, target_of, transaction_create, transaction_lock, transition
 from transactions.validation import web_debit_gate
 from vault.errors import ApiError, Conflict, NotFound
 
@@ -156,7 +155,6 @@ def real_time_settle(*, txn: Transaction, now: datetime) -> None:
         transaction_count=F("transaction_count") + 1, net_amount=F("net_amount") + signed
     )
     txn.settlement = settlement
-    txn.status = Status.SETTLED
     txn.expected_to_settle_at = now
     txn.rtp_transaction_id = f"RTP{uuid4().hex.upper()}"
 
@@ -172,9 +170,8 @@ def card_authorize(*, txn: Transaction, now: datetime) -> None:
     txn.auth_response_code = CARD_APPROVED_CODE
 
 
-# The fields `accepted_charge_process` may change, for a save(update_fields=...) after it.
+# The fields `accepted_charge_process` may change besides the status, for a save(update_fields=...) after it.
 PROCESSED_FIELDS = (
-    "status",
     "settlement",
     "expected_to_settle_at",
     "rtp_transaction_id",
@@ -184,21 +181,32 @@ PROCESSED_FIELDS = (
 )
 
 
-def accepted_charge_process(*, txn: Transaction, now: datetime) -> None:
+def accepted_charge_process(*, txn: Transaction, now: datetime) -> Event | None:
     """What a Pending charge that passed risk goes through: at creation, and again when an operator releases
     its hold or restores it. RTP settles at once; a card is authorised (declined when it has expired since),
     then captured by `settle`; ACH and RCC stay Pending for `originate`. Idempotent: a charge already
-    settled or authorised is left as it is."""
+    settled or authorised is left as it is. Sets the fields that go with it and answers the move the charge
+    makes from Pending (settled, declined), if any; the caller has transactions.state write it."""
     rule = METHOD_RULES[txn.method]
     if rule.real_time and txn.settlement_id is None:
         real_time_settle(txn=txn, now=now)
-    elif rule.is_card and txn.authorized_at is None:
+        return Event.SETTLED
+    if rule.is_card and txn.authorized_at is None:
         if card_expired(txn.card_expiration, now):
-            txn.status = Status.DECLINED
             txn.auth_response_code = CARD_EXPIRED_CODE
             txn.failure_reason = "card has expired"
-        else:
-            card_authorize(txn=txn, now=now)
+            return Event.DECLINED
+        card_authorize(txn=txn, now=now)
+    return None
+
+
+def accepted_charge_resume(*, txn: Transaction, actor: Actor, at: datetime) -> None:
+    """A charge back in Pending (released, restored) goes on as a new one would: its fields saved, then its
+    move (settled, declined) if it makes one."""
+    then = accepted_charge_process(txn=txn, now=at)
+    txn.save(update_fields=PROCESSED_FIELDS)
+    if then is not None:
+        transition(txn, then, actor=actor, at=at, reason=txn.failure_reason)
 
 
 def _charge(
@@ -216,6 +224,7 @@ def _charge(
     description: str,
     idempotency_key: str,
     now: datetime,
+    actor: Actor,
     entry_description: str | None = None,
     purpose: str | None = None,
 ) -> Transaction:
@@ -292,19 +301,18 @@ def _charge(
     outcome = risk_assess(company=company, amount=amount, now=now)
     if outcome is None and saved is not None and method == Method.ACH:
         outcome = web_debit_gate(
-            company=company, customer=customer, method=saved, sec_code=sec_code, txn_type=type, now=now
+            company=company, customer=customer, method=saved, sec_code=sec_code, txn_type=type, actor=actor, now=now
         )
     if outcome is not None:
-        txn.status = outcome.status
+        born = outcome.status
         txn.failure_reason = outcome.reason
     else:
-        accepted_charge_process(txn=txn, now=now)
-    txn.save(force_insert=True)
-    if outcome is not None and outcome.status == Status.HELD:
-        txn.hold = TransactionHold.objects.create(
-            company=company, transaction=txn, hold_code=outcome.code, hold_reason=outcome.reason, held_at=now
-        )
-    transaction_created_event(txn)
+        then = accepted_charge_process(txn=txn, now=now)
+        born = Status.PENDING if then is None else target_of(Status.PENDING, then)
+    hold = None
+    if born == Status.HELD:
+        hold = TransactionHold(company=company, hold_code=outcome.code, hold_reason=outcome.reason, held_at=now)
+    transaction_create(txn, status=born, actor=actor, hold=hold)
     return txn
 
 
@@ -324,6 +332,7 @@ def transaction_charge(
     idempotency_key: str = "",
     request_hash: str = "",
     now: datetime | None = None,
+    actor: Actor,
     entry_description: str | None = None,
     purpose: str | None = None,
 ) -> ChargeResult:
@@ -345,6 +354,7 @@ def transaction_charge(
         "description": description,
         "idempotency_key": idempotency_key,
         "now": now,
+        "actor": actor,
         "entry_description": entry_description,
         "purpose": purpose,
     }
@@ -387,16 +397,14 @@ def _idempotent_replay(*, company: Company, key: str, request_hash: str, now: da
     return ChargeResult(existing.response_status, json.loads(existing.response_body), replayed=True)
 
 
-def transaction_void(*, company: Company, transaction_uuid: UUID, now: datetime | None = None) -> Transaction:
+def transaction_void(
+    *, company: Company, transaction_uuid: UUID, actor: Actor, now: datetime | None = None
+) -> Transaction:
     """Pending -> Voided; any other status is 409. The row is locked so a concurrent batch or void waits."""
+    now = now or timezone.now()
     with transaction.atomic():
-        txn = Transaction.objects.select_for_update().filter(company=company, uuid=transaction_uuid).first()
+        txn = transaction_lock(Transaction.objects.filter(company=company, uuid=transaction_uuid)).first()
         if txn is None:
             raise NotFound("Transaction not found", field="transactionUuid")
-        if txn.status != Status.PENDING:
-            raise Conflict(f"only a Pending transaction can be voided; this one is {txn.status}", code="not_voidable")
-        txn.status = Status.VOIDED
-        txn.voided_at = now or timezone.now()
-        txn.save(update_fields=["status", "voided_at"])
-        transaction_event(txn, EventType.TRANSACTION_VOIDED)
+        transition(txn, Event.VOIDED, actor=actor, at=now, voided_at=now)
     return transaction_get(company=company, transaction_uuid=transaction_uuid)

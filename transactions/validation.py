@@ -27,7 +27,6 @@ from payments.services import (
     payment_method_validation_pending,
 )
 from transactions import calendar
-from transactions.events import transactions_event
 from transactions.models import (
     AccountValidation,
     Method,
@@ -38,6 +37,7 @@ from transactions.models import (
 )
 from transactions.payer import bank_fields
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
+from transactions.state import Actor, Event, transaction_create, transaction_lock, transition
 from vault import crypto
 from vault.errors import ApiError, Conflict, NotFound
 
@@ -90,7 +90,7 @@ def _entry(validation: AccountValidation, customer: Customer, method: PaymentMet
 
 
 def _validation_create(
-    *, company: Company, customer: Customer, method: PaymentMethod, kind: str, now: datetime
+    *, company: Company, customer: Customer, method: PaymentMethod, kind: str, actor: Actor, now: datetime
 ) -> AccountValidation:
     """The validation and its entries, for the next `originate`. The method's row is locked by the caller."""
     if method.blocked_at is not None:
@@ -123,8 +123,8 @@ def _validation_create(
             _entry(validation, customer, method, type=TransactionType.CREDIT, amount=a, **micro) for a in credits
         ]
         entries.append(_entry(validation, customer, method, type=TransactionType.DEBIT, amount=sum(credits), **micro))
-    Transaction.objects.bulk_create(entries)
-    transactions_event([entry.pk for entry in entries], EventType.TRANSACTION_CREATED)
+    for entry in entries:
+        transaction_create(entry, status=Status.PENDING, actor=actor)
     _method_state_save(method, payment_method_validation_pending, kind=kind)
     return validation
 
@@ -151,13 +151,13 @@ def _method_lock(*, company: Company, customer: Customer, payment_method: Paymen
 
 @transaction.atomic
 def account_validation_start(
-    *, company: Company, customer: Customer, payment_method: PaymentMethod, kind: str, now: datetime
+    *, company: Company, customer: Customer, payment_method: PaymentMethod, kind: str, actor: Actor, now: datetime
 ) -> PaymentMethod:
     """POST .../validate: a prenote or micro-deposits go out in the next file; the method is `pending`."""
     if customer.status != Customer.Status.ACTIVE:
         raise ApiError("customer is inactive", field="customerUuid", code="customer_inactive")
     method = _method_lock(company=company, customer=customer, payment_method=payment_method)
-    _validation_create(company=company, customer=customer, method=method, kind=kind, now=now)
+    _validation_create(company=company, customer=customer, method=method, kind=kind, actor=actor, now=now)
     return method
 
 
@@ -168,7 +168,13 @@ class ConfirmResult:
 
 
 def microdeposits_confirm(
-    *, company: Company, customer: Customer, payment_method: PaymentMethod, amounts: Sequence[int], now: datetime
+    *,
+    company: Company,
+    customer: Customer,
+    payment_method: PaymentMethod,
+    amounts: Sequence[int],
+    actor: Actor,
+    now: datetime,
 ) -> ConfirmResult:
     """POST .../validate/confirm: the payer's two amounts. Right: validated. Wrong: one attempt used; the third
     wrong one, or any answer after 10 days, fails the validation."""
@@ -184,18 +190,18 @@ def microdeposits_confirm(
                 "no micro-deposit validation of this payment method is pending", code="no_validation_pending"
             )
         if now >= validation.expires_at:
-            _finish(validation, method, passed=False, reason=EXPIRED, at=now)
+            _finish(validation, method, passed=False, reason=EXPIRED, actor=actor, at=now)
             return ConfirmResult(
                 method, Conflict("the micro-deposits have expired; start a new validation", code="expired")
             )
         if _amounts_hash(validation.uuid, amounts) == validation.amounts_hash:
-            _finish(validation, method, passed=True, at=now)
+            _finish(validation, method, passed=True, actor=actor, at=now)
             return ConfirmResult(method, None)
         validation.attempts += 1
         validation.save(update_fields=["attempts"])
         left = MICRODEPOSIT_ATTEMPTS - validation.attempts
         if left <= 0:
-            _finish(validation, method, passed=False, reason=TOO_MANY_ATTEMPTS, at=now)
+            _finish(validation, method, passed=False, reason=TOO_MANY_ATTEMPTS, actor=actor, at=now)
             message = "amounts do not match; no attempts left: the validation failed"
         else:
             message = f"amounts do not match; {left} attempt{'s' if left > 1 else ''} left"
@@ -203,7 +209,7 @@ def microdeposits_confirm(
 
 
 def _finish(
-    validation: AccountValidation, method: PaymentMethod, *, passed: bool, at: datetime, reason: str = ""
+    validation: AccountValidation, method: PaymentMethod, *, passed: bool, actor: Actor, at: datetime, reason: str = ""
 ) -> None:
     """Validated or failed, the method's state with it (when this is its latest validation), and the debits
     held for it released or declined."""
@@ -218,29 +224,28 @@ def _finish(
         _method_state_save(method, payment_method_validation_passed, kind=validation.kind, at=at)
     else:
         _method_state_save(method, payment_method_validation_failed, kind=validation.kind)
-    held_debits_settle(method=method, passed=passed, at=at)
+    held_debits_settle(method=method, passed=passed, actor=actor, at=at)
 
 
-def held_debits_settle(*, method: PaymentMethod, passed: bool, at: datetime) -> int:
-    """The debits a `prenote_first` policy held for this method: Pending for the next `originate` once it is
-    validated, DECLINED when its validation failed."""
-    held = list(
-        Transaction.objects.select_for_update()
-        .filter(company_id=method.company_id, payment_method=method, status=Status.HELD, hold__hold_code=HOLD_CODE)
-        .order_by("pk")
-    )
+def held_debits_settle(*, method: PaymentMethod, passed: bool, actor: Actor, at: datetime) -> int:
+    """The debits a `prenote_first` policy held for this method: released (Pending, for the next `originate`)
+    once it is validated, DECLINED when its validation failed."""
+    held = transaction_lock(
+        Transaction.objects.filter(
+            company_id=method.company_id, payment_method=method, status=Status.HELD, hold__hold_code=HOLD_CODE
+        )
+    ).order_by("pk")
+    count = 0
     for txn in held:
         if passed:
             TransactionHold.objects.filter(transaction=txn).update(released_at=at)
-            txn.status = Status.PENDING
-            txn.save(update_fields=["status"])
+            transition(txn, Event.RELEASED, actor=actor, at=at, reason="account validated")
         else:
-            txn.status = Status.DECLINED
-            txn.failure_reason = VALIDATION_FAILED
-            txn.save(update_fields=["status", "failure_reason"])
-    ids = [txn.pk for txn in held]
-    transactions_event(ids, EventType.TRANSACTION_RELEASED if passed else EventType.TRANSACTION_DECLINED)
-    return len(held)
+            transition(
+                txn, Event.DECLINED, actor=actor, at=at, reason=VALIDATION_FAILED, failure_reason=VALIDATION_FAILED
+            )
+        count += 1
+    return count
 
 
 @dataclass(frozen=True)
@@ -251,7 +256,14 @@ class GateOutcome:
 
 
 def web_debit_gate(
-    *, company: Company, customer: Customer, method: PaymentMethod, sec_code: str, txn_type: str, now: datetime
+    *,
+    company: Company,
+    customer: Customer,
+    method: PaymentMethod,
+    sec_code: str,
+    txn_type: str,
+    actor: Actor,
+    now: datetime,
 ) -> GateOutcome | None:
     """The company's policy for an ACH WEB debit to a saved method that is not validated (CONTRACT 11):
     `require` declines it; `prenote_first` holds it (VAL) and sends a prenote unless one is pending; `off`
@@ -272,7 +284,7 @@ def web_debit_gate(
     if locked.validation_status == PaymentMethod.ValidationStatus.FAILED:
         return GateOutcome(Status.DECLINED, HOLD_CODE, VALIDATION_FAILED)
     if locked.validation_status == PaymentMethod.ValidationStatus.UNVALIDATED:
-        _validation_create(company=company, customer=customer, method=locked, kind=Kind.PRENOTE, now=now)
+        _validation_create(company=company, customer=customer, method=locked, kind=Kind.PRENOTE, actor=actor, now=now)
     return GateOutcome(Status.HELD, HOLD_CODE, HOLD_REASON)
 
 
@@ -301,17 +313,17 @@ def _pending_of(transaction_ids: Iterable[int]) -> list[tuple[AccountValidation,
     return _locked(validation_ids)
 
 
-def validations_returned(*, transaction_ids: Iterable[int], at: datetime) -> int:
+def validations_returned(*, transaction_ids: Iterable[int], actor: Actor, at: datetime) -> int:
     """Returns of validation entries (inside `import_returns`' transaction): the validation fails."""
     count = 0
     for validation, method in _pending_of(transaction_ids):
         reason = PRENOTE_RETURNED if validation.kind == Kind.PRENOTE else MICRO_ENTRY_RETURNED
-        _finish(validation, method, passed=False, reason=reason, at=at)
+        _finish(validation, method, passed=False, reason=reason, actor=actor, at=at)
         count += 1
     return count
 
 
-def validations_noticed(*, transaction_ids: Iterable[int], at: datetime) -> int:
+def validations_noticed(*, transaction_ids: Iterable[int], actor: Actor, at: datetime) -> int:
     """A NOC on a prenote: the account exists and the method was corrected (as every NOC does), so it is
     validated. A NOC on a micro-entry leaves the amounts to be confirmed: the method stays pending."""
     count = 0
@@ -319,7 +331,7 @@ def validations_noticed(*, transaction_ids: Iterable[int], at: datetime) -> int:
         if validation.state != State.PENDING:
             continue
         if validation.kind == Kind.PRENOTE:
-            _finish(validation, method, passed=True, at=at)
+            _finish(validation, method, passed=True, actor=actor, at=at)
         else:
             _method_state_save(method, payment_method_validation_pending, kind=validation.kind)
         count += 1
@@ -327,7 +339,7 @@ def validations_noticed(*, transaction_ids: Iterable[int], at: datetime) -> int:
 
 
 @transaction.atomic
-def validations_settle(*, at: datetime) -> dict[str, int]:
+def validations_settle(*, at: datetime, actor: Actor) -> dict[str, int]:
     """`settle`: prenotes that went out at least 3 banking days ago without a return or NOC validate their
     method; micro-deposits unconfirmed after 10 days fail. Compare-and-set on the pending state: a rerun or a
     concurrent run finishes each validation once."""
@@ -349,6 +361,6 @@ def validations_settle(*, at: datetime) -> dict[str, int]:
         for validation, method in _locked(validation_ids):
             if validation.state != State.PENDING:
                 continue
-            _finish(validation, method, passed=passed, reason="" if passed else EXPIRED, at=at)
+            _finish(validation, method, passed=passed, reason="" if passed else EXPIRED, actor=actor, at=at)
             counts["validated" if passed else "failed"] += 1
     return counts

@@ -14,6 +14,7 @@ from customers.selectors import customer_get
 from payments.selectors import payment_method_get
 from payments.serializers import PaymentMethodOutput
 from transactions.models import AccountValidation
+from transactions.state import Actor
 from transactions.validation import MICRODEPOSIT_MAX_CENTS, account_validation_start, microdeposits_confirm
 from vault.serializers import StrictChoiceField, StrictIntegerField, StrictSerializer
 
@@ -50,6 +51,7 @@ class PaymentMethodValidateView(APIView):
             customer=customer,
             payment_method=method,
             kind=body.validated_data["method"],
+            actor=Actor.of_request(request),
             now=timezone.now(),
         )
         return Response(PaymentMethodOutput(method).data, status=202)
@@ -71,6 +73,7 @@ class PaymentMethodValidateConfirmView(APIView):
             customer=customer,
             payment_method=method,
             amounts=body.validated_data["amounts"],
+            actor=Actor.of_request(request),
             now=timezone.now(),
         )
         if result.error is not None:

@@ -17,10 +17,11 @@ from rest_framework.views import APIView
 from payments import numbers
 from payments.models import PaymentMethod
 from transactions.models import Method, Purpose, TransactionType
-from transactions.records import transaction_record
+from transactions.records import transaction_event_record, transaction_record
 from transactions.rules import ENTRY_DESCRIPTION_MAX, ENTRY_DESCRIPTION_PATTERN, MAX_AMOUNT_CENTS, METHOD_RULES
-from transactions.selectors import transaction_get
+from transactions.selectors import transaction_events, transaction_get
 from transactions.services import transaction_charge, transaction_void
+from transactions.state import Actor
 from vault import crypto
 from vault.errors import ApiError
 from vault.serializers import StrictCharField, StrictChoiceField, StrictIntegerField, StrictSerializer
@@ -218,6 +219,7 @@ class TransactionCreateView(APIView):
             idempotency_key=key,
             request_hash=request_fingerprint(request.data) if key else "",
             now=now,
+            actor=Actor.of_request(request),
         )
         headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
         return Response(result.record, status=result.status_code, headers=headers)
@@ -229,8 +231,20 @@ class TransactionDetailView(APIView):
         return Response(transaction_record(transaction_get(company=request.company, transaction_uuid=transaction_uuid)))
 
 
+class TransactionEventsView(APIView):
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT},
+        description="The transaction's trail, oldest first: event, fromStatus, toStatus, caller, actor, reason, at.",
+    )
+    def get(self, request, transaction_uuid: UUID):
+        events = transaction_events(company=request.company, transaction_uuid=transaction_uuid)
+        return Response([transaction_event_record(event) for event in events])
+
+
 class TransactionVoidView(APIView):
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT})
     def post(self, request, transaction_uuid: UUID):
-        txn = transaction_void(company=request.company, transaction_uuid=transaction_uuid)
+        txn = transaction_void(
+            company=request.company, transaction_uuid=transaction_uuid, actor=Actor.of_request(request)
+        )
         return Response(transaction_record(txn))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from uuid import UUID
 
 import pytest
 from django.db import transaction
@@ -15,6 +16,7 @@ from tests import factories
 from tests.lifecycle.conftest import MONDAY, MONDAY_MORNING, MONDAY_SETTLED, run
 from transactions.lifecycle.returns import return_file_for
 from transactions.models import Transaction
+from transactions.state import Actor, Caller
 
 pytestmark = pytest.mark.django_db
 
@@ -73,6 +75,7 @@ def test_a_charge_that_rolls_back_emits_nothing(api_client, company, endpoint, r
             amount=1500,
             customer_uuid=customer.uuid,
             payment_method_uuid=method.uuid,
+            actor=Actor.command("test"),
         )
         assert Event.objects.filter(type="transaction.created").count() == 1  # written inside the transaction
         raise RuntimeError("the caller's transaction fails after the charge")
@@ -209,7 +212,9 @@ def test_a_late_return_a_hold_release_and_a_reversal_emit_their_events(company, 
 
     company.refresh_from_db()  # cutoff_time read back as a time
     reversible = factories.TransactionFactory(company=company, status="Settled")
-    credit = transaction_reverse(company=company, transaction_uuid=reversible.uuid, at=datetime.now(UTC))
+    credit = transaction_reverse(
+        company=company, transaction_uuid=reversible.uuid, actor=Actor(Caller.API, "test"), at=datetime.now(UTC)
+    )
     assert _types(reversible.uuid) == ["transaction.reversed"]
     assert _types(credit.uuid) == ["transaction.created"]
 
@@ -238,3 +243,31 @@ def test_held_declined_and_voided_charges_emit_their_events(api_client, company)
     assert _types(pending["uuid"]) == ["transaction.created", "transaction.voided"]
     held_event = Event.objects.get(type="transaction.held")
     assert held_event.data["holdCode"] == "AMT"
+
+
+def test_a_released_rtp_hold_reports_the_release_and_the_settlement(api_client, company):
+    from transactions.lifecycle.holds import holds_release
+
+    company.hold_over = 1000
+    company.save()
+    details = {
+        "name": "Ada L",
+        "accountType": "Checking",
+        "accountNumber": "000123456789",
+        "routingNumber": "021000021",
+    }
+    held = api_client.put(
+        "/transactions", {"method": "RTP", "type": "Debit", "amount": 2000, "paymentDetails": details}, format="json"
+    ).json()["data"]
+    assert held["status"] == "HELD"
+
+    assert holds_release(uuids=[UUID(held["uuid"])], at=datetime.now(UTC)).released == [held["uuid"]]
+
+    assert _types(held["uuid"]) == [
+        "transaction.created",
+        "transaction.held",
+        "transaction.released",
+        "transaction.settled",
+    ]
+    settled = Event.objects.get(object_uuid=held["uuid"], type="transaction.settled")
+    assert settled.data == api_client.get(f"/transactions/{held['uuid']}").json()["data"]

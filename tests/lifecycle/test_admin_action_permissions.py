@@ -14,6 +14,7 @@ from tests import factories
 from tests.lifecycle.conftest import bank_txn
 from transactions.lifecycle.exceptions import transaction_reject
 from transactions.models import Transaction, TransactionHold
+from transactions.state import Actor, Caller
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,7 @@ def _held(company) -> Transaction:
 
 def _rejected(company) -> Transaction:
     txn = bank_txn(company)
-    transaction_reject(txn=txn, reason="fraud review", at=AT)
+    transaction_reject(txn=txn, reason="fraud review", actor=Actor(Caller.ADMIN, "user:operator"), at=AT)
     txn.refresh_from_db()
     return txn
 

@@ -9,9 +9,12 @@ from tests import factories
 from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, run
 from transactions.lifecycle.exceptions import transaction_acknowledge, transaction_reject, transaction_restore
 from transactions.models import TransactionException, TransactionHold
+from transactions.state import Actor, Caller
 from vault.errors import Conflict
 
 pytestmark = pytest.mark.django_db
+
+OPERATOR = Actor(Caller.ADMIN, "user:operator")
 
 AT = datetime(2026, 12, 7, 12, tzinfo=UTC)
 LATER = datetime(2026, 12, 7, 13, tzinfo=UTC)
@@ -19,13 +22,13 @@ LATER = datetime(2026, 12, 7, 13, tzinfo=UTC)
 
 def test_reject_then_restore(company):
     txn = bank_txn(company)
-    transaction_reject(txn=txn, reason="customer called to cancel", at=AT)
+    transaction_reject(txn=txn, actor=OPERATOR, reason="customer called to cancel", at=AT)
     txn.refresh_from_db()
     assert txn.status == "Rejected"
     assert (txn.exception.reject_reason, txn.exception.rejected_at) == ("customer called to cancel", AT)
     assert run("originate", "--at", MONDAY_MORNING)["transactions"] == 0
 
-    transaction_restore(txn=txn, at=LATER)
+    transaction_restore(txn=txn, actor=OPERATOR, at=LATER)
     txn.refresh_from_db()
     assert txn.status == "Pending" and txn.exception.restored_at == LATER
     assert txn.exception.rejected_at == AT  # the history of the exception stays readable
@@ -36,7 +39,7 @@ def test_reject_then_restore(company):
 def test_only_unsent_transactions_can_be_rejected(company, status):
     txn = bank_txn(company, status=status)
     with pytest.raises(Conflict):
-        transaction_reject(txn=txn, reason="x", at=AT)
+        transaction_reject(txn=txn, actor=OPERATOR, reason="x", at=AT)
     txn.refresh_from_db()
     assert txn.status == status
 
@@ -44,14 +47,14 @@ def test_only_unsent_transactions_can_be_rejected(company, status):
 def test_restore_needs_a_rejected_transaction(company):
     txn = bank_txn(company)
     with pytest.raises(Conflict):
-        transaction_restore(txn=txn, at=AT)
+        transaction_restore(txn=txn, actor=OPERATOR, at=AT)
     assert not TransactionException.objects.exists()
 
 
 def test_acknowledge_records_once(company):
     txn = bank_txn(company, status="Returned")
-    assert transaction_acknowledge(txn=txn, at=AT) is True
-    assert transaction_acknowledge(txn=txn, at=LATER) is False
+    assert transaction_acknowledge(txn=txn, actor=OPERATOR, at=AT) is True
+    assert transaction_acknowledge(txn=txn, actor=OPERATOR, at=LATER) is False
     txn.refresh_from_db()
     assert txn.exception.acknowledged_at == AT
     assert txn.status == "Returned"

@@ -14,8 +14,11 @@ from tests.lifecycle.conftest import run
 from transactions.lifecycle.exceptions import transaction_acknowledge, transaction_reject, transaction_restore
 from transactions.lifecycle.returns import return_file_for
 from transactions.models import Transaction
+from transactions.state import Actor, Caller
 
 pytestmark = pytest.mark.django_db
+
+OPERATOR = Actor(Caller.ADMIN, "user:operator")
 
 LIFECYCLE_COLUMNS = (
     "batchUuid,batchNumericId,batchedAt,traceNumber,settlementUuid,settlementNumericId,expectedToSettleAt,"
@@ -78,9 +81,9 @@ def test_charge_to_late_return_fills_every_lifecycle_column(api_client, company,
 
     now = timezone.now()
     assert run("release_holds", "--uuid", str(held.uuid))["released"] == 1
-    transaction_reject(txn=handled, reason="merchant asked to check", at=now)
-    transaction_restore(txn=handled, at=now + timedelta(seconds=1))
-    transaction_acknowledge(txn=handled, at=now + timedelta(seconds=2))
+    transaction_reject(txn=handled, reason="merchant asked to check", actor=OPERATOR, at=now)
+    transaction_restore(txn=handled, actor=OPERATOR, at=now + timedelta(seconds=1))
+    transaction_acknowledge(txn=handled, actor=OPERATOR, at=now + timedelta(seconds=2))
 
     originated = run("originate", "--at", _iso(now))
     assert originated["transactions"] == 4

@@ -7,14 +7,10 @@ from datetime import datetime
 
 from django.db import transaction
 
-from events.types import EventType
-from transactions.events import transaction_event, transaction_resumed_event
-from transactions.models import Status, Transaction, TransactionException
-from transactions.services import PROCESSED_FIELDS, accepted_charge_process
-from vault.errors import Conflict
+from transactions.models import Transaction, TransactionException
+from transactions.services import accepted_charge_resume
+from transactions.state import Actor, Event, move_for, transaction_lock, transition
 
-# Only what has not gone to the bank yet can be rejected.
-REJECTABLE = (Status.PENDING, Status.HELD)
 DEFAULT_REJECT_REASON = "Rejected by operator"
 
 
@@ -24,42 +20,36 @@ def _exception_for(txn: Transaction) -> TransactionException:
 
 
 def _locked(txn: Transaction) -> Transaction:
-    return Transaction.objects.select_for_update().get(pk=txn.pk)
+    return transaction_lock(Transaction.objects.filter(pk=txn.pk)).get()
 
 
 @transaction.atomic
-def transaction_reject(*, txn: Transaction, reason: str, at: datetime) -> Transaction:
+def transaction_reject(*, txn: Transaction, reason: str, actor: Actor, at: datetime) -> Transaction:
     locked = _locked(txn)
-    if locked.status not in REJECTABLE:
-        raise Conflict(f"a {locked.status} transaction cannot be rejected", code="invalid_status")
+    move_for(locked, Event.REJECTED, actor)  # refused before the exception record is touched
     record = _exception_for(locked)
     record.reject_reason = (reason or DEFAULT_REJECT_REASON)[:255]
     record.rejected_at = at
     record.restored_at = None
     record.save()
-    locked.status = Status.REJECTED
-    locked.save(update_fields=["status"])
-    transaction_event(locked, EventType.TRANSACTION_REJECTED)
+    transition(locked, Event.REJECTED, actor=actor, at=at, reason=record.reject_reason)
     return locked
 
 
 @transaction.atomic
-def transaction_restore(*, txn: Transaction, at: datetime) -> Transaction:
+def transaction_restore(*, txn: Transaction, actor: Actor, at: datetime) -> Transaction:
     locked = _locked(txn)
-    if locked.status != Status.REJECTED:
-        raise Conflict(f"a {locked.status} transaction cannot be restored", code="invalid_status")
+    move_for(locked, Event.RESTORED, actor)
     record = _exception_for(locked)
     record.restored_at = at
     record.save()
-    locked.status = Status.PENDING
-    accepted_charge_process(txn=locked, now=at)
-    locked.save(update_fields=PROCESSED_FIELDS)
-    transaction_resumed_event(locked, EventType.TRANSACTION_RESTORED)
+    transition(locked, Event.RESTORED, actor=actor, at=at)
+    accepted_charge_resume(txn=locked, actor=actor, at=at)
     return locked
 
 
 @transaction.atomic
-def transaction_acknowledge(*, txn: Transaction, at: datetime) -> bool:
+def transaction_acknowledge(*, txn: Transaction, actor: Actor, at: datetime) -> bool:
     """Marks the exception seen; True when this call did it, False when it was already acknowledged."""
     locked = _locked(txn)
     record = _exception_for(locked)
@@ -67,4 +57,5 @@ def transaction_acknowledge(*, txn: Transaction, at: datetime) -> bool:
         return False
     record.acknowledged_at = at
     record.save()
+    transition(locked, Event.ACKNOWLEDGED, actor=actor, at=at)
     return True

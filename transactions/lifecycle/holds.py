@@ -10,12 +10,12 @@ from uuid import UUID
 
 from django.db import transaction
 
-from events.types import EventType
-from transactions.events import transaction_resumed_event
 from transactions.models import Status, Transaction, TransactionHold
-from transactions.services import PROCESSED_FIELDS, accepted_charge_process
+from transactions.services import accepted_charge_resume
+from transactions.state import Actor, Event, transaction_lock, transition
 from transactions.validation import HOLD_CODE as VALIDATION_HOLD_CODE
 
+RELEASE_HOLDS = Actor.command("release_holds")
 VALIDATION_HOLD_REASON = "held for account validation: its validation releases or declines it"
 
 
@@ -29,10 +29,10 @@ class ReleaseResult:
 
 
 @transaction.atomic
-def transaction_hold_release(*, txn: Transaction, at: datetime) -> bool:
+def transaction_hold_release(*, txn: Transaction, actor: Actor, at: datetime) -> bool:
     """HELD -> Pending, then processed as an unheld charge; the hold gets its released_at. False (nothing
     changed) for any other status."""
-    locked = Transaction.objects.select_for_update().filter(pk=txn.pk, status=Status.HELD).first()
+    locked = transaction_lock(Transaction.objects.filter(pk=txn.pk, status=Status.HELD)).first()
     if locked is None:
         return False
     hold = TransactionHold.objects.select_for_update().filter(transaction=locked).first()
@@ -48,15 +48,13 @@ def transaction_hold_release(*, txn: Transaction, at: datetime) -> bool:
         )
     hold.released_at = at
     hold.save()
-    locked.status = Status.PENDING
-    accepted_charge_process(txn=locked, now=at)
-    locked.save(update_fields=PROCESSED_FIELDS)
-    transaction_resumed_event(locked, EventType.TRANSACTION_RELEASED)
-    txn.status = locked.status
+    transition(locked, Event.RELEASED, actor=actor, at=at, reason=hold.hold_reason)
+    accepted_charge_resume(txn=locked, actor=actor, at=at)
+    txn.refresh_from_db(fields=["status"])
     return True
 
 
-def holds_release(*, uuids: Iterable[UUID], at: datetime) -> ReleaseResult:
+def holds_release(*, uuids: Iterable[UUID], at: datetime, actor: Actor = RELEASE_HOLDS) -> ReleaseResult:
     result = ReleaseResult()
     wanted = list(dict.fromkeys(uuids))
     found = {txn.uuid: txn for txn in Transaction.objects.filter(uuid__in=wanted).only("pk", "uuid", "status")}
@@ -64,7 +62,7 @@ def holds_release(*, uuids: Iterable[UUID], at: datetime) -> ReleaseResult:
         txn = found.get(uuid)
         if txn is None:
             result.not_released.append({"uuid": str(uuid), "reason": "not found"})
-        elif transaction_hold_release(txn=txn, at=at):
+        elif transaction_hold_release(txn=txn, actor=actor, at=at):
             result.released.append(str(uuid))
         else:
             status = Transaction.objects.filter(pk=txn.pk).values_list("status", flat=True).first()

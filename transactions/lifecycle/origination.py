@@ -23,20 +23,19 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max
 
-from events.types import EventType
 from transactions import calendar
-from transactions.events import transactions_event
 from transactions.lifecycle import nacha
 from transactions.models import NOT_SEEDED, Batch, OriginationFile, Status, Transaction, TransactionType
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION, DEFAULT_SEC_CODE, ORIGINATED_METHODS
+from transactions.state import Actor, Event, transaction_lock, transition_rows
 
 logger = logging.getLogger("transactions.lifecycle")
 
 FILE_ID_MODIFIERS = string.ascii_uppercase + string.digits
 TRACE_SEQUENCE_DIGITS = 7
-UPDATE_CHUNK = 500
 # Batching runs one at a time (trace sequence and file id modifier are read-then-written).
 ORIGINATE_LOCK_KEY = zlib.crc32(b"transactions.originate")
+ORIGINATE = Actor.command("originate")
 
 Progress = Callable[[Iterable], Iterable]
 
@@ -119,10 +118,10 @@ def _due_transactions(day: date):
 
 
 @transaction.atomic
-def _batch_due(*, at: datetime, progress: Progress) -> tuple[OriginationFile | None, int, int]:
+def _batch_due(*, at: datetime, actor: Actor, progress: Progress) -> tuple[OriginationFile | None, int, int]:
     day = processing_day(at)
     _serialize_batching()
-    due = list(_due_transactions(day).select_for_update(skip_locked=True, of=("self",)))
+    due = list(transaction_lock(_due_transactions(day), skip_locked=True))
     if not due:
         return None, 0, 0
     odfi = settings.ACH_ORIGINATING_DFI
@@ -159,41 +158,25 @@ def _batch_due(*, at: datetime, progress: Progress) -> tuple[OriginationFile | N
             txn.batch = batch
             txn.trace_number = odfi + str(sequence).rjust(TRACE_SEQUENCE_DIGITS, "0")
             txn.trace_date = day
-            txn.status = Status.PROCESSING
             txn.expected_to_settle_at = settles_at
             sequence += 1
         debit_total += debits
         credit_total += credits
-    _save_assignments(due, progress)
-    transactions_event([txn.pk for txn in due], EventType.TRANSACTION_PROCESSING)
+    transition_rows(
+        due,
+        Event.ORIGINATED,
+        actor=actor,
+        at=at,
+        fields=("batch", "trace_number", "trace_date", "expected_to_settle_at"),
+        progress=progress,
+        desc="originate",
+    )
     origination_file.batch_count = len(groups)
     origination_file.entry_count = len(due)
     origination_file.debit_total = debit_total
     origination_file.credit_total = credit_total
     origination_file.save(update_fields=["batch_count", "entry_count", "debit_total", "credit_total"])
     return origination_file, len(groups), len(due)
-
-
-def _save_assignments(due: list[Transaction], progress: Progress) -> None:
-    """One parameterised UPDATE per row through executemany: Django's bulk_update builds a CASE per row and
-    field, which costs seconds per thousand rows."""
-    meta = Transaction._meta
-    names = ("batch", "trace_number", "trace_date", "status", "expected_to_settle_at")
-    fields = [meta.get_field(name) for name in names]
-    assignments = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in fields)
-    # Table and column names come from the model; every value is a parameter.
-    table, pk = connection.ops.quote_name(meta.db_table), connection.ops.quote_name(meta.pk.column)
-    sql = f"UPDATE {table} SET {assignments} WHERE {pk} = %s"  # noqa: S608
-    chunks = [due[start : start + UPDATE_CHUNK] for start in range(0, len(due), UPDATE_CHUNK)]
-    with connection.cursor() as cursor:
-        for chunk in progress(chunks, desc="originate", unit="chunk"):
-            cursor.executemany(
-                sql,
-                [
-                    [field.get_db_prep_save(getattr(txn, field.attname), connection) for field in fields] + [txn.pk]
-                    for txn in chunk
-                ],
-            )
 
 
 def _entry(txn: Transaction) -> nacha.Entry:
@@ -276,9 +259,11 @@ def origination_file_write(*, origination_file: OriginationFile) -> str | None:
     return str(path) if claimed else None
 
 
-def transactions_originate(*, at: datetime, progress: Progress = _no_progress) -> OriginationResult:
+def transactions_originate(
+    *, at: datetime, actor: Actor = ORIGINATE, progress: Progress = _no_progress
+) -> OriginationResult:
     result = OriginationResult()
-    _created, result.batches, result.transactions = _batch_due(at=at, progress=progress)
+    _created, result.batches, result.transactions = _batch_due(at=at, actor=actor, progress=progress)
     # Also finishes files a crashed or failed run recorded but never wrote. A file that cannot be written now
     # stays unwritten (its batches do not settle) and is reported; the next run tries it again.
     for origination_file in OriginationFile.objects.filter(sha256="").order_by("id"):

@@ -23,17 +23,18 @@ from payments import numbers
 from payments.models import PaymentMethod
 from payments.services import VALIDATION_FIELDS, payment_method_event, payment_method_validation_reset
 from transactions import calendar
-from transactions.events import transactions_returned_event, transactions_voided_reversals_event
 from transactions.lifecycle import nacha
 from transactions.lifecycle.origination import sec_code_for
 from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES, Corrected, ReturnEffect
 from transactions.models import ChangeNotice, IngestionFile, Status, Transaction, TransactionReturn, TransactionType
+from transactions.state import Actor, Event, transaction_lock, transition_many
 from transactions.validation import validations_noticed, validations_returned
 from vault import crypto
 
 logger = logging.getLogger("transactions.lifecycle")
 
 Progress = Callable[..., Iterable]
+IMPORT_RETURNS = Actor.command("import_returns")
 # A Reversed debit was Settled first: its return is a late return like any other (its reversal credit is
 # voided when it has not gone out yet, so the payer is not refunded twice).
 RETURNABLE = (Status.PROCESSING, Status.SETTLED, Status.REVERSED)
@@ -173,6 +174,7 @@ class _Chunk:
 
     ingestion: IngestionFile
     at: datetime
+    actor: Actor
     transactions: dict[int, Transaction]
     matched: list[int | None]
     methods: dict[int, PaymentMethod]
@@ -184,15 +186,16 @@ class _Chunk:
     returned_reversals: list = field(default_factory=list)
 
     @classmethod
-    def lock(cls, items: Sequence[nacha.ReturnedItem], ingestion: IngestionFile, at: datetime) -> _Chunk:
+    def lock(cls, items: Sequence[nacha.ReturnedItem], ingestion: IngestionFile, at: datetime, actor: Actor) -> _Chunk:
         matched = _matches(items, at)
         matching = Transaction.objects.filter(pk__in={pk for pk in matched if pk is not None})
         method_ids = set(matching.exclude(payment_method=None).values_list("payment_method_id", flat=True))
         methods = PaymentMethod.objects.select_for_update().filter(pk__in=method_ids).order_by("pk")
-        txns = matching.select_for_update().defer("account_number").order_by("pk")
+        txns = transaction_lock(matching).defer("account_number").order_by("pk")
         chunk = cls(
             ingestion=ingestion,
             at=at,
+            actor=actor,
             transactions={txn.pk: txn for txn in txns},
             matched=matched,
             methods={method.pk: method for method in methods},
@@ -211,21 +214,33 @@ class _Chunk:
     def flush(self) -> None:
         TransactionReturn.objects.bulk_create(self.new_returns)
         ChangeNotice.objects.bulk_create(self.new_notices)
-        # Validation entries (prenotes, micro-entries): a return fails the validation, a NOC on a prenote passes it.
-        validations_returned(transaction_ids=[entry.transaction_id for entry in self.new_returns], at=self.at)
-        validations_noticed(transaction_ids=[notice.transaction_id for notice in self.new_notices], at=self.at)
-        Transaction.objects.filter(pk__in=[entry.transaction_id for entry in self.new_returns]).update(
-            status=Status.RETURNED, ingestion_file=self.ingestion
+        transition_many(
+            Transaction.objects.filter(pk__in=[entry.transaction_id for entry in self.new_returns]),
+            Event.RETURNED,
+            actor=self.actor,
+            at=self.at,
+            changes={"ingestion_file": self.ingestion},
+            reasons={entry.transaction_id: f"{entry.return_code} {entry.return_reason}" for entry in self.new_returns},
         )
         Transaction.objects.filter(pk__in=self.late_ids).update(late_returned_at=self.at)
-        Transaction.objects.filter(uuid__in=self.returned_reversals, status=Status.PENDING).update(
-            status=Status.VOIDED, voided_at=self.at, failure_reason=REVERSAL_VOIDED
+        transition_many(
+            Transaction.objects.filter(uuid__in=self.returned_reversals, status=Status.PENDING),
+            Event.VOIDED,
+            actor=self.actor,
+            at=self.at,
+            changes={"voided_at": self.at, "failure_reason": REVERSAL_VOIDED},
+            reason=REVERSAL_VOIDED,
         )
-        transactions_voided_reversals_event(self.returned_reversals, at=self.at)
         Transaction.objects.filter(pk__in=[notice.transaction_id for notice in self.new_notices]).update(
             ingestion_file=self.ingestion
         )
-        transactions_returned_event([entry.transaction_id for entry in self.new_returns], self.late_ids)
+        # Validation entries (prenotes, micro-entries): a return fails the validation, a NOC on a prenote passes it.
+        validations_returned(
+            transaction_ids=[entry.transaction_id for entry in self.new_returns], actor=self.actor, at=self.at
+        )
+        validations_noticed(
+            transaction_ids=[notice.transaction_id for notice in self.new_notices], actor=self.actor, at=self.at
+        )
 
 
 def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> bool:
@@ -354,7 +369,9 @@ def summary_of(ingestion: IngestionFile, applied: _Applied, unmatched: list[str]
     }
 
 
-def returns_import(*, content: bytes, filename: str, at: datetime, progress: Progress = _no_progress) -> dict:
+def returns_import(
+    *, content: bytes, filename: str, at: datetime, actor: Actor = IMPORT_RETURNS, progress: Progress = _no_progress
+) -> dict:
     if len(content) > settings.IMPORT_RETURNS_MAX_BYTES:
         raise ReturnFileError(f"the file is larger than {settings.IMPORT_RETURNS_MAX_BYTES} bytes")
     digest = hashlib.sha256(content).hexdigest()
@@ -374,7 +391,7 @@ def returns_import(*, content: bytes, filename: str, at: datetime, progress: Pro
             applied, unmatched = _Applied(), []
             chunks = [items[start : start + LOCK_CHUNK] for start in range(0, len(items), LOCK_CHUNK)]
             for part in progress(chunks, desc="import", unit="chunk"):
-                chunk = _Chunk.lock(part, ingestion, at)
+                chunk = _Chunk.lock(part, ingestion, at, actor)
                 for item, pk in zip(part, chunk.matched, strict=True):
                     txn = chunk.transactions.get(pk)
                     if item.kind == "return":

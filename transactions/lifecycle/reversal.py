@@ -13,13 +13,12 @@ from uuid import UUID
 from django.db import transaction
 
 from accounts.models import Company
-from events.types import EventType
 from payments.models import PaymentMethod
 from transactions import calendar
-from transactions.events import transaction_created_event, transaction_event
 from transactions.lifecycle.return_codes import Corrected
 from transactions.models import BANK_METHODS, ChangeNotice, Method, Status, Transaction, TransactionType
 from transactions.services import card_authorize, real_time_settle
+from transactions.state import Actor, Event, move_for, transaction_create, transaction_lock, transition
 from vault.crypto import account_number_hash
 from vault.errors import Conflict, NotFound
 
@@ -72,19 +71,14 @@ def _one_off_payee(original: Transaction) -> dict:
 
 
 @transaction.atomic
-def transaction_reverse(*, company: Company, transaction_uuid: UUID, at: datetime) -> Transaction:
-    original = Transaction.objects.select_for_update().filter(company=company, uuid=transaction_uuid).first()
+def transaction_reverse(*, company: Company, transaction_uuid: UUID, actor: Actor, at: datetime) -> Transaction:
+    original = transaction_lock(Transaction.objects.filter(company=company, uuid=transaction_uuid)).first()
     if original is None:
         raise NotFound("Transaction not found")
-    if original.type != TransactionType.DEBIT or original.status != Status.SETTLED:
-        raise Conflict(
-            f"only a Settled Debit can be reversed; this is a {original.status} {original.type}",
-            code="not_reversible",
-        )
+    move_for(original, Event.REVERSED, actor)  # refused before anything is written
     credit = Transaction(
         company=company,
         type=TransactionType.CREDIT,
-        status=Status.PENDING,
         effective_date=calendar.next_processing_day(at, company.cutoff_time),
         created_at=at,
         description=f"Reversal of {original.uuid}",
@@ -92,17 +86,13 @@ def transaction_reverse(*, company: Company, transaction_uuid: UUID, at: datetim
         **{name: getattr(original, name) for name in COPIED_FIELDS},
         **_payee(original),
     )
+    born = Status.PENDING
     if original.method == Method.RTP:
         credit.effective_date = calendar.eastern_now(at).date()
         real_time_settle(txn=credit, now=at)
+        born = Status.SETTLED
     elif original.method == Method.CRD:
         card_authorize(txn=credit, now=at)
-    credit.save()
-    original.status = Status.REVERSED
-    original.reversed_at = at
-    original.reversal_uuid = credit.uuid
-    original.save(update_fields=["status", "reversed_at", "reversal_uuid"])
-    transaction_event(original, EventType.TRANSACTION_REVERSED)
-    transaction_created_event(credit)
-    credit.reversal_of = original
+    transition(original, Event.REVERSED, actor=actor, at=at, reversed_at=at, reversal_uuid=credit.uuid)
+    transaction_create(credit, status=born, actor=actor)
     return credit

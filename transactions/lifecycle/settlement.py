@@ -14,13 +14,13 @@ from datetime import date, datetime
 from django.db import transaction
 from django.db.models import Count, F, Q
 
-from events.types import EventType
 from transactions import calendar
-from transactions.events import transactions_event
 from transactions.models import NOT_SEEDED, Batch, Method, Settlement, Status, Transaction, TransactionType
+from transactions.state import Actor, Event, transaction_lock, transition_many
 from transactions.validation import validations_settle
 
 Progress = Callable[..., Iterable]
+SETTLE = Actor.command("settle")
 
 
 def _no_progress(items: Iterable, **_kwargs) -> Iterable:
@@ -63,13 +63,10 @@ def _group(rows: Iterable[tuple[int, int, datetime]]) -> dict[tuple[int, date], 
 
 @transaction.atomic
 def _settle_group(
-    *, company_id: int, day: date, ids: list[int], kind: str, at: datetime, guard: Q, changes: dict
+    *, company_id: int, day: date, ids: list[int], kind: str, at: datetime, guard: Q, changes: dict, actor: Actor
 ) -> tuple[Settlement | None, int]:
-    locked = list(
-        Transaction.objects.filter(guard, pk__in=ids)
-        .select_for_update(skip_locked=True)
-        .values_list("pk", "type", "amount")
-    )
+    rows = Transaction.objects.filter(guard, pk__in=ids)
+    locked = list(transaction_lock(rows, skip_locked=True).values_list("pk", "type", "amount"))
     if not locked:
         return None, 0
     settlement, _created = Settlement.objects.get_or_create(
@@ -77,12 +74,15 @@ def _settle_group(
     )
     late = kind == Settlement.Kind.LATE_RETURN
     net = sum(-_signed(txn_type, amount) if late else _signed(txn_type, amount) for _pk, txn_type, amount in locked)
-    link = {"late_return_settlement": settlement} if late else {"settlement": settlement}
-    Transaction.objects.filter(guard, pk__in=[pk for pk, _t, _a in locked]).update(**link, **changes)
+    ours = Transaction.objects.filter(pk__in=[pk for pk, _t, _a in locked])
+    if late:
+        # Money back from a settled debit: the status stays Returned, the row joins the late-return settlement.
+        ours.update(late_return_settlement=settlement)
+    else:
+        transition_many(ours, Event.SETTLED, actor=actor, at=at, changes={"settlement": settlement, **changes})
     Settlement.objects.filter(pk=settlement.pk).update(
         transaction_count=F("transaction_count") + len(locked), net_amount=F("net_amount") + net
     )
-    transactions_event([] if late else [pk for pk, _t, _a in locked], EventType.TRANSACTION_SETTLED)
     return settlement, len(locked)
 
 
@@ -111,7 +111,7 @@ def unwritten_batches() -> list[dict]:
     ]
 
 
-def transactions_settle(*, at: datetime, progress: Progress = _no_progress) -> SettleResult:
+def transactions_settle(*, at: datetime, actor: Actor = SETTLE, progress: Progress = _no_progress) -> SettleResult:
     result = SettleResult(unwritten_batches=unwritten_batches())
     due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True) & SENT & NOT_SEEDED
     rows = Transaction.objects.filter(due).values_list("pk", "company_id", "expected_to_settle_at")
@@ -131,16 +131,13 @@ def transactions_settle(*, at: datetime, progress: Progress = _no_progress) -> S
     ]
 
     work = (
-        [(key, ids, Settlement.Kind.REGULAR, due, {"status": Status.SETTLED}) for key, ids in _group(rows).items()]
-        + [
-            (key, ids, Settlement.Kind.REGULAR, card, {"status": Status.SETTLED, "captured_at": at})
-            for key, ids in _group(card_rows).items()
-        ]
+        [(key, ids, Settlement.Kind.REGULAR, due, {}) for key, ids in _group(rows).items()]
+        + [(key, ids, Settlement.Kind.REGULAR, card, {"captured_at": at}) for key, ids in _group(card_rows).items()]
         + [(key, ids, Settlement.Kind.LATE_RETURN, late, {}) for key, ids in _group(late_rows).items()]
     )
     for (company_id, day), ids, kind, guard, changes in progress(work, desc="settle", unit="group"):
         settlement, count = _settle_group(
-            company_id=company_id, day=day, ids=ids, kind=kind, at=at, guard=guard, changes=changes
+            company_id=company_id, day=day, ids=ids, kind=kind, at=at, guard=guard, changes=changes, actor=actor
         )
         if settlement is None:
             continue
@@ -150,5 +147,5 @@ def transactions_settle(*, at: datetime, progress: Progress = _no_progress) -> S
             result.settlements.add(settlement.pk)
             result.transactions += count
     # After the settlements: a prenote settled in this run may already be 3 banking days old (a late run).
-    result.account_validations = validations_settle(at=at)
+    result.account_validations = validations_settle(at=at, actor=actor)
     return result

@@ -47,6 +47,7 @@ def seed_demo_payments(company: Company) -> None:
     from payments.services import payment_method_create
     from reporting.seeding import seed_transactions
     from transactions.services import transaction_charge
+    from transactions.state import Actor
 
     if Customer.objects.filter(company=company).exists():
         return
@@ -74,6 +75,7 @@ def seed_demo_payments(company: Company) -> None:
             customer_uuid=saved.customer.uuid,
             payment_method_uuid=saved.uuid,
             description="demo charge",
+            actor=Actor.command("bootstrap_demo"),
         )
     seed_transactions(company=company, count=DEMO_REPORTING_ROWS + len(DEMO_CHARGES), analyze=False)
 

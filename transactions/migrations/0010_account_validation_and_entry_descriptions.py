@@ -2,7 +2,7 @@
 entry descriptions and purposes, batches split by description.
 
 Changing the amount check constraint rebuilds transactions_transaction on SQLite, which drops the payer-name
-triggers of reporting 0002, and the rebuild's rename fails while 0003's return-code triggers on the return table
+triggers of reporting 0002 and the created-event trigger of 0009, and the rebuild's rename fails while 0003's return-code triggers on the return table
 name it: those are dropped first, and all of them are created again at the end (SQLite only; PostgreSQL keeps
 its triggers through ALTER TABLE)."""
 import importlib
@@ -17,6 +17,7 @@ from vault.migration_sql import run_sql_by_vendor
 
 payer_names = importlib.import_module("reporting.migrations.0002_payer_names")
 return_code_copy = importlib.import_module("transactions.migrations.0003_return_code_copy_and_name_index")
+created_event = importlib.import_module("transactions.migrations.0009_transaction_events")
 
 
 class Migration(migrations.Migration):
@@ -26,7 +27,7 @@ class Migration(migrations.Migration):
         ('customers', '0001_initial'),
         ('payments', '0002_payment_method_validation'),
         ('reporting', '0002_payer_names'),
-        ('transactions', '0008_back_office_permissions'),
+        ('transactions', '0009_transaction_events'),
     ]
 
     operations = [
@@ -94,7 +95,7 @@ class Migration(migrations.Migration):
             constraint=models.UniqueConstraint(condition=models.Q(('state', 'pending')), fields=('company', 'payment_method'), name='account_validation_one_pending'),
         ),
         run_sql_by_vendor(
-            {"sqlite": [*return_code_copy.SQLITE_FORWARD, *payer_names.SQLITE_FORWARD]},
+            {"sqlite": [*return_code_copy.SQLITE_FORWARD, *payer_names.SQLITE_FORWARD, *created_event.SQLITE_FORWARD]},
             {"sqlite": return_code_copy.SQLITE_BACKWARD},
         ),
     ]

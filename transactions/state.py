@@ -1,0 +1,342 @@
+"""The one owner of a transaction's status: the transition table, the row lock, and the trail.
+
+Every status a transaction ever has is written here and nowhere else (tests/transactions/test_state.py
+fails on a write anywhere else): its birth by `transaction_create`, each later move by `transition` (one row)
+or `transition_many` / `transition_rows` (the lifecycle commands, thousands of rows in a few statements).
+Each writes the status and appends a TransactionEvent per row in the same database transaction, so the
+change and its record commit or roll back together."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connection, models, transaction
+from django.db.models import QuerySet
+
+from accounts.authentication import ApiKeyPrincipal
+from events.types import EventType
+from transactions.events import transaction_created_event, transaction_webhook, transactions_webhook
+from transactions.models import Method, Status, Transaction, TransactionEvent, TransactionHold, TransactionType
+from vault.errors import Conflict
+
+
+class Event(models.TextChoices):
+    CREATED = "created"
+    RELEASED = "released"
+    REJECTED = "rejected"
+    RESTORED = "restored"
+    ACKNOWLEDGED = "acknowledged"
+    VOIDED = "voided"
+    ORIGINATED = "originated"
+    SETTLED = "settled"
+    DECLINED = "declined"
+    RETURNED = "returned"
+    REVERSED = "reversed"
+
+
+class Caller(models.TextChoices):
+    API = "api", "API route"
+    ADMIN = "admin", "admin action"
+    COMMAND = "command", "ops command"
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who causes a change: the kind of caller the table allows, and the API key, user or command."""
+
+    caller: Caller
+    id: str
+
+    @classmethod
+    def of_request(cls, request) -> Actor:
+        principal = request.user
+        if isinstance(principal, ApiKeyPrincipal):
+            return cls(Caller.API, f"api_key:{principal.api_key.pk}")
+        return cls(Caller.API, f"user:{principal.pk}")
+
+    @classmethod
+    def admin(cls, user) -> Actor:
+        return cls(Caller.ADMIN, f"user:{user.pk}")
+
+    @classmethod
+    def command(cls, name: str) -> Actor:
+        return cls(Caller.COMMAND, name)
+
+
+def _is_debit(txn: Transaction) -> bool:
+    return txn.type == TransactionType.DEBIT
+
+
+def _is_real_time_or_card(txn: Transaction) -> bool:
+    return txn.method in (Method.RTP, Method.CRD)
+
+
+def _is_card(txn: Transaction) -> bool:
+    return txn.method == Method.CRD
+
+
+def _is_batched_method(txn: Transaction) -> bool:
+    return txn.method in (Method.ACH, Method.RCC)
+
+
+@dataclass(frozen=True)
+class Move:
+    """(source, event) -> target, who may cause it, and what else must hold of the row. `source` None is the
+    birth of the row."""
+
+    source: str | None
+    event: Event
+    target: str
+    callers: frozenset[Caller]
+    precondition: Callable[[Transaction], bool] | None = None
+    why: str = ""
+
+
+API, ADMIN, COMMAND = Caller.API, Caller.ADMIN, Caller.COMMAND
+P, H, D, S = Status.PENDING, Status.HELD, Status.DECLINED, Status.SETTLED
+
+MOVES: tuple[Move, ...] = (
+    # Birth: a charge (PUT /transactions, or bootstrap_demo) or a reversal's credit.
+    Move(None, Event.CREATED, P, frozenset({API, COMMAND}), why="accepted; ACH/RCC wait for originate"),
+    Move(None, Event.CREATED, H, frozenset({API, COMMAND}), why="risk hold"),
+    Move(None, Event.CREATED, D, frozenset({API, COMMAND}), why="risk decline, or a card that has expired"),
+    Move(None, Event.CREATED, S, frozenset({API, COMMAND}), _is_real_time_or_card, why="RTP settles at once"),
+    # release_holds, or the account validation a `prenote_first` debit waited for (settle, or a confirm route).
+    Move(H, Event.RELEASED, P, frozenset({COMMAND, ADMIN, API}), why="release_holds, or its account validated"),
+    Move(H, Event.DECLINED, D, frozenset({COMMAND, API}), why="the account validation it waited for failed"),
+    Move(P, Event.REJECTED, Status.REJECTED, frozenset({ADMIN}), why="not sent yet"),
+    Move(H, Event.REJECTED, Status.REJECTED, frozenset({ADMIN}), why="not sent yet"),
+    Move(Status.REJECTED, Event.RESTORED, P, frozenset({ADMIN}), why="processed again as a new charge"),
+    # A void by the merchant, or import_returns voiding a reversal credit whose debit came back unsent.
+    Move(P, Event.VOIDED, Status.VOIDED, frozenset({API, COMMAND})),
+    Move(P, Event.ORIGINATED, Status.PROCESSING, frozenset({COMMAND}), _is_batched_method, why="in a NACHA file"),
+    Move(Status.PROCESSING, Event.SETTLED, S, frozenset({COMMAND}), why="its file was sent and the day came"),
+    # A card captured by settle; an RTP charge settling at once when its hold is released or it is restored.
+    Move(P, Event.SETTLED, S, frozenset({COMMAND, ADMIN}), _is_real_time_or_card),
+    # A card that expired before its hold was released or it was restored.
+    Move(P, Event.DECLINED, D, frozenset({COMMAND, ADMIN}), _is_card),
+    Move(Status.PROCESSING, Event.RETURNED, Status.RETURNED, frozenset({COMMAND})),
+    Move(S, Event.RETURNED, Status.RETURNED, frozenset({COMMAND}), why="a late return"),
+    Move(Status.REVERSED, Event.RETURNED, Status.RETURNED, frozenset({COMMAND}), why="a late return"),
+    Move(S, Event.REVERSED, Status.REVERSED, frozenset({API}), _is_debit, why="an offsetting credit"),
+    # Acknowledging an exception records who saw it; the status stays.
+    *(Move(status, Event.ACKNOWLEDGED, status, frozenset({ADMIN})) for status in Status.values),
+)
+
+BIRTHS: dict[str, Move] = {move.target: move for move in MOVES if move.source is None}
+TABLE: dict[tuple[str, str], Move] = {(move.source, move.event): move for move in MOVES if move.source is not None}
+if len(BIRTHS) + len(TABLE) != len(MOVES):
+    raise ImproperlyConfigured("two moves of transactions.state share a (source, event) or a birth status")
+
+# The 409 a refused move answers with, for the moves a client or operator asks for by name.
+REFUSALS: dict[str, tuple[str, str]] = {
+    Event.VOIDED: ("only a Pending transaction can be voided; this one is {status}", "not_voidable"),
+    Event.REVERSED: ("only a Settled Debit can be reversed; this is a {status} {type}", "not_reversible"),
+}
+
+
+# The webhook each move announces (CONTRACT 9); a birth announces transaction.created and, unless born Pending,
+# the status it was born in (transactions.events). Acknowledging announces nothing.
+WEBHOOKS: dict[str, str] = {
+    Event.RELEASED: EventType.TRANSACTION_RELEASED,
+    Event.REJECTED: EventType.TRANSACTION_REJECTED,
+    Event.RESTORED: EventType.TRANSACTION_RESTORED,
+    Event.VOIDED: EventType.TRANSACTION_VOIDED,
+    Event.ORIGINATED: EventType.TRANSACTION_PROCESSING,
+    Event.SETTLED: EventType.TRANSACTION_SETTLED,
+    Event.DECLINED: EventType.TRANSACTION_DECLINED,
+    Event.RETURNED: EventType.TRANSACTION_RETURNED,
+    Event.REVERSED: EventType.TRANSACTION_REVERSED,
+}
+# A return of what had already settled is a late return.
+LATE_RETURN_SOURCES = (Status.SETTLED, Status.REVERSED)
+
+
+def webhook_type(move: Move) -> str | None:
+    if move.event == Event.RETURNED and move.source in LATE_RETURN_SOURCES:
+        return EventType.TRANSACTION_LATE_RETURNED
+    return WEBHOOKS.get(move.event)
+
+
+class TransitionRefused(Conflict):
+    """The table has no such move from the row's status, or the row fails the move's precondition: 409."""
+
+    def __init__(self, txn: Transaction, event: str):
+        message, code = REFUSALS.get(event, ("a {status} transaction cannot be " + event, "invalid_status"))
+        super().__init__(message.format(status=txn.status, type=txn.type), code=code)
+
+
+class CallerNotAllowed(RuntimeError):
+    """A programming error: this kind of caller may not cause this move."""
+
+
+def _allowed(move: Move | None, txn: Transaction) -> bool:
+    return move is not None and (move.precondition is None or move.precondition(txn))
+
+
+def _check_caller(move: Move, actor: Actor) -> None:
+    if actor.caller not in move.callers:
+        raise CallerNotAllowed(f"{actor.caller} may not cause {move.event} from {move.source}")
+
+
+def move_for(txn: Transaction, event: str, actor: Actor) -> Move:
+    """The move `event` makes from the row's status; TransitionRefused when the table has none."""
+    move = TABLE.get((txn.status, event))
+    if not _allowed(move, txn):
+        raise TransitionRefused(txn, event)
+    _check_caller(move, actor)
+    return move
+
+
+# What the table and its preconditions read of a row.
+CHECKED_FIELDS = ("pk", "company_id", "status", "method", "type")
+
+
+def transaction_lock(rows: QuerySet[Transaction], *, skip_locked: bool = False) -> QuerySet[Transaction]:
+    """The one way to lock transaction rows: FOR UPDATE of the transaction table alone (joined rows stay free).
+    skip_locked for the batch commands, which leave a row another run holds to that run."""
+    return rows.select_for_update(skip_locked=skip_locked, of=("self",))
+
+
+def _event(txn: Transaction, move: Move, *, source: str | None, actor: Actor, at, reason: str) -> TransactionEvent:
+    return TransactionEvent(
+        company_id=txn.company_id,
+        transaction_id=txn.pk,
+        event=move.event,
+        from_status=source or "",
+        to_status=move.target,
+        caller=actor.caller,
+        actor=actor.id,
+        reason=reason[:255],
+        at=at,
+    )
+
+
+def _append(events: Sequence[TransactionEvent]) -> None:
+    """Every event row goes through here."""
+    TransactionEvent.objects.bulk_create(events, batch_size=1000)
+
+
+def transaction_create(
+    txn: Transaction, *, status: str, actor: Actor, hold: TransactionHold | None = None
+) -> Transaction:
+    """Insert a new transaction born in `status` (with its risk `hold` when born HELD) and announce it. Its
+    `created` event (who, the status, failure_reason as the reason, created_at) is written by a trigger inside
+    the INSERT itself (migration 0009): a charge costs no extra round trip for its trail."""
+    move = BIRTHS.get(status)
+    if move is None or not _allowed(move, txn):
+        raise CallerNotAllowed(f"a {txn.method} transaction cannot be born {status}")
+    _check_caller(move, actor)
+    txn.status = status
+    txn.created_by_caller, txn.created_by = actor.caller, actor.id
+    txn.save(force_insert=True)
+    if hold is not None:
+        hold.transaction = txn
+        hold.save(force_insert=True)
+        txn.hold = hold
+    transaction_created_event(txn)
+    return txn
+
+
+def target_of(source: str, event: str) -> str:
+    return TABLE[(source, event)].target
+
+
+def transition(txn: Transaction, event: str, *, actor: Actor, at, reason: str = "", **changes) -> TransactionEvent:
+    """Lock the row, check the move against the table, write the new status (and `changes`, fields that move
+    with it) and append the event, all in one database transaction. `txn` is updated in memory too."""
+    with transaction.atomic():
+        locked = transaction_lock(Transaction.objects.filter(pk=txn.pk)).only(*CHECKED_FIELDS).get()
+        move = move_for(locked, event, actor)
+        Transaction.objects.filter(pk=txn.pk).update(status=move.target, **changes)
+        for name, value in {"status": move.target, **changes}.items():
+            setattr(txn, name, value)
+        event_row = _event(locked, move, source=locked.status, actor=actor, at=at, reason=reason)
+        _append([event_row])
+        if webhook := webhook_type(move):
+            transaction_webhook(txn, webhook)
+    return event_row
+
+
+def transition_many(
+    rows: QuerySet[Transaction],
+    event: str,
+    *,
+    actor: Actor,
+    at,
+    changes: Mapping | None = None,
+    reason: str = "",
+    reasons: Mapping[int, str] | None = None,
+    skip_locked: bool = False,
+    read: Sequence[str] = (),
+) -> list[tuple]:
+    """The bulk form: lock `rows`, move those the table allows with one UPDATE per target status and append
+    their events in one insert. Rows the table refuses stay as they are. Each event's reason is `reasons[pk]`,
+    else `reason`. Returns (pk, *read) of the moved rows."""
+    locked = list(transaction_lock(rows, skip_locked=skip_locked).order_by("pk").only(*CHECKED_FIELDS, *read))
+    moved: dict[str, list[Transaction]] = {}
+    for txn in locked:
+        move = TABLE.get((txn.status, event))
+        if _allowed(move, txn):
+            _check_caller(move, actor)
+            moved.setdefault(move.target, []).append(txn)
+    events, webhooks = [], {}
+    for target, txns in moved.items():
+        Transaction.objects.filter(pk__in=[txn.pk for txn in txns]).update(status=target, **(changes or {}))
+        for txn in txns:
+            move = TABLE[(txn.status, event)]
+            why = (reasons or {}).get(txn.pk, reason)
+            events.append(_event(txn, move, source=txn.status, actor=actor, at=at, reason=why))
+            webhooks.setdefault(webhook_type(move), []).append(txn.pk)
+    _append(events)
+    for webhook, ids in webhooks.items():
+        if webhook:
+            transactions_webhook(ids, webhook)
+    return [(txn.pk, *(getattr(txn, name) for name in read)) for txns in moved.values() for txn in txns]
+
+
+UPDATE_CHUNK = 500
+
+
+def transition_rows(
+    txns: list[Transaction],
+    event: str,
+    *,
+    actor: Actor,
+    at,
+    fields: Sequence[str],
+    progress: Callable[..., Iterable] = lambda items, **_: items,
+    desc: str = "",
+) -> None:
+    """The bulk form for rows the caller has locked (transaction_lock) and given each its own values of
+    `fields`: one parameterised UPDATE per row through executemany (Django's bulk_update builds a CASE per
+    row and field, which costs seconds per thousand rows), then one insert of their events. The whole list
+    is refused when one row may not move: a caller's query selects only movable rows."""
+    events, webhooks = [], {}
+    for txn in txns:
+        move = move_for(txn, event, actor)
+        events.append(_event(txn, move, source=txn.status, actor=actor, at=at, reason=""))
+        webhooks.setdefault(webhook_type(move), []).append(txn.pk)
+        txn.status = move.target
+    meta = Transaction._meta
+    columns = [meta.get_field(name) for name in ("status", *fields)]
+    assignments = ", ".join(f"{connection.ops.quote_name(column.column)} = %s" for column in columns)
+    # Table and column names come from the model; every value is a parameter.
+    table, pk = connection.ops.quote_name(meta.db_table), connection.ops.quote_name(meta.pk.column)
+    sql = f"UPDATE {table} SET {assignments} WHERE {pk} = %s"  # noqa: S608
+    chunks = [txns[start : start + UPDATE_CHUNK] for start in range(0, len(txns), UPDATE_CHUNK)]
+    with connection.cursor() as cursor:
+        for chunk in progress(chunks, desc=desc or event, unit="chunk"):
+            cursor.executemany(
+                sql,
+                [
+                    [column.get_db_prep_save(getattr(txn, column.attname), connection) for column in columns] + [txn.pk]
+                    for txn in chunk
+                ],
+            )
+    _append(events)
+    for webhook, ids in webhooks.items():
+        if webhook:
+            transactions_webhook(ids, webhook)
