@@ -17,6 +17,7 @@ from accounts.models import ActionGroup, ApiKey, Company, Membership, Role, User
 from accounts.selectors import clear_action_group_cache
 from accounts.services import api_keys_revoke, user_refresh_tokens_revoke
 from vault.admin_scoping import CompanyScopedAdminMixin, SuperuserOnlyAdminMixin, is_uuid
+from vault.error_codes import ErrorCode
 
 
 class ActionsFormMixin(forms.ModelForm):
@@ -132,7 +133,7 @@ class EmailUserCreationForm(AdminUserCreationForm):
         # Login lowercases the email it looks up, so the stored address must be lowercase and unique as such.
         email = self.cleaned_data["email"].strip().lower()
         if User.objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError("A user with that email already exists.", code="unique")
+            raise forms.ValidationError("A user with that email already exists.", code=ErrorCode.UNIQUE)
         return email
 
 
@@ -144,7 +145,7 @@ class EmailUserChangeForm(UserChangeForm):
     def clean_email(self) -> str:
         email = self.cleaned_data["email"].strip().lower()
         if User.objects.filter(email__iexact=email).exclude(pk=self.instance.pk).exists():
-            raise forms.ValidationError("A user with that email already exists.", code="unique")
+            raise forms.ValidationError("A user with that email already exists.", code=ErrorCode.UNIQUE)
         return email
 
 
@@ -293,7 +294,7 @@ class ThrottledAdminAuthenticationForm(AdminAuthenticationForm):
         if retry_after is not None:
             raise forms.ValidationError(
                 "Too many failed login attempts; try again in %(seconds)s seconds.",
-                code="throttled",
+                code=ErrorCode.THROTTLED,
                 params={"seconds": retry_after},
             )
         cleaned = super().clean()

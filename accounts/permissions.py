@@ -10,6 +10,7 @@ from rest_framework.permissions import BasePermission
 from accounts.actions import ROLLOUT_GATED_ACTIONS, ROUTE_ACTIONS
 from accounts.authentication import ApiKeyPrincipal
 from accounts.selectors import live_api_key_actions, membership_for
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Forbidden
 
 ENTITY_PARAM = "entityUuid"
@@ -22,7 +23,7 @@ def _entity_uuid(request) -> uuid.UUID | None:
     try:
         return uuid.UUID(raw)
     except ValueError:
-        raise ApiError(f"{ENTITY_PARAM} must be a UUID", field=ENTITY_PARAM, code="invalid") from None
+        raise ApiError(f"{ENTITY_PARAM} must be a UUID", field=ENTITY_PARAM, code=ErrorCode.INVALID) from None
 
 
 def route_action(request) -> str | None:
@@ -62,14 +63,16 @@ class RouteActionPermission(BasePermission):
             if live_actions is None:
                 raise Forbidden(
                     "API keys are disabled: the live API-key action group is missing; an operator must restore it.",
-                    code="api_keys_disabled",
+                    code=ErrorCode.API_KEYS_DISABLED,
                 )
             allowed = action in live_actions and principal.api_key.scope_allows(action)
             if allowed and action in ROLLOUT_GATED_ACTIONS and company.staged_rollout:
                 allowed = principal.api_key.rollout_allowed
         else:
             if entity is None:
-                raise ApiError(f"{ENTITY_PARAM} is required with a Bearer token", field=ENTITY_PARAM, code="required")
+                raise ApiError(
+                    f"{ENTITY_PARAM} is required with a Bearer token", field=ENTITY_PARAM, code=ErrorCode.REQUIRED
+                )
             membership = membership_for(user_id=principal.pk, company_uuid=entity)
             if membership is None:
                 raise Forbidden("You may not act for that entity.")

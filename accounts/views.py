@@ -12,7 +12,7 @@ from rest_framework_simplejwt.tokens import RefreshToken
 
 from accounts.login_throttle import login_attempt_reserve, login_attempt_succeeded, login_buckets
 from accounts.services import RefreshRefused, refresh_token_issue, refresh_token_rotate
-from vault.errors import ApiError
+from vault.errors import Throttled, Unauthenticated
 from vault.serializers import StrictCharField, StrictSerializer
 
 
@@ -54,15 +54,10 @@ class LoginView(APIView):
         buckets = login_buckets(request, email)
         retry_after = login_attempt_reserve(buckets=buckets)
         if retry_after is not None:
-            raise ApiError(
-                "Too many failed login attempts; try again later.",
-                status=429,
-                code="throttled",
-                headers={"Retry-After": str(retry_after)},
-            )
+            raise Throttled("Too many failed login attempts; try again later.", retry_after=retry_after)
         user = authenticate(request, email=email.lower(), password=password)
         if user is None or not user.is_active:
-            raise ApiError("Invalid email or password.", status=401, code="authentication_failed")
+            raise Unauthenticated("Invalid email or password.")
         login_attempt_succeeded(buckets=buckets)
         return Response(_token_body(refresh_token_issue(user=user)))
 
@@ -79,5 +74,5 @@ class RefreshView(APIView):
         try:
             refresh = refresh_token_rotate(raw_token=body.validated_data["refreshToken"])
         except RefreshRefused as exc:
-            raise ApiError(str(exc), status=401, code="authentication_failed") from None
+            raise Unauthenticated(str(exc)) from None
         return Response(_token_body(refresh))

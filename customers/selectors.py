@@ -11,7 +11,7 @@ from rest_framework.exceptions import ValidationError
 
 from accounts.models import Company
 from customers.models import Customer
-from vault.errors import ApiError, NotFound
+from vault.errors import InvalidFilter, NotFound
 
 # Query parameters of GET /customers that are not filters.
 LIST_CONTROL_PARAMS = frozenset({"entityUuid", "page", "pageSize"})
@@ -61,7 +61,7 @@ def customer_list(*, company: Company, filters: Any) -> tuple[QuerySet[Customer]
     """(matching customers newest first, all the company's customers) for GET /customers."""
     unknown = sorted(set(filters) - set(CustomerFilter.base_filters) - LIST_CONTROL_PARAMS)
     if unknown:
-        raise ApiError("invalid filter", field=unknown[0], code="invalid_filter")
+        raise InvalidFilter("invalid filter", field=unknown[0])
     everyone = _customers(company)
     filterset = CustomerFilter(filters, queryset=everyone)
     if not filterset.is_valid():

@@ -13,6 +13,7 @@ from customers.selectors import customer_get
 from customers.serializers import CustomerOutput
 from events.services import event_record
 from events.types import EventType
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError, NotFound
 
 # Digits only, with an optional leading "+" for the country code (E.164 allows at most 15 digits).
@@ -36,19 +37,23 @@ def customer_holder_validate(*, account_holder_type: str, first_name: str, last_
     if account_holder_type == Customer.HolderType.ORGANIZATION:
         if not company_name:
             raise ApiError(
-                "companyName is required when accountHolderType is organization", field="companyName", code="required"
+                "companyName is required when accountHolderType is organization",
+                field="companyName",
+                code=ErrorCode.REQUIRED,
             )
         return account_holder_type
     if account_holder_type == Customer.HolderType.CONSUMER:
         missing = "firstName" if not first_name else "lastName" if not last_name else None
         if missing:
-            raise ApiError(f"{missing} is required when accountHolderType is consumer", field=missing, code="required")
+            raise ApiError(
+                f"{missing} is required when accountHolderType is consumer", field=missing, code=ErrorCode.REQUIRED
+            )
         return account_holder_type
     if first_name and last_name:
         return Customer.HolderType.CONSUMER
     if company_name:
         return Customer.HolderType.ORGANIZATION
-    raise ApiError("Provide firstName and lastName, or companyName", code="required")
+    raise ApiError("Provide firstName and lastName, or companyName", code=ErrorCode.REQUIRED)
 
 
 @transaction.atomic

@@ -12,6 +12,7 @@ from django.db.models import QuerySet
 
 from accounts.models import Company
 from events.models import DeliveryAttempt, Event, WebhookEndpoint
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError, NotFound
 
 CURSOR_PREFIX = "evt:"
@@ -53,7 +54,7 @@ def cursor_decode(cursor: str) -> int:
     except (binascii.Error, UnicodeDecodeError, ValueError):
         text = ""
     if not text.startswith(CURSOR_PREFIX) or not text[len(CURSOR_PREFIX) :].isdigit():
-        raise ApiError("cursor is not a cursor this API gave out", field="cursor", code="invalid")
+        raise ApiError("cursor is not a cursor this API gave out", field="cursor", code=ErrorCode.INVALID)
     return int(text[len(CURSOR_PREFIX) :])
 
 

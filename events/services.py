@@ -25,6 +25,7 @@ from events.destinations import UnsafeDestination, destination_resolve
 from events.models import Delivery, DeliveryAttempt, Event, ObjectSequence, WebhookEndpoint
 from events.records import endpoint_record
 from events.types import ALL_TYPES, GROUP_WILDCARDS, EventType, subscribed
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict, NotFound
 
 SEQUENCE_CHUNK = 500
@@ -192,11 +193,11 @@ def secret_generate() -> str:
 
 def event_types_validate(event_types: list[str]) -> list[str]:
     if not event_types:
-        raise ApiError("eventTypes must name at least one type, or *", field="eventTypes", code="required")
+        raise ApiError("eventTypes must name at least one type, or *", field="eventTypes", code=ErrorCode.REQUIRED)
     known = set(EventType.values) | GROUP_WILDCARDS | {ALL_TYPES}
     unknown = sorted({name for name in event_types if name not in known})
     if unknown:
-        raise ApiError(f"unknown event types: {', '.join(unknown)}", field="eventTypes", code="invalid_choice")
+        raise ApiError(f"unknown event types: {', '.join(unknown)}", field="eventTypes", code=ErrorCode.INVALID_CHOICE)
     return list(dict.fromkeys(event_types))
 
 
@@ -204,7 +205,7 @@ def url_validate(url: str) -> str:
     try:
         destination_resolve(url)
     except UnsafeDestination as exc:
-        raise ApiError(str(exc), field="url", code="unsafe_url") from None
+        raise ApiError(str(exc), field="url", code=ErrorCode.UNSAFE_URL) from None
     return url
 
 
@@ -312,7 +313,7 @@ def endpoint_replay(
     due now. Returns how many were queued."""
     endpoint = endpoint_lock(company=company, endpoint_uuid=endpoint_uuid)
     if not endpoint.enabled:
-        raise Conflict("the endpoint is disabled; enable it before replaying", code="endpoint_disabled")
+        raise Conflict("the endpoint is disabled; enable it before replaying", code=ErrorCode.ENDPOINT_DISABLED)
     events = Event.objects.filter(company=company)
     if event_uuids is not None:
         wanted = set(event_uuids)

@@ -20,6 +20,7 @@ from events.services import (
 )
 from events.types import EventType
 from vault.envelope import Enveloped
+from vault.error_codes import ErrorCode
 from vault.pagination import MAX_PAGE_SIZE
 from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer
 
@@ -31,7 +32,7 @@ class EventTypesField(serializers.ListField):
 
     def to_internal_value(self, data):
         if not isinstance(data, list):
-            raise serializers.ValidationError("Must be a list of event types.", code="type")
+            raise serializers.ValidationError("Must be a list of event types.", code=ErrorCode.TYPE)
         return super().to_internal_value(data)
 
 
@@ -109,12 +110,12 @@ class ReplayInput(StrictSerializer):
         by_ids = "eventIds" in attrs
         by_range = "since" in attrs or "until" in attrs
         if by_ids == by_range:
-            raise serializers.ValidationError("Send eventIds, or since and until.", code="required")
+            raise serializers.ValidationError("Send eventIds, or since and until.", code=ErrorCode.REQUIRED)
         if by_range and not ("since" in attrs and "until" in attrs):
             missing = "until" if "since" in attrs else "since"
-            raise serializers.ValidationError({missing: ["Required with a time range."]}, code="required")
+            raise serializers.ValidationError({missing: ["Required with a time range."]}, code=ErrorCode.REQUIRED)
         if by_range and attrs["since"] > attrs["until"]:
-            raise serializers.ValidationError({"until": ["Must not be before since."]}, code="invalid")
+            raise serializers.ValidationError({"until": ["Must not be before since."]}, code=ErrorCode.INVALID)
         return attrs
 
 

@@ -24,20 +24,23 @@ from payments import numbers
 from payments.models import PaymentMethod
 from payments.serializers import PaymentMethodOutput
 from vault import crypto
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict, NotFound
 
 
 def account_number_validate(account_number: str) -> None:
     # The message never repeats the value: it is an account number (CONTRACT 5).
     if not numbers.is_account_number(account_number):
-        raise ApiError("accountNumber must be 4 to 17 digits", field="accountNumber", code="invalid")
+        raise ApiError("accountNumber must be 4 to 17 digits", field="accountNumber", code=ErrorCode.INVALID)
 
 
 def routing_number_validate(routing_number: str) -> None:
     if not numbers.is_routing_number_shape(routing_number):
-        raise ApiError("routingNumber must be 9 digits", field="routingNumber", code="invalid")
+        raise ApiError("routingNumber must be 9 digits", field="routingNumber", code=ErrorCode.INVALID)
     if not numbers.is_routing_number(routing_number):
-        raise ApiError("routingNumber has an invalid ABA check digit", field="routingNumber", code="invalid_checksum")
+        raise ApiError(
+            "routingNumber has an invalid ABA check digit", field="routingNumber", code=ErrorCode.INVALID_CHECKSUM
+        )
 
 
 def _live_methods(*, company: Company, customer: Customer):
@@ -74,9 +77,9 @@ def payment_method_create(
     """Save a bank account. The customer's first live method is the default whatever `is_default` says;
     `is_default=True` moves the default. The same routing + account again is 409 naming the existing method."""
     if method_type != PaymentMethod.Type.BANK:
-        raise ApiError("type must be bank", field="type", code="invalid_choice")
+        raise ApiError("type must be bank", field="type", code=ErrorCode.INVALID_CHOICE)
     if account_type not in PaymentMethod.AccountType.values:
-        raise ApiError("accountType must be Checking or Savings", field="accountType", code="invalid_choice")
+        raise ApiError("accountType must be Checking or Savings", field="accountType", code=ErrorCode.INVALID_CHOICE)
     account_number_validate(account_number)
     routing_number_validate(routing_number)
     locked = customer_lock(company_id=company.pk, customer_id=customer.pk)
@@ -108,7 +111,7 @@ def payment_method_create(
         raise Conflict(
             "This bank account is already saved for the customer",
             field="accountNumber",
-            code="duplicate",
+            code=ErrorCode.DUPLICATE,
             data={"paymentMethodUuid": str(existing.uuid)},
         ) from None
 

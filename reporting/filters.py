@@ -18,7 +18,7 @@ from rest_framework.filters import BaseFilterBackend
 from reporting.registry import BY_FILTER, CONDITIONS, RESERVED_PARAMS, FieldType, ReportField
 from vault import crypto
 from vault.bounded_json import JsonRefused, json_loads_bounded
-from vault.errors import ApiError
+from vault.errors import InvalidFilter
 
 MAX_IN_VALUES = 100
 BIGINT_MAX = 2**63 - 1
@@ -26,10 +26,6 @@ _INT = re.compile(r"-?\d{1,19}")
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 NOTHING = Q(pk__in=[])
-
-
-class FilterError(ApiError):
-    code = "invalid_filter"
 
 
 @dataclass(frozen=True)
@@ -40,8 +36,8 @@ class ParsedFilter:
     raw: str
 
 
-def _fail(name: str, reason: str) -> FilterError:
-    return FilterError(f"{name}: {reason}", field=name)
+def _fail(name: str, reason: str) -> InvalidFilter:
+    return InvalidFilter(f"{name}: {reason}", field=name)
 
 
 @dataclass(frozen=True)
@@ -223,7 +219,7 @@ def parse_filters(params: Any) -> list[ParsedFilter]:
         name, _, condition = param.partition(":")
         f = BY_FILTER.get(name.lower())
         if f is None:
-            raise FilterError("invalid filter", field=param)
+            raise InvalidFilter("invalid filter", field=param)
         condition = condition.lower() or "eq"
         if condition not in CONDITIONS[FieldType.STRING]:
             raise _fail(f.filter, f"unknown condition {condition}")

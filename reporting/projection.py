@@ -11,6 +11,7 @@ from typing import Any
 
 from reporting.registry import ALWAYS_ON, BY_KEY, DEFAULT_COLUMNS, FIELDS, GROUPS, FieldType, ReportField
 from vault import crypto
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError
 
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"  # REST_FRAMEWORK DATETIME_FORMAT, the house timestamp form
@@ -133,9 +134,10 @@ def projection_for(columns_param: str | None) -> Projection:
     if unknown:
         raise ApiError(
             "invalid columns",
-            code="invalid_columns",
+            code=ErrorCode.INVALID_COLUMNS,
             errors=[
-                {"field": "columns", "code": "invalid_columns", "message": f"unknown column {key}"} for key in unknown
+                {"field": "columns", "code": ErrorCode.INVALID_COLUMNS, "message": f"unknown column {key}"}
+                for key in unknown
             ],
         )
     companions = [companion for key in requested for companion in BY_KEY[key].companions]

@@ -16,6 +16,7 @@ from reporting.registry import BY_FILTER, FieldType
 from transactions.models import Transaction
 from vault.csv_export import CsvSafe, csv_safe
 from vault.db_router import reporting_database
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError
 
 CSV_CHUNK_SIZE = 5000
@@ -68,7 +69,7 @@ def report_ordering(*, sort: str | None, direction: str | None) -> list[Any]:
     Nulls sort last ascending and first descending on every database (PostgreSQL's default, so indexes serve)."""
     direction = (direction or "DESC").upper()
     if direction not in ("ASC", "DESC"):
-        raise ApiError("sortDir must be ASC or DESC", field="sortDir", code="invalid")
+        raise ApiError("sortDir must be ASC or DESC", field="sortDir", code=ErrorCode.INVALID)
     descending = direction == "DESC"
     name = (sort or "id").lower()
     if name == "id":
@@ -76,7 +77,7 @@ def report_ordering(*, sort: str | None, direction: str | None) -> list[Any]:
     elif name in BY_FILTER:
         path = BY_FILTER[name].query_path
     else:
-        raise ApiError(f"cannot sort by {sort}", field="sort", code="invalid")
+        raise ApiError(f"cannot sort by {sort}", field="sort", code=ErrorCode.INVALID)
     tie = "-id" if descending else "id"
     if path == "id":
         return [tie]

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.models import Company
 from reporting.models import CsvExportLease
-from vault.errors import ApiError
+from vault.errors import Throttled
 
 # A lease outlives its last renewal by this long; a streaming export renews it at most once a minute.
 CSV_EXPORT_LEASE_SECONDS = 5 * 60
@@ -29,11 +29,9 @@ def csv_export_lease_acquire(*, company: Any) -> CsvExportLease:
         Company.objects.select_for_update().filter(pk=company.pk).first()
         CsvExportLease.objects.filter(company_id=company.pk, expires_at__lte=now).delete()
         if CsvExportLease.objects.filter(company_id=company.pk).count() >= settings.CSV_EXPORTS_PER_COMPANY:
-            raise ApiError(
+            raise Throttled(
                 f"At most {settings.CSV_EXPORTS_PER_COMPANY} CSV exports may run at once; retry shortly.",
-                status=429,
-                code="throttled",
-                headers={"Retry-After": str(CSV_EXPORT_RETRY_AFTER_SECONDS)},
+                retry_after=CSV_EXPORT_RETRY_AFTER_SECONDS,
             )
         return CsvExportLease.objects.create(
             company_id=company.pk, started_at=now, expires_at=now + timedelta(seconds=CSV_EXPORT_LEASE_SECONDS)

@@ -21,6 +21,7 @@ from reporting.selectors import (
 from reporting.services import LeasedStream, csv_export_lease_acquire
 from vault.csv_export import CsvLineWriter, CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError
 from vault.pagination import page_params, paginated_body
 
@@ -33,7 +34,7 @@ class TransactionReportView(APIView):
         try:
             return super().perform_content_negotiation(request, force)
         except Http404:
-            raise ApiError("format must be json or csv", field="format", code="invalid") from None
+            raise ApiError("format must be json or csv", field="format", code=ErrorCode.INVALID) from None
 
     @extend_schema(
         summary="Transaction reporting list (SPEC 4.9)",

@@ -45,7 +45,16 @@ from transactions.rules import (
 from transactions.selectors import customer_for_charge, duplicate_exists, saved_method_for_charge, transaction_get
 from transactions.state import Actor, Event, target_of, transaction_create, transaction_lock, transition
 from transactions.validation import web_debit_gate
-from vault.errors import ApiError, Conflict, NotFound
+from vault.error_codes import ErrorCode
+from vault.errors import (
+    ApiError,
+    Conflict,
+    CustomerInactive,
+    IdempotencyKeyReused,
+    IncompatibleMethod,
+    NotFound,
+    PaymentMethodBlocked,
+)
 
 CUSTOMER_INACTIVE = "customer is inactive"
 METHOD_INCOMPATIBLE = "payment method type is incompatible with transaction method"
@@ -66,7 +75,7 @@ def effective_date_resolve(*, requested: date | None, now: datetime, cutoff: tim
     the next Fed business day; a day whose window has passed moves to the next one; a past date is 400."""
     today = calendar.eastern_now(now).date()
     if requested is not None and requested < today:
-        raise ApiError("effectiveDate must not be in the past", field="effectiveDate", code="past_date")
+        raise ApiError("effectiveDate must not be in the past", field="effectiveDate", code=ErrorCode.PAST_DATE)
     if rule.real_time:
         if requested not in (None, today):
             raise ApiError("RTP settles immediately: effectiveDate must be today or omitted", field="effectiveDate")
@@ -104,7 +113,7 @@ def entry_description_resolve(
             raise ApiError(
                 f"entryDescription must be {description} for a {sec_code} {type.lower()} with purpose {purpose}",
                 field="entryDescription",
-                code="entry_description_mismatch",
+                code=ErrorCode.ENTRY_DESCRIPTION_MISMATCH,
             )
         if applies:
             return description
@@ -113,13 +122,13 @@ def entry_description_resolve(
                 f"entryDescription {description} is only for a {standard.sec_code} {standard.type.lower()} "
                 f"with purpose {standard.purpose}",
                 field="entryDescription",
-                code="entry_description_mismatch",
+                code=ErrorCode.ENTRY_DESCRIPTION_MISMATCH,
             )
     if requested in RESERVED_DESCRIPTIONS:
         raise ApiError(
             f"entryDescription {requested} is reserved for account validation",
             field="entryDescription",
-            code="reserved",
+            code=ErrorCode.ENTRY_DESCRIPTION_RESERVED,
         )
     return requested or DEFAULT_ENTRY_DESCRIPTION
 
@@ -137,7 +146,7 @@ def _resolve_payer(
             company=company, customer_uuid=customer_uuid, payment_method_uuid=payment_method_uuid
         )
     if customer.status != Customer.Status.ACTIVE:
-        raise ApiError(CUSTOMER_INACTIVE, field="customerUuid", code="customer_inactive")
+        raise CustomerInactive(CUSTOMER_INACTIVE)
     if payment_method_uuid is not None and method is None:
         raise NotFound("Payment method not found", field="paymentMethodUuid")
     return customer, method
@@ -243,13 +252,9 @@ def _charge(
     if saved is not None:
         # Rule 3: the stored holder and account replace whatever paymentDetails held.
         if method not in BANK_METHODS:
-            raise ApiError(METHOD_INCOMPATIBLE, field="method", code="incompatible_method")
+            raise IncompatibleMethod(METHOD_INCOMPATIBLE)
         if saved.blocked_at is not None:
-            raise ApiError(
-                f"payment method is blocked: {saved.blocked_reason or 'blocked'}",
-                field="paymentMethodUuid",
-                code="payment_method_blocked",
-            )
+            raise PaymentMethodBlocked(f"payment method is blocked: {saved.blocked_reason or 'blocked'}")
         payer = bank_fields(
             name=customer.holder_name,
             account_type=saved.account_type,
@@ -257,7 +262,7 @@ def _charge(
             routing_number=saved.routing_number,
         )
     elif payment_details is None:
-        raise ApiError(PAYMENT_DETAILS_REQUIRED, field="paymentDetails", code="required")
+        raise ApiError(PAYMENT_DETAILS_REQUIRED, field="paymentDetails", code=ErrorCode.REQUIRED)
     elif rule.is_card:
         payer = _card_fields(payment_details)
     else:
@@ -393,7 +398,7 @@ def _idempotent_replay(*, company: Company, key: str, request_hash: str, now: da
         IdempotencyRecord.objects.filter(pk=existing.pk, created_at=existing.created_at).delete()
         return None
     if existing.request_hash != request_hash:
-        raise Conflict(IDEMPOTENCY_MISMATCH, field="Idempotency-Key", code="idempotency_key_reused")
+        raise IdempotencyKeyReused(IDEMPOTENCY_MISMATCH)
     return ChargeResult(existing.response_status, json.loads(existing.response_body), replayed=True)
 
 

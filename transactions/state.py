@@ -19,6 +19,7 @@ from accounts.authentication import ApiKeyPrincipal
 from events.types import EventType
 from transactions.events import transaction_created_event, transaction_webhook, transactions_webhook
 from transactions.models import Method, Status, Transaction, TransactionEvent, TransactionHold, TransactionType
+from vault.error_codes import ErrorCode
 from vault.errors import Conflict
 
 
@@ -132,8 +133,8 @@ if len(BIRTHS) + len(TABLE) != len(MOVES):
 
 # The 409 a refused move answers with, for the moves a client or operator asks for by name.
 REFUSALS: dict[str, tuple[str, str]] = {
-    Event.VOIDED: ("only a Pending transaction can be voided; this one is {status}", "not_voidable"),
-    Event.REVERSED: ("only a Settled Debit can be reversed; this is a {status} {type}", "not_reversible"),
+    Event.VOIDED: ("only a Pending transaction can be voided; this one is {status}", ErrorCode.NOT_VOIDABLE),
+    Event.REVERSED: ("only a Settled Debit can be reversed; this is a {status} {type}", ErrorCode.NOT_REVERSIBLE),
 }
 
 
@@ -164,7 +165,7 @@ class TransitionRefused(Conflict):
     """The table has no such move from the row's status, or the row fails the move's precondition: 409."""
 
     def __init__(self, txn: Transaction, event: str):
-        message, code = REFUSALS.get(event, ("a {status} transaction cannot be " + event, "invalid_status"))
+        message, code = REFUSALS.get(event, ("a {status} transaction cannot be " + event, ErrorCode.INVALID_STATUS))
         super().__init__(message.format(status=txn.status, type=txn.type), code=code)
 
 

@@ -39,7 +39,8 @@ from transactions.payer import bank_fields
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
 from transactions.state import Actor, Event, transaction_create, transaction_lock, transition
 from vault import crypto
-from vault.errors import ApiError, Conflict, NotFound
+from vault.error_codes import ErrorCode
+from vault.errors import ApiError, Conflict, CustomerInactive, NotFound, PaymentMethodBlocked
 
 PRENOTE_WAIT_BANKING_DAYS = 3  # Nacha 2.6.3: live entries no sooner than 3 banking days after the prenote
 MICRODEPOSIT_ATTEMPTS = 3
@@ -94,9 +95,7 @@ def _validation_create(
 ) -> AccountValidation:
     """The validation and its entries, for the next `originate`. The method's row is locked by the caller."""
     if method.blocked_at is not None:
-        raise Conflict(
-            f"payment method is blocked: {method.blocked_reason or 'blocked'}", code="payment_method_blocked"
-        )
+        raise PaymentMethodBlocked(f"payment method is blocked: {method.blocked_reason or 'blocked'}", status=409)
     day = calendar.next_processing_day(now, calendar.company_cutoff(company.cutoff_time))
     try:
         with transaction.atomic():
@@ -110,7 +109,9 @@ def _validation_create(
             )
     except IntegrityError:
         # The partial unique index: one validation in flight per method, also for requests at once.
-        raise Conflict("a validation of this payment method is already pending", code="validation_pending") from None
+        raise Conflict(
+            "a validation of this payment method is already pending", code=ErrorCode.VALIDATION_PENDING
+        ) from None
     if kind == Kind.PRENOTE:
         entries = [_entry(validation, customer, method, type=TransactionType.DEBIT, amount=0)]
     else:
@@ -155,7 +156,7 @@ def account_validation_start(
 ) -> PaymentMethod:
     """POST .../validate: a prenote or micro-deposits go out in the next file; the method is `pending`."""
     if customer.status != Customer.Status.ACTIVE:
-        raise ApiError("customer is inactive", field="customerUuid", code="customer_inactive")
+        raise CustomerInactive("customer is inactive")
     method = _method_lock(company=company, customer=customer, payment_method=payment_method)
     _validation_create(company=company, customer=customer, method=method, kind=kind, actor=actor, now=now)
     return method
@@ -187,12 +188,13 @@ def microdeposits_confirm(
         )
         if validation is None:
             raise Conflict(
-                "no micro-deposit validation of this payment method is pending", code="no_validation_pending"
+                "no micro-deposit validation of this payment method is pending", code=ErrorCode.NO_VALIDATION_PENDING
             )
         if now >= validation.expires_at:
             _finish(validation, method, passed=False, reason=EXPIRED, actor=actor, at=now)
             return ConfirmResult(
-                method, Conflict("the micro-deposits have expired; start a new validation", code="expired")
+                method,
+                Conflict("the micro-deposits have expired; start a new validation", code=ErrorCode.VALIDATION_EXPIRED),
             )
         if _amounts_hash(validation.uuid, amounts) == validation.amounts_hash:
             _finish(validation, method, passed=True, actor=actor, at=now)
@@ -205,7 +207,7 @@ def microdeposits_confirm(
             message = "amounts do not match; no attempts left: the validation failed"
         else:
             message = f"amounts do not match; {left} attempt{'s' if left > 1 else ''} left"
-        return ConfirmResult(method, ApiError(message, field="amounts", code="amounts_mismatch"))
+        return ConfirmResult(method, ApiError(message, field="amounts", code=ErrorCode.AMOUNTS_MISMATCH))
 
 
 def _finish(

@@ -23,6 +23,7 @@ from transactions.selectors import transaction_events, transaction_get
 from transactions.services import transaction_charge, transaction_void
 from transactions.state import Actor
 from vault import crypto
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError
 from vault.serializers import StrictCharField, StrictChoiceField, StrictIntegerField, StrictSerializer
 
@@ -136,7 +137,7 @@ class ChargeInputSerializer(StrictSerializer):
     def to_internal_value(self, data):
         # SPEC 4.7 rule 6 answers before anything else about the body.
         if isinstance(data, dict) and data.get("paymentMethodUuid") not in (None, "") and not data.get("customerUuid"):
-            raise ApiError(PAYMENT_METHOD_NEEDS_CUSTOMER, field="customerUuid", code="required")
+            raise ApiError(PAYMENT_METHOD_NEEDS_CUSTOMER, field="customerUuid", code=ErrorCode.REQUIRED)
         return super().to_internal_value(data)
 
     def validate(self, attrs):
@@ -150,7 +151,7 @@ class ChargeInputSerializer(StrictSerializer):
         details = attrs.get("paymentDetails")
         if details is None and not rule.is_card:
             # Rule 2 to the letter: a bank charge carries paymentDetails, even when a saved method replaces it.
-            raise ApiError(PAYMENT_DETAILS_REQUIRED, field="paymentDetails", code="required")
+            raise ApiError(PAYMENT_DETAILS_REQUIRED, field="paymentDetails", code=ErrorCode.REQUIRED)
         if details is not None:  # rule 2: structurally valid even when a saved method will replace it
             details_serializer = (CardDetailsSerializer if rule.is_card else BankDetailsSerializer)(
                 data=details, context=self.context

@@ -13,6 +13,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError
 
 MAX_JSON_DEPTH = 32
@@ -55,7 +56,7 @@ def json_loads_bounded(text: str | bytes) -> Any:
 
 class RequestTooLarge(ApiError):
     status_code = 413
-    code = "request_too_large"
+    code = ErrorCode.REQUEST_TOO_LARGE
 
 
 def request_too_large() -> RequestTooLarge:

@@ -8,6 +8,8 @@ import orjson
 from rest_framework.renderers import JSONRenderer
 from rest_framework.utils.encoders import JSONEncoder
 
+from vault.error_codes import ErrorCode
+
 # orjson writes what it knows natively (str, int, float, dict, list, UUID, date) several times faster than the
 # json module; everything else, datetimes included, goes to DRF's encoder, so every value reads as DRF writes it.
 _DRF_DEFAULT = JSONEncoder().default
@@ -36,7 +38,7 @@ class EnvelopeJSONRenderer(JSONRenderer):
         if not isinstance(data, Enveloped):
             if response is not None and response.status_code >= 400:
                 message = "Request failed."
-                data = error_body(message, [{"field": None, "code": "error", "message": message}])
+                data = error_body(message, [{"field": None, "code": ErrorCode.ERROR, "message": message}])
             else:
                 data = success_body(data)
         body = orjson.dumps(data, default=_DRF_DEFAULT, option=_ORJSON_OPTIONS)

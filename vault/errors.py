@@ -13,6 +13,7 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
 
 from vault.envelope import error_body
+from vault.error_codes import ErrorCode
 
 logger = logging.getLogger("vault.errors")
 
@@ -21,7 +22,7 @@ class ApiError(Exception):
     """A client-facing failure: HTTP status, machine code, one-line message, optional field and data."""
 
     status_code = 400
-    code = "invalid"
+    code: ErrorCode = ErrorCode.INVALID
 
     def __init__(
         self,
@@ -37,7 +38,7 @@ class ApiError(Exception):
         super().__init__(message)
         self.message = message
         self.status = status or self.status_code
-        self.code = code or self.code
+        self.code = str(code or self.code)
         self.errors = errors or [{"field": field, "code": self.code, "message": message}]
         self.data = data
         self.headers = headers or {}
@@ -45,17 +46,66 @@ class ApiError(Exception):
 
 class NotFound(ApiError):
     status_code = 404
-    code = "not_found"
+    code = ErrorCode.NOT_FOUND
 
 
 class Conflict(ApiError):
     status_code = 409
-    code = "conflict"
+    code = ErrorCode.CONFLICT
 
 
 class Forbidden(ApiError):
     status_code = 403
-    code = "forbidden"
+    code = ErrorCode.FORBIDDEN
+
+
+class Unauthenticated(ApiError):
+    status_code = 401
+    code = ErrorCode.AUTHENTICATION_FAILED
+
+
+class Throttled(ApiError):
+    """429 with Retry-After."""
+
+    status_code = 429
+    code = ErrorCode.THROTTLED
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message, headers={"Retry-After": str(retry_after)})
+
+
+class PaymentMethodBlocked(ApiError):
+    """A saved method blocked by a return (R02-R04): 400 on a charge, 409 on a reversal."""
+
+    code = ErrorCode.PAYMENT_METHOD_BLOCKED
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message, status=status, field="paymentMethodUuid")
+
+
+class CustomerInactive(ApiError):
+    code = ErrorCode.CUSTOMER_INACTIVE
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field="customerUuid")
+
+
+class IncompatibleMethod(ApiError):
+    code = ErrorCode.INCOMPATIBLE_METHOD
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field="method")
+
+
+class IdempotencyKeyReused(Conflict):
+    code = ErrorCode.IDEMPOTENCY_KEY_REUSED
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field="Idempotency-Key")
+
+
+class InvalidFilter(ApiError):
+    code = ErrorCode.INVALID_FILTER
 
 
 def _flatten_validation(detail: Any, prefix: str | None = None) -> list[dict[str, Any]]:
@@ -76,20 +126,20 @@ def _flatten_validation(detail: Any, prefix: str | None = None) -> list[dict[str
             else:
                 out.extend(_flatten_validation(item, prefix))
         return out
-    code = getattr(detail, "code", None) or "invalid"
+    code = getattr(detail, "code", None) or ErrorCode.INVALID
     return [{"field": prefix, "code": code, "message": str(detail)}]
 
 
 _DRF_CODES = {
-    drf_exceptions.NotAuthenticated: "not_authenticated",
-    drf_exceptions.AuthenticationFailed: "authentication_failed",
-    drf_exceptions.PermissionDenied: "forbidden",
-    drf_exceptions.NotFound: "not_found",
-    drf_exceptions.MethodNotAllowed: "method_not_allowed",
-    drf_exceptions.NotAcceptable: "not_acceptable",
-    drf_exceptions.UnsupportedMediaType: "unsupported_media_type",
-    drf_exceptions.Throttled: "throttled",
-    drf_exceptions.ParseError: "parse_error",
+    drf_exceptions.NotAuthenticated: ErrorCode.NOT_AUTHENTICATED,
+    drf_exceptions.AuthenticationFailed: ErrorCode.AUTHENTICATION_FAILED,
+    drf_exceptions.PermissionDenied: ErrorCode.FORBIDDEN,
+    drf_exceptions.NotFound: ErrorCode.NOT_FOUND,
+    drf_exceptions.MethodNotAllowed: ErrorCode.METHOD_NOT_ALLOWED,
+    drf_exceptions.NotAcceptable: ErrorCode.NOT_ACCEPTABLE,
+    drf_exceptions.UnsupportedMediaType: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    drf_exceptions.Throttled: ErrorCode.THROTTLED,
+    drf_exceptions.ParseError: ErrorCode.PARSE_ERROR,
 }
 
 
@@ -100,7 +150,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     if isinstance(exc, RequestDataTooBig):
         # request.body past DATA_UPLOAD_MAX_MEMORY_SIZE; the body-limit middleware normally answers first.
         message = "Request body too large."
-        return Response(error_body(message, [{"field": None, "code": "request_too_large", "message": message}]), 413)
+        return Response(
+            error_body(message, [{"field": None, "code": ErrorCode.REQUEST_TOO_LARGE, "message": message}]), 413
+        )
     if isinstance(exc, Http404):
         exc = drf_exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
@@ -116,7 +168,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             headers["WWW-Authenticate"] = exc.auth_header
         if getattr(exc, "wait", None):
             headers["Retry-After"] = str(int(exc.wait))
-        code = _DRF_CODES.get(type(exc)) or (exc.get_codes() if isinstance(exc.get_codes(), str) else "error")
+        code = _DRF_CODES.get(type(exc)) or (exc.get_codes() if isinstance(exc.get_codes(), str) else ErrorCode.ERROR)
         message = str(exc.detail) if not isinstance(exc.detail, (list, dict)) else "Request failed."
         return Response(
             error_body(message, [{"field": None, "code": code, "message": message}]),
@@ -129,10 +181,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         logger.warning("database unavailable: %s", type(exc).__name__)
         message = "Service temporarily unavailable; retry the request."
         return Response(
-            error_body(message, [{"field": None, "code": "service_unavailable", "message": message}]),
+            error_body(message, [{"field": None, "code": ErrorCode.SERVICE_UNAVAILABLE, "message": message}]),
             status=503,
             headers={"Retry-After": "1"},
         )
     logger.exception("unhandled error in %s", context.get("view").__class__.__name__ if context.get("view") else "?")
     message = "Internal server error."
-    return Response(error_body(message, [{"field": None, "code": "server_error", "message": message}]), status=500)
+    return Response(
+        error_body(message, [{"field": None, "code": ErrorCode.SERVER_ERROR, "message": message}]), status=500
+    )

@@ -9,6 +9,7 @@ from uuid import uuid4
 
 from django.conf import settings
 
+from vault.error_codes import ErrorCode
 from vault.views import error_response
 
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -39,6 +40,6 @@ class RequestBodyLimitMiddleware:
         declared = request.META.get("CONTENT_LENGTH") or "0"
         if declared.isascii() and declared.isdigit() and int(declared) > settings.MAX_REQUEST_BODY_BYTES:
             return error_response(
-                413, "request_too_large", f"Request body larger than {settings.MAX_REQUEST_BODY_BYTES} bytes."
+                413, ErrorCode.REQUEST_TOO_LARGE, f"Request body larger than {settings.MAX_REQUEST_BODY_BYTES} bytes."
             )
         return self.get_response(request)

@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 
 from vault.envelope import Enveloped
+from vault.error_codes import ErrorCode
 from vault.errors import ApiError
 
 MAX_PAGE_SIZE = 1000
@@ -17,15 +18,15 @@ def _int_param(params: Any, name: str, minimum: int, maximum: int | None, defaul
     raw = params.get(name)
     if raw in (None, ""):
         if default is None:
-            raise ApiError(f"{name} is required", field=name, code="required")
+            raise ApiError(f"{name} is required", field=name, code=ErrorCode.REQUIRED)
         return default
     # ASCII only: str.isdigit() is also true of "²" (int() refuses it) and "١" (int() reads it as 1).
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 9:
-        raise ApiError(f"{name} must be a whole number", field=name, code="invalid")
+        raise ApiError(f"{name} must be a whole number", field=name, code=ErrorCode.INVALID)
     value = int(raw)
     if value < minimum or (maximum is not None and value > maximum):
         bound = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
-        raise ApiError(f"{name} must be {bound}", field=name, code="out_of_range")
+        raise ApiError(f"{name} must be {bound}", field=name, code=ErrorCode.OUT_OF_RANGE)
     return value
 
 

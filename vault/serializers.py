@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from vault.error_codes import ErrorCode
+
 
 class StrictSerializer(serializers.Serializer):
     """Rejects a body that is not an object or that carries fields the serializer does not declare; drops
@@ -14,12 +16,12 @@ class StrictSerializer(serializers.Serializer):
     def to_internal_value(self, data):
         if not isinstance(data, dict):
             raise serializers.ValidationError(
-                {"non_field_errors": [serializers.ErrorDetail("Expected a JSON object.", code="invalid")]}
+                {"non_field_errors": [serializers.ErrorDetail("Expected a JSON object.", code=ErrorCode.INVALID)]}
             )
         unknown = sorted(set(data) - set(self.fields))
         if unknown:
             raise serializers.ValidationError(
-                {name: [serializers.ErrorDetail("Unknown field.", code="unknown_field")] for name in unknown}
+                {name: [serializers.ErrorDetail("Unknown field.", code=ErrorCode.UNKNOWN_FIELD)] for name in unknown}
             )
         return super().to_internal_value(without_optional_nulls(data, self.fields, partial=self.partial))
 

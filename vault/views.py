@@ -7,6 +7,7 @@ import json
 from django.http import HttpResponse
 
 from vault.envelope import error_body
+from vault.error_codes import ErrorCode
 
 
 def error_response(status: int, code: str, message: str) -> HttpResponse:
@@ -15,16 +16,16 @@ def error_response(status: int, code: str, message: str) -> HttpResponse:
 
 
 def not_found(request, exception=None):
-    return error_response(404, "not_found", "Not found.")
+    return error_response(404, ErrorCode.NOT_FOUND, "Not found.")
 
 
 def server_error(request):
-    return error_response(500, "server_error", "Internal server error.")
+    return error_response(500, ErrorCode.SERVER_ERROR, "Internal server error.")
 
 
 def bad_request(request, exception=None):
-    return error_response(400, "bad_request", "Bad request.")
+    return error_response(400, ErrorCode.BAD_REQUEST, "Bad request.")
 
 
 def permission_denied(request, exception=None):
-    return error_response(403, "forbidden", "You do not have permission to perform this action.")
+    return error_response(403, ErrorCode.FORBIDDEN, "You do not have permission to perform this action.")

@@ -20,7 +20,7 @@ from transactions.models import BANK_METHODS, ChangeNotice, Method, Status, Tran
 from transactions.services import card_authorize, real_time_settle
 from transactions.state import Actor, Event, move_for, transaction_create, transaction_lock, transition
 from vault.crypto import account_number_hash
-from vault.errors import Conflict, NotFound
+from vault.errors import NotFound, PaymentMethodBlocked
 
 PAYMENT_METHOD_BLOCKED = "payment method is blocked"
 COPIED_FIELDS = (
@@ -43,7 +43,7 @@ def _payee(original: Transaction) -> dict:
         return _one_off_payee(original)
     method = PaymentMethod.objects.select_for_update().get(pk=original.payment_method_id)
     if method.blocked_at is not None:
-        raise Conflict(PAYMENT_METHOD_BLOCKED, field="paymentMethodUuid", code="payment_method_blocked")
+        raise PaymentMethodBlocked(PAYMENT_METHOD_BLOCKED, status=409)
     # The saved method carries every notice of change applied since the debit.
     return {
         "account_type": method.account_type,

@@ -1,0 +1,61 @@
+"""The machine error codes of the API: one closed vocabulary (vault.errors re-exports it)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    """Every machine code this API puts in `errors[].code` (CONTRACT 4), in the shape of zulip's ErrorCode and
+    saleor's PaymentErrorCode. Field validators of DRF add their own (max_length, min_value, ...), passed on as
+    DRF names them."""
+
+    # The request's shape
+    INVALID = "invalid"
+    REQUIRED = "required"
+    UNKNOWN_FIELD = "unknown_field"
+    INVALID_CHOICE = "invalid_choice"
+    TYPE = "type"
+    OUT_OF_RANGE = "out_of_range"
+    PAST_DATE = "past_date"
+    INVALID_CHECKSUM = "invalid_checksum"
+    INVALID_FILTER = "invalid_filter"
+    INVALID_COLUMNS = "invalid_columns"
+    UNSAFE_URL = "unsafe_url"
+    PARSE_ERROR = "parse_error"
+    BAD_REQUEST = "bad_request"
+    REQUEST_TOO_LARGE = "request_too_large"
+    # Who calls
+    NOT_AUTHENTICATED = "not_authenticated"
+    AUTHENTICATION_FAILED = "authentication_failed"
+    FORBIDDEN = "forbidden"
+    API_KEYS_DISABLED = "api_keys_disabled"
+    THROTTLED = "throttled"
+    # The route
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    NOT_ACCEPTABLE = "not_acceptable"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    # Domain rules
+    CONFLICT = "conflict"
+    DUPLICATE = "duplicate"
+    UNIQUE = "unique"
+    CUSTOMER_INACTIVE = "customer_inactive"
+    INCOMPATIBLE_METHOD = "incompatible_method"
+    PAYMENT_METHOD_BLOCKED = "payment_method_blocked"
+    IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
+    NOT_VOIDABLE = "not_voidable"
+    NOT_REVERSIBLE = "not_reversible"
+    INVALID_STATUS = "invalid_status"
+    ENDPOINT_DISABLED = "endpoint_disabled"
+    # Account validation and entry descriptions (CONTRACT 11)
+    ENTRY_DESCRIPTION_MISMATCH = "entry_description_mismatch"
+    ENTRY_DESCRIPTION_RESERVED = "entry_description_reserved"
+    VALIDATION_PENDING = "validation_pending"
+    NO_VALIDATION_PENDING = "no_validation_pending"
+    VALIDATION_EXPIRED = "validation_expired"
+    AMOUNTS_MISMATCH = "amounts_mismatch"
+    # The server
+    ERROR = "error"
+    SERVICE_UNAVAILABLE = "service_unavailable"
+    SERVER_ERROR = "server_error"
