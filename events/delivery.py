@@ -265,10 +265,10 @@ def _record(token: str, sent: list[tuple[Delivery, Outcome]], unsent: list[Deliv
             transaction.on_commit(lambda: _wake_worker_at(next_wake), robust=True)
 
 
-def _wake_worker_at(moment: datetime) -> None:
-    from events.tasks import deliver_webhooks
+def _wake_worker_at(moment: datetime | None) -> None:
+    from events.tasks import deliver_webhooks_soon  # tasks imports this module
 
-    deliver_webhooks.using(run_after=moment).enqueue()
+    deliver_webhooks_soon(at=moment)
 
 
 def deliveries_send(token: str, lease_until: datetime, batch: list[Delivery]) -> int:
@@ -306,7 +306,7 @@ def deliveries_run(*, batch_size: int = BATCH_SIZE, max_batches: int | None = No
             break
         if batches == 0 and len(batch) == batch_size:
             # More is probably due: ask one more worker to join (it does the same), so a backlog spreads.
-            _wake_worker_at(timezone.now())
+            _wake_worker_at(None)
         attempts += deliveries_send(token, lease_until, batch)
         batches += 1
     return attempts

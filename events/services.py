@@ -94,9 +94,9 @@ def _sequences(drafts: Sequence[EventDraft]) -> list[int]:
 
 
 def _wake_worker() -> None:
-    from events.tasks import deliver_webhooks
+    from events.tasks import deliver_webhooks_soon  # tasks -> delivery -> services: imported when first used
 
-    deliver_webhooks.enqueue()
+    deliver_webhooks_soon()
 
 
 def _wake_worker_after_commit() -> None:

@@ -111,6 +111,24 @@ def test_purge_deletes_events_past_the_retention(company, endpoint, receiver):
     deliveries_run()
     Event.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=31))
 
-    assert run("purge_events") == {"events": 1}
+    assert run("purge_events") == {"events": 1, "taskResults": 0}
     assert list(Event.objects.values_list("pk", flat=True)) == [fresh.pk]
-    assert run("purge_events") == {"events": 0}
+    assert run("purge_events") == {"events": 0, "taskResults": 0}
+
+
+def test_one_waiting_wake_up_is_enough_and_finished_ones_are_purged(db):
+    from django_tasks_db.models import DBTaskResult
+
+    from events.tasks import deliver_webhooks_soon
+    from tests.lifecycle.conftest import run
+
+    deliver_webhooks_soon()
+    deliver_webhooks_soon()
+    assert DBTaskResult.objects.count() == 1
+    deliver_webhooks_soon(at=timezone.now() + timedelta(minutes=5))  # a retry's wake-up is its own row
+    assert DBTaskResult.objects.count() == 2
+
+    # The ready one ran two days ago (as a worker would have left it).
+    DBTaskResult.objects.ready().update(status="SUCCESSFUL", finished_at=timezone.now() - timedelta(days=2))
+    assert run("purge_events") == {"events": 0, "taskResults": 1}
+    assert DBTaskResult.objects.count() == 1

@@ -11,10 +11,14 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from events.services import events_purge
+from events.tasks import task_results_purge
 
 
 class Command(BaseCommand):
-    help = f"Delete events older than {settings.EVENT_RETENTION_DAYS} days (with their deliveries and attempts)."
+    help = (
+        f"Delete events older than {settings.EVENT_RETENTION_DAYS} days (with their deliveries and attempts) and "
+        "finished background-task rows older than a day."
+    )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--at", help="ISO 8601 UTC time to count the retention from (default now).")
@@ -24,4 +28,5 @@ class Command(BaseCommand):
         if now is None or now.tzinfo is None:
             raise CommandError("--at must be an ISO 8601 time with a zone, e.g. 2026-11-23T00:00:00Z")
         deleted = events_purge(before=now - timedelta(days=settings.EVENT_RETENTION_DAYS))
-        self.stdout.write(json.dumps({"events": deleted}))
+        tasks = task_results_purge(before=now - timedelta(days=1))
+        self.stdout.write(json.dumps({"events": deleted, "taskResults": tasks}))
