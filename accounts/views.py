@@ -22,14 +22,14 @@ class LoginInput(StrictSerializer):
 
 
 class RefreshInput(StrictSerializer):
-    refreshToken = StrictCharField(max_length=4096)  # noqa: N815 - the wire name
+    refreshToken = StrictCharField(max_length=4096)
 
 
 class TokenOutput(serializers.Serializer):
-    accessToken = serializers.CharField()  # noqa: N815
-    refreshToken = serializers.CharField()  # noqa: N815
-    tokenType = serializers.CharField()  # noqa: N815
-    expiresIn = serializers.IntegerField()  # noqa: N815
+    accessToken = serializers.CharField()
+    refreshToken = serializers.CharField()
+    tokenType = serializers.CharField()
+    expiresIn = serializers.IntegerField()
 
 
 def _token_body(refresh: RefreshToken) -> dict:

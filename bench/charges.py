@@ -240,7 +240,7 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def main() -> None:
+def _options() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--duration", type=float, default=20.0, help="measured seconds")
@@ -255,7 +255,46 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help="0: any free port")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server URL")
     parser.add_argument("--database", default="bench_charges")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def _figures(args, latencies: list[float], errors: int, app_seconds: float, db_seconds: float) -> dict:
+    return {
+        "clients": args.clients,
+        "workers": f"{args.workers} {args.worker_class} x {args.threads} threads",
+        "seconds": args.duration,
+        "requests": len(latencies),
+        "requestsPerSecond": round(len(latencies) / args.duration, 1),
+        "p50Ms": round(statistics.median(latencies) * 1000, 1) if latencies else None,
+        "p95Ms": round(percentile(latencies, 0.95) * 1000, 1),
+        "p99Ms": round(percentile(latencies, 0.99) * 1000, 1),
+        "errors": errors,
+        # Less load-dependent than requests/s: what one charge costs the app servers and the database.
+        "appCpuMsPerCharge": round(app_seconds * 1000 / len(latencies), 2) if latencies else None,
+        "dbCpuMsPerCharge": round(db_seconds * 1000 / len(latencies), 2) if latencies else None,
+    }
+
+
+def _warm_up(args, setup: dict, per_process: list[int], queue: multiprocessing.Queue) -> None:
+    """Load before measuring; its requests count for nothing."""
+    warm_until = time.monotonic() + 1.0 + args.warmup
+    warm = [
+        multiprocessing.Process(
+            target=client_process,
+            args=(args.port, setup["authorization"], setup["pairs"], n, time.monotonic() + 1.0, warm_until, queue),
+        )
+        for n in per_process
+    ]
+    for proc in warm:
+        proc.start()
+    for _ in warm:
+        queue.get()
+    for proc in warm:
+        proc.join()
+
+
+def main() -> None:
+    args = _options()
 
     recreate_database(args.pg, args.database)
     env = bench_env(f"{args.pg}/{args.database}")
@@ -267,20 +306,7 @@ def main() -> None:
         processes = max(1, min(args.client_processes, args.clients))
         per_process = [args.clients // processes + (1 if n < args.clients % processes else 0) for n in range(processes)]
         queue: multiprocessing.Queue = multiprocessing.Queue()
-        warm_until = time.monotonic() + 1.0 + args.warmup
-        warm = [
-            multiprocessing.Process(
-                target=client_process,
-                args=(args.port, setup["authorization"], setup["pairs"], n, time.monotonic() + 1.0, warm_until, queue),
-            )
-            for n in per_process
-        ]
-        for proc in warm:
-            proc.start()
-        for _ in warm:
-            queue.get()
-        for proc in warm:
-            proc.join()
+        _warm_up(args, setup, per_process, queue)
 
         start_at = time.monotonic() + 1.0
         stop_at = start_at + args.duration
@@ -310,20 +336,7 @@ def main() -> None:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
 
-    figures = {
-        "clients": args.clients,
-        "workers": f"{args.workers} {args.worker_class} x {args.threads} threads",
-        "seconds": args.duration,
-        "requests": len(latencies),
-        "requestsPerSecond": round(len(latencies) / args.duration, 1),
-        "p50Ms": round(statistics.median(latencies) * 1000, 1) if latencies else None,
-        "p95Ms": round(percentile(latencies, 0.95) * 1000, 1),
-        "p99Ms": round(percentile(latencies, 0.99) * 1000, 1),
-        "errors": errors,
-        # Less load-dependent than requests/s: what one charge costs the app servers and the database.
-        "appCpuMsPerCharge": round((app_after - app_before) * 1000 / len(latencies), 2) if latencies else None,
-        "dbCpuMsPerCharge": round((db_after - db_before) * 1000 / len(latencies), 2) if latencies else None,
-    }
+    figures = _figures(args, latencies, errors, app_after - app_before, db_after - db_before)
     print(
         f"{figures['requestsPerSecond']} charges/s  p50 {figures['p50Ms']} ms  p95 {figures['p95Ms']} ms  "
         f"p99 {figures['p99Ms']} ms  errors {errors}  CPU/charge: app {figures['appCpuMsPerCharge']} ms, "

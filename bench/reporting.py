@@ -245,6 +245,19 @@ def _csv_export(port: int, authorization: str, master_pid: int) -> dict[str, flo
     }
 
 
+def _wait_until_up(server: subprocess.Popen, port: int) -> None:
+    for _ in range(100):
+        try:
+            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            probe.request("GET", "/reporting/transactions")
+            probe.getresponse().read()
+            return
+        except OSError:
+            if server.poll() is not None:
+                raise SystemExit("gunicorn did not start") from None
+            time.sleep(0.2)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
@@ -275,16 +288,7 @@ def main() -> None:
         cwd=ROOT, env=_production_env(env),
     )  # fmt: skip
     try:
-        for _ in range(100):
-            try:
-                probe = http.client.HTTPConnection("127.0.0.1", args.port, timeout=2)
-                probe.request("GET", "/reporting/transactions")
-                probe.getresponse().read()
-                break
-            except OSError:
-                if server.poll() is not None:
-                    raise SystemExit("gunicorn did not start") from None
-                time.sleep(0.2)
+        _wait_until_up(server, args.port)
         conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=120)
         results = []
         print(f"{'query':36} {'HTTP p50':>9} {'p95':>7} {'SQL p50':>8} {'p95':>7} {'ratio':>6} {'target':>7}")

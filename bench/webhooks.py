@@ -123,9 +123,7 @@ def main() -> None:
     }
 
     workers = [
-        subprocess.Popen(  # noqa: S603 - our own manage.py
-            [sys.executable, "manage.py", "run_worker", "--interval", "0.1"], cwd=ROOT, env=worker_env
-        )
+        subprocess.Popen([sys.executable, "manage.py", "run_worker", "--interval", "0.1"], cwd=ROOT, env=worker_env)
         for _ in range(options.workers)
     ]
     try:

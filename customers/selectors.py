@@ -43,7 +43,7 @@ class CustomerFilter(django_filters.FilterSet):
     """GET /customers filters (CONTRACT 4): `name` is a case-insensitive substring of any name field."""
 
     email = django_filters.CharFilter(field_name="email", lookup_expr="iexact", max_length=254)
-    customerId = django_filters.CharFilter(field_name="customer_id", max_length=255)  # noqa: N815 - wire name
+    customerId = django_filters.CharFilter(field_name="customer_id", max_length=255)
     status = django_filters.ChoiceFilter(field_name="status", choices=Customer.Status.choices)
     name = django_filters.CharFilter(method="filter_name", max_length=255)
 

@@ -6,20 +6,20 @@ from rest_framework import serializers
 
 
 class CustomerCreatedOutput(serializers.Serializer):
-    companyUuid = serializers.UUIDField(source="company.uuid")  # noqa: N815
-    customerUuid = serializers.UUIDField(source="uuid")  # noqa: N815
-    firstName = serializers.CharField(source="first_name")  # noqa: N815
-    lastName = serializers.CharField(source="last_name")  # noqa: N815
+    companyUuid = serializers.UUIDField(source="company.uuid")
+    customerUuid = serializers.UUIDField(source="uuid")
+    firstName = serializers.CharField(source="first_name")
+    lastName = serializers.CharField(source="last_name")
     status = serializers.CharField()
 
 
 class CustomerOutput(CustomerCreatedOutput):
-    companyName = serializers.CharField(source="company_name")  # noqa: N815
+    companyName = serializers.CharField(source="company_name")
     email = serializers.CharField()
     phone = serializers.CharField()
-    accountHolderType = serializers.CharField(source="account_holder_type")  # noqa: N815
-    customerId = serializers.CharField(source="customer_id")  # noqa: N815
-    defaultPaymentMethod = serializers.UUIDField(source="default_payment_method_uuid", default=None)  # noqa: N815
+    accountHolderType = serializers.CharField(source="account_holder_type")
+    customerId = serializers.CharField(source="customer_id")
+    defaultPaymentMethod = serializers.UUIDField(source="default_payment_method_uuid", default=None)
 
     def to_representation(self, instance):
         data = super().to_representation(instance)

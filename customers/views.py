@@ -25,13 +25,13 @@ _phone = RegexValidator(PHONE_PATTERN, message="Phone must be 7 to 15 digits, op
 
 
 class CustomerCreateInput(StrictSerializer):
-    firstName = _optional(100)  # noqa: N815 - wire names
-    lastName = _optional(100)  # noqa: N815
-    companyName = _optional(255)  # noqa: N815
+    firstName = _optional(100)
+    lastName = _optional(100)
+    companyName = _optional(255)
     email = _optional(254, _email)
     phone = _optional(16, _phone)
-    accountHolderType = StrictChoiceField(choices=Customer.HolderType.choices, required=False)  # noqa: N815
-    customerId = _optional(255)  # noqa: N815
+    accountHolderType = StrictChoiceField(choices=Customer.HolderType.choices, required=False)
+    customerId = _optional(255)
 
 
 class CustomerUpdateInput(CustomerCreateInput):

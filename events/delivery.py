@@ -193,7 +193,7 @@ def _send(delivery: Delivery, destinations: dict[int, Destination | str]) -> Out
     return _sender.post(destination, body.encode(), headers)
 
 
-def _record(token: str, sent: list[tuple[Delivery, Outcome]], unsent: list[Delivery], cancelled: list[Delivery]):
+def _record(token: str, sent: list[tuple[Delivery, Outcome]], unsent: list[Delivery], cancelled: list[Delivery]):  # noqa: C901 - still to split (review 5.1 list)
     """One transaction: the attempts, the deliveries' new state, the endpoints' health. Every delivery update
     checks the lease token, so a worker whose lease ran out cannot overwrite a newer claim."""
     now = timezone.now()

@@ -120,7 +120,7 @@ def _copy_events(events: list[Event]) -> None:
         for event, (pk,) in zip(events, cursor.fetchall(), strict=True):
             event.pk = pk
         columns = "id, company_id, uuid, type, object_uuid, sequence, data, created_at"
-        with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:  # noqa: S608 - model names
+        with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
             for event in events:
                 copy.write_row(
                     (

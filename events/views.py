@@ -38,13 +38,13 @@ class EventTypesField(serializers.ListField):
 
 class EndpointCreateInput(StrictSerializer):
     url = StrictCharField(max_length=2000)
-    eventTypes = EventTypesField(max_length=100)  # noqa: N815 - wire names
+    eventTypes = EventTypesField(max_length=100)
     description = StrictCharField(max_length=255, required=False, allow_blank=True)
 
 
 class EndpointUpdateInput(StrictSerializer):
     url = StrictCharField(max_length=2000, required=False)
-    eventTypes = EventTypesField(max_length=100, required=False)  # noqa: N815
+    eventTypes = EventTypesField(max_length=100, required=False)
     description = StrictCharField(max_length=255, required=False, allow_blank=True)
     enabled = StrictBooleanField(required=False)
 
@@ -53,11 +53,11 @@ class EndpointOutput(serializers.Serializer):
     uuid = serializers.UUIDField()
     url = serializers.CharField()
     description = serializers.CharField(allow_null=True)
-    eventTypes = serializers.ListField(child=serializers.CharField())  # noqa: N815
+    eventTypes = serializers.ListField(child=serializers.CharField())
     enabled = serializers.BooleanField()
-    disabledReason = serializers.CharField(allow_null=True)  # noqa: N815
-    disabledAt = serializers.DateTimeField(allow_null=True)  # noqa: N815
-    createdAt = serializers.DateTimeField()  # noqa: N815
+    disabledReason = serializers.CharField(allow_null=True)
+    disabledAt = serializers.DateTimeField(allow_null=True)
+    createdAt = serializers.DateTimeField()
 
 
 class EndpointCreatedOutput(EndpointOutput):
@@ -65,14 +65,14 @@ class EndpointCreatedOutput(EndpointOutput):
 
 
 class SecretRotatedOutput(EndpointCreatedOutput):
-    previousSecretExpiresAt = serializers.DateTimeField()  # noqa: N815
+    previousSecretExpiresAt = serializers.DateTimeField()
 
 
 class AttemptOutput(serializers.Serializer):
-    endpointUuid = serializers.UUIDField()  # noqa: N815
-    attemptedAt = serializers.DateTimeField()  # noqa: N815
-    statusCode = serializers.IntegerField(allow_null=True)  # noqa: N815
-    durationMs = serializers.IntegerField()  # noqa: N815
+    endpointUuid = serializers.UUIDField()
+    attemptedAt = serializers.DateTimeField()
+    statusCode = serializers.IntegerField(allow_null=True)
+    durationMs = serializers.IntegerField()
     error = serializers.CharField(allow_null=True)
 
 
@@ -80,8 +80,8 @@ class EventOutput(serializers.Serializer):
     id = serializers.UUIDField()
     type = serializers.ChoiceField(choices=EventType.choices)
     timestamp = serializers.DateTimeField()
-    companyUuid = serializers.UUIDField()  # noqa: N815
-    objectUuid = serializers.UUIDField()  # noqa: N815
+    companyUuid = serializers.UUIDField()
+    objectUuid = serializers.UUIDField()
     sequence = serializers.IntegerField()
     data = serializers.DictField(help_text="The object as its own GET route shows it (masked).")
 
@@ -92,15 +92,15 @@ class EventDetailOutput(EventOutput):
 
 class EventListQuery(StrictSerializer):
     type = StrictChoiceField(choices=EventType.choices, required=False)
-    objectUuid = serializers.UUIDField(required=False)  # noqa: N815
+    objectUuid = serializers.UUIDField(required=False)
     since = serializers.DateTimeField(required=False)
     until = serializers.DateTimeField(required=False)
     cursor = StrictCharField(max_length=200, required=False)
-    pageSize = serializers.IntegerField(min_value=1, max_value=MAX_PAGE_SIZE, required=False, default=50)  # noqa: N815
+    pageSize = serializers.IntegerField(min_value=1, max_value=MAX_PAGE_SIZE, required=False, default=50)
 
 
 class ReplayInput(StrictSerializer):
-    eventIds = serializers.ListField(  # noqa: N815
+    eventIds = serializers.ListField(
         child=serializers.UUIDField(), required=False, min_length=1, max_length=MAX_REPLAY_IDS
     )
     since = serializers.DateTimeField(required=False)

@@ -9,22 +9,22 @@ from payments.models import PaymentMethod
 
 
 class PaymentMethodCreatedOutput(serializers.Serializer):
-    customerUuid = serializers.UUIDField(source="customer.uuid")  # noqa: N815
-    paymentMethodUuid = serializers.UUIDField(source="uuid")  # noqa: N815
+    customerUuid = serializers.UUIDField(source="customer.uuid")
+    paymentMethodUuid = serializers.UUIDField(source="uuid")
     type = serializers.CharField()
-    accountType = serializers.CharField(source="account_type")  # noqa: N815
-    lastFourDigits = serializers.CharField(source="last_four")  # noqa: N815
-    displayName = serializers.CharField(source="display_name")  # noqa: N815
+    accountType = serializers.CharField(source="account_type")
+    lastFourDigits = serializers.CharField(source="last_four")
+    displayName = serializers.CharField(source="display_name")
     nickname = serializers.CharField(allow_null=True)
-    isDefault = serializers.BooleanField(source="is_default")  # noqa: N815
+    isDefault = serializers.BooleanField(source="is_default")
     # CONTRACT 11: the account's validation state.
-    validationStatus = serializers.ChoiceField(  # noqa: N815
+    validationStatus = serializers.ChoiceField(
         source="validation_status", choices=PaymentMethod.ValidationStatus.choices
     )
-    validationMethod = serializers.ChoiceField(  # noqa: N815
+    validationMethod = serializers.ChoiceField(
         source="validation_method", choices=PaymentMethod.ValidationMethod.choices, allow_null=True
     )
-    validatedAt = serializers.DateTimeField(source="validated_at", allow_null=True)  # noqa: N815
+    validatedAt = serializers.DateTimeField(source="validated_at", allow_null=True)
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
@@ -36,5 +36,5 @@ class PaymentMethodCreatedOutput(serializers.Serializer):
 class PaymentMethodOutput(PaymentMethodCreatedOutput):
     """The full method, account and routing numbers included (SPEC 2.2: list and single reads only)."""
 
-    accountNumber = serializers.CharField(source="account_number")  # noqa: N815
-    routingNumber = serializers.CharField(source="routing_number")  # noqa: N815
+    accountNumber = serializers.CharField(source="account_number")
+    routingNumber = serializers.CharField(source="routing_number")

@@ -12,27 +12,18 @@ from payments.models import PaymentMethod
 from payments.selectors import payment_method_get, payment_method_list
 from payments.serializers import PaymentMethodCreatedOutput, PaymentMethodOutput
 from payments.services import payment_method_create, payment_method_delete, payment_method_set_default
-from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer
-
-
-class StrictUUIDField(serializers.UUIDField):
-    default_error_messages = {"type": "Must be a string."}
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("type")
-        return super().to_internal_value(data)
+from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer, StrictUUIDField
 
 
 class PaymentMethodCreateInput(StrictSerializer):
     # Number formats are checked by the service, whose messages never repeat the value.
-    customerUuid = StrictUUIDField()  # noqa: N815 - wire names
+    customerUuid = StrictUUIDField(error_messages={"type": "Must be a string."})
     type = StrictChoiceField(choices=PaymentMethod.Type.choices)
-    accountType = StrictChoiceField(choices=PaymentMethod.AccountType.choices)  # noqa: N815
-    accountNumber = StrictCharField(max_length=17)  # noqa: N815
-    routingNumber = StrictCharField(max_length=9)  # noqa: N815
+    accountType = StrictChoiceField(choices=PaymentMethod.AccountType.choices)
+    accountNumber = StrictCharField(max_length=17)
+    routingNumber = StrictCharField(max_length=9)
     nickname = StrictCharField(max_length=100, required=False, allow_blank=True)
-    isDefault = StrictBooleanField(required=False, default=False)  # noqa: N815
+    isDefault = StrictBooleanField(required=False, default=False)
 
 
 class PaymentMethodCreateView(APIView):

@@ -19,6 +19,7 @@ from typing import Any
 from django.db import connections, transaction
 
 from accounts.models import Company
+from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES
 from transactions.models import (
     Batch,
     ChangeNotice,
@@ -32,25 +33,27 @@ from transactions.models import (
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
 from vault import crypto
 
-RETURN_CODES = (
-    ("R01", "Insufficient Funds", 40),
-    ("R02", "Account Closed", 12),
-    ("R03", "No Account/Unable to Locate Account", 10),
-    ("R04", "Invalid Account Number Structure", 5),
-    ("R07", "Authorization Revoked by Customer", 5),
-    ("R08", "Payment Stopped", 6),
-    ("R10", "Customer Advises Originator is Not Known to Receiver and/or Not Authorized", 10),
-    ("R16", "Account Frozen/Entry Returned Per OFAC Instruction", 3),
-    ("R20", "Non-Transaction Account", 4),
-    ("R29", "Corporate Customer Advises Not Authorized", 5),
+# How often sample returns carry each code; the reason texts are the import's (transactions' one table).
+RETURN_CODE_WEIGHTS = (
+    ("R01", 40),
+    ("R02", 12),
+    ("R03", 10),
+    ("R04", 5),
+    ("R07", 5),
+    ("R08", 6),
+    ("R10", 10),
+    ("R16", 3),
+    ("R20", 4),
+    ("R29", 5),
 )
-CHANGE_CODES = (
-    ("C01", "Incorrect bank account number", "accountNumber"),
-    ("C02", "Incorrect transit/routing number", "routingNumber"),
-    ("C03", "Incorrect transit/routing number and bank account number", "routingNumber"),
-    ("C05", "Incorrect transaction code", "accountType"),
-    ("C06", "Incorrect bank account number and transaction code", "accountNumber"),
-    ("C07", "Incorrect transit/routing number, bank account number and transaction code", "routingNumber"),
+# The codes sample notices carry and the field each shows corrected; texts again from the one table.
+SAMPLE_CHANGE_CODES = (
+    ("C01", "accountNumber"),
+    ("C02", "routingNumber"),
+    ("C03", "routingNumber"),
+    ("C05", "accountType"),
+    ("C06", "accountNumber"),
+    ("C07", "routingNumber"),
 )
 STATUSES = (
     ("Settled", 62),
@@ -125,7 +128,7 @@ class _Ids:
         table = model._meta.db_table
         with self.connection.cursor() as cursor:
             if self.connection.vendor == "postgresql":
-                cursor.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")  # noqa: S608 (table from model meta)
+                cursor.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")
                 cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
                 sequence = cursor.fetchone()[0]
                 cursor.execute(f"SELECT GREATEST(COALESCE(MAX(id), 0), 0) FROM {table}")  # noqa: S608
@@ -157,7 +160,7 @@ class _Writer:
         )
 
 
-def seed_transactions(
+def seed_transactions(  # noqa: C901 - sample-data generator; still to split
     *,
     company: Company,
     count: int,
@@ -303,14 +306,14 @@ _SUB_COLUMNS: dict[type, tuple[str, ...]] = {
 }  # fmt: skip
 
 
-def _transaction_rows(
+def _transaction_rows(  # noqa: C901 - sample-data generator; still to split
     *, rng: random.Random, company: Company, count: int, txn_start: int, now: datetime, days: int, pool: list,
     files: list[int], batch_for: Callable, settlement_for: Callable, sub_start: dict, counts: dict, raw_json: bool,
 ) -> Iterator[tuple[tuple, list[tuple[type, tuple]]]]:  # fmt: skip
     pick_status = _weighted(rng, STATUSES)
     pick_method = _weighted(rng, METHODS)
-    pick_return = _weighted(rng, tuple((code, code) + (w,) for code, _, w in RETURN_CODES))
-    reasons = {code: reason for code, reason, _ in RETURN_CODES}
+    pick_return = _weighted(rng, tuple((code, code, w) for code, w in RETURN_CODE_WEIGHTS))
+    reasons = {code: RETURN_CODES[code].reason for code, _ in RETURN_CODE_WEIGHTS}
     span = days * 86400
     rand = rng.random
     randrange = rng.randrange
@@ -376,7 +379,8 @@ def _transaction_rows(
             sub_ids[TransactionReturn] += 1
             counts["returns"] += 1
         if batched and method == "ACH" and rand() < 0.012:
-            code, reason, key = choice(CHANGE_CODES)
+            code, key = choice(SAMPLE_CHANGE_CODES)
+            reason = CHANGE_CODES[code].reason
             changed = created + timedelta(days=randrange(2, 6))
             old, new = {key: "old"}, {key: "new"}
             if key == "routingNumber":

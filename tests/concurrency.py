@@ -22,7 +22,7 @@ def at_once(action: Callable[[], T], count: int) -> list[T]:
         try:
             barrier.wait()
             results.append(action())
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+        except BaseException as exc:
             errors.append(exc)
         finally:
             connection.close()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from transactions import lifecycle_admin  # noqa: F401  (registers the lifecycle admin pages)
-from transactions.lifecycle_admin import TRANSACTION_ACTIONS, TransactionActionForm, TransactionActionPermissionsMixin
+# Importing it registers the lifecycle pages (batches, settlements, files) too.
+from transactions.lifecycle.admin import TRANSACTION_ACTIONS, TransactionActionForm, TransactionActionPermissionsMixin
 from transactions.models import Transaction, TransactionEvent
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, is_uuid
 from vault.crypto import mask

@@ -35,6 +35,7 @@ def next_business_day(day: date, *, include_today: bool = True) -> date:
 
 
 def add_business_days(day: date, count: int) -> date:
+    """`count` Fed business days after `day` (the prenote wait of account validation counts them)."""
     result = day
     for _ in range(count):
         result = next_business_day(result, include_today=False)
@@ -53,11 +54,6 @@ def next_processing_day(now: datetime, cutoff: time) -> date:
     if is_business_day(today) and local.time() < cutoff:
         return today
     return next_business_day(today, include_today=False)
-
-
-def company_cutoff(cutoff: time | str) -> time:
-    """A company's ACH cut-off; a Company built in memory (not read back) still holds the field default as text."""
-    return cutoff if isinstance(cutoff, time) else time.fromisoformat(cutoff)
 
 
 def is_same_day_eligible(now: datetime, effective_date: date) -> bool:

@@ -300,7 +300,7 @@ class Transaction(models.Model):
             models.Index(fields=["company", "return_code"], name="txn_company_return_code"),
             models.Index(fields=["status", "method", "effective_date"], name="txn_status_method_effective"),
         ]
-        # The back-office operator actions (transactions/lifecycle_admin.py): each its own grant, not view.
+        # The back-office operator actions (transactions/lifecycle/admin.py): each its own grant, not view.
         permissions = [
             ("release_hold", "Can release held transactions"),
             ("reject_transaction", "Can reject transactions"),

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from transactions.idempotency import IDEMPOTENCY_WINDOW_HOURS
 from transactions.models import IdempotencyRecord, OriginationFile
-from transactions.rules import IDEMPOTENCY_WINDOW_HOURS
 
 logger = logging.getLogger(__name__)
 

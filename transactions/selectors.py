@@ -37,10 +37,6 @@ def transaction_events(*, company: Company, transaction_uuid: UUID) -> QuerySet[
     return TransactionEvent.objects.filter(transaction_id=found).order_by("id")
 
 
-def customer_for_charge(*, company: Company, customer_uuid: UUID) -> Customer:
-    return customer_get(company=company, customer_uuid=customer_uuid)
-
-
 # What a charge reads of a saved method and its customer (the hot path: fewer columns to fetch and decode).
 SAVED_METHOD_FIELDS = (
     "uuid",
@@ -76,7 +72,7 @@ def saved_method_for_charge(
     )
     if method is not None and method.customer.uuid == customer_uuid:
         return method.customer, method
-    return customer_for_charge(company=company, customer_uuid=customer_uuid), None
+    return customer_get(company=company, customer_uuid=customer_uuid), None
 
 
 def duplicate_exists(

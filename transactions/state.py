@@ -8,7 +8,7 @@ change and its record commit or roll back together."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured
@@ -19,6 +19,7 @@ from accounts.authentication import ApiKeyPrincipal
 from events.types import EventType
 from transactions.events import transaction_created_event, transaction_webhook, transactions_webhook
 from transactions.models import Method, Status, Transaction, TransactionEvent, TransactionHold, TransactionType
+from vault.commands import Progress, no_progress
 from vault.error_codes import ErrorCode
 from vault.errors import Conflict
 
@@ -308,7 +309,7 @@ def transition_rows(
     actor: Actor,
     at,
     fields: Sequence[str],
-    progress: Callable[..., Iterable] = lambda items, **_: items,
+    progress: Progress = no_progress,
     desc: str = "",
 ) -> None:
     """The bulk form for rows the caller has locked (transaction_lock) and given each its own values of

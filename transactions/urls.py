@@ -5,7 +5,13 @@ from __future__ import annotations
 from django.urls import path
 
 from transactions.validation_views import PaymentMethodValidateConfirmView, PaymentMethodValidateView
-from transactions.views import TransactionCreateView, TransactionDetailView, TransactionEventsView, TransactionVoidView
+from transactions.views import (
+    TransactionCreateView,
+    TransactionDetailView,
+    TransactionEventsView,
+    TransactionReverseView,
+    TransactionVoidView,
+)
 
 # Account validation sends entries, so its routes live with the transactions (apps import downward only).
 METHOD = "customers/<uuid:customer_uuid>/payment-methods/<uuid:payment_method_uuid>"
@@ -15,6 +21,7 @@ urlpatterns = [
     path("transactions/<uuid:transaction_uuid>", TransactionDetailView.as_view(), name="transaction-detail"),
     path("transactions/<uuid:transaction_uuid>/void", TransactionVoidView.as_view(), name="transaction-void"),
     path("transactions/<uuid:transaction_uuid>/events", TransactionEventsView.as_view(), name="transaction-events"),
+    path("transactions/<uuid:transaction_uuid>/reverse", TransactionReverseView.as_view(), name="transaction-reverse"),
     path(f"{METHOD}/validate", PaymentMethodValidateView.as_view(), name="payment-method-validate"),
     path(
         f"{METHOD}/validate/confirm",

@@ -27,6 +27,7 @@ from payments.services import (
     payment_method_validation_pending,
 )
 from transactions import calendar
+from transactions.charge_rules import bank_fields, company_cutoff
 from transactions.models import (
     AccountValidation,
     Method,
@@ -35,7 +36,6 @@ from transactions.models import (
     TransactionHold,
     TransactionType,
 )
-from transactions.payer import bank_fields
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
 from transactions.state import Actor, Event, transaction_create, transaction_lock, transition
 from vault import crypto
@@ -96,7 +96,7 @@ def _validation_create(
     """The validation and its entries, for the next `originate`. The method's row is locked by the caller."""
     if method.blocked_at is not None:
         raise PaymentMethodBlocked(f"payment method is blocked: {method.blocked_reason or 'blocked'}", status=409)
-    day = calendar.next_processing_day(now, calendar.company_cutoff(company.cutoff_time))
+    day = calendar.next_processing_day(now, company_cutoff(company))
     try:
         with transaction.atomic():
             validation = AccountValidation.objects.create(

@@ -75,3 +75,26 @@ class StrictChoiceField(serializers.ChoiceField):
         if not isinstance(data, str):
             self.fail("type")
         return super().to_internal_value(data)
+
+
+class StrictUUIDField(serializers.UUIDField):
+    """A UUID that must arrive as a string (DRF's UUIDField would turn an integer into a UUID)."""
+
+    default_error_messages = {"type": "Must be a UUID string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("type")
+        return super().to_internal_value(data)
+
+
+class StrictDateField(serializers.DateField):
+    default_error_messages = {"type": "Must be a date string YYYY-MM-DD."}
+
+    def __init__(self, **kwargs):
+        super().__init__(input_formats=["%Y-%m-%d"], **kwargs)
+
+    def to_internal_value(self, value):
+        if not isinstance(value, str):
+            self.fail("type")
+        return super().to_internal_value(value)

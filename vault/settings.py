@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "transactions",
     "reporting",
     "events",
+    "vault",  # the project package: bootstrap_demo (it wires every app) and the API docs' template
     "django_tasks",
     "django_tasks_db",
 ]

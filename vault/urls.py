@@ -9,7 +9,6 @@ urlpatterns = [
     path("", include("customers.urls")),
     path("", include("payments.urls")),
     path("", include("transactions.urls")),
-    path("", include("transactions.lifecycle_urls")),
     path("", include("reporting.urls")),
     path("", include("events.urls")),
     path("admin/", admin.site.urls),

@@ -17,10 +17,10 @@ from django.core.management.base import CommandError
 from rest_framework.test import APIClient
 
 from accounts.actions import ALL_ACTIONS, Action
-from accounts.management.commands.bootstrap_demo import DEMO_KEY_NAME
 from accounts.models import ApiKey, Company, Membership, User
 from tests import factories
 from tests.accounts.conftest import set_live_actions
+from vault.management.commands.bootstrap_demo import DEMO_KEY_NAME
 
 pytestmark = pytest.mark.django_db
 

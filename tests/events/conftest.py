@@ -56,7 +56,7 @@ def _handler(receiver: Receiver):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             request = Received(self.path, dict(self.headers.items()), self.rfile.read(length))
             receiver.arrived.set()

@@ -65,17 +65,20 @@ def test_a_charge_that_rolls_back_emits_nothing(api_client, company, endpoint, r
         "customerUuid": str(customer.uuid),
         "paymentMethodUuid": str(method.uuid),
     }
-    from transactions.services import transaction_charge
+    from transactions.services import ChargeRequest, transaction_charge
 
     with pytest.raises(RuntimeError), transaction.atomic():
         transaction_charge(
-            company=company,
-            method="ACH",
-            type="Debit",
-            amount=1500,
-            customer_uuid=customer.uuid,
-            payment_method_uuid=method.uuid,
-            actor=Actor.command("test"),
+            ChargeRequest(
+                company=company,
+                method="ACH",
+                type="Debit",
+                amount=1500,
+                customer_uuid=customer.uuid,
+                payment_method_uuid=method.uuid,
+                actor=Actor.command("test"),
+                now=datetime.now(UTC),
+            )
         )
         assert Event.objects.filter(type="transaction.created").count() == 1  # written inside the transaction
         raise RuntimeError("the caller's transaction fails after the charge")

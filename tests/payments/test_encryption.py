@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from payments.models import PaymentMethod
-from payments.services import ENCRYPTED_COLUMNS
+from payments.rotation import ENCRYPTED_COLUMNS
 from tests.factories import PaymentMethodFactory, TransactionFactory
 from tests.payments.conftest import method_body
 from transactions.models import Transaction

@@ -8,9 +8,10 @@ from datetime import UTC, date, datetime, time
 import pytest
 
 from tests.transactions.conftest import bank_details, put_charge, saved_charge
+from transactions.charge_rules import effective_date_resolve
 from transactions.models import Transaction
 from transactions.rules import METHOD_RULES
-from transactions.services import effective_date_resolve, transaction_charge
+from transactions.services import ChargeRequest, transaction_charge
 from transactions.state import Actor
 from vault.errors import ApiError
 
@@ -79,13 +80,15 @@ def test_rtp_is_today_even_on_a_weekend():
 )
 def test_same_day_flag(company, now, method, same_day):
     result = transaction_charge(
-        company=company,
-        method=method,
-        type="Debit",
-        amount=100,
-        payment_details=_details(),
-        now=now,
-        actor=Actor.command("test"),
+        ChargeRequest(
+            company=company,
+            method=method,
+            type="Debit",
+            amount=100,
+            payment_details=_details(),
+            now=now,
+            actor=Actor.command("test"),
+        )
     )
     assert result.record["isSameDay"] is same_day
     assert Transaction.objects.get().is_same_day is same_day

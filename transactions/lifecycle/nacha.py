@@ -238,6 +238,24 @@ class FileSpec:
     reference_code: str = ""
 
 
+def _entry_record(entry: Entry) -> str:
+    return render(
+        ENTRY_DETAIL,
+        {
+            "record_type": "6",
+            "transaction_code": entry.transaction_code,
+            "receiving_dfi": entry.routing_number[:8],
+            "check_digit": entry.routing_number[8],
+            "account_number": entry.account_number,
+            "amount": entry.amount,
+            "individual_id": entry.individual_id,
+            "individual_name": entry.individual_name,
+            "addenda_indicator": "1" if entry.addenda else "0",
+            "trace_number": entry.trace_number,
+        },
+    )
+
+
 def _batch_records(spec: BatchSpec, originating_dfi: str) -> tuple[list[str], dict[str, int]]:
     debits = sum(entry.amount for entry in spec.entries if entry.is_debit)
     credits = sum(entry.amount for entry in spec.entries if not entry.is_debit)
@@ -264,24 +282,7 @@ def _batch_records(spec: BatchSpec, originating_dfi: str) -> tuple[list[str], di
     ]
     count = 0
     for entry in spec.entries:
-        records.append(
-            render(
-                ENTRY_DETAIL,
-                {
-                    "record_type": "6",
-                    "transaction_code": entry.transaction_code,
-                    "receiving_dfi": entry.routing_number[:8],
-                    "check_digit": entry.routing_number[8],
-                    "account_number": entry.account_number,
-                    "amount": entry.amount,
-                    "individual_id": entry.individual_id,
-                    "individual_name": entry.individual_name,
-                    "addenda_indicator": "1" if entry.addenda else "0",
-                    "trace_number": entry.trace_number,
-                },
-            )
-        )
-        records.extend(entry.addenda)
+        records += [_entry_record(entry), *entry.addenda]
         count += 1 + len(entry.addenda)
     hash_value = entry_hash(entry.routing_number[:8] for entry in spec.entries)
     records.append(
@@ -470,7 +471,7 @@ class _Totals:
                 raise NachaFormatError(f"line {line}: {what} {name} is {found}, the entries add up to {value}")
 
 
-def read_returns(text: str) -> ReturnFile:
+def read_returns(text: str) -> ReturnFile:  # noqa: C901 - one pass over the records; still to split
     """Returns and NOCs of a NACHA return file, in file order, after checking its structure and every batch and
     file control record (counts, entry hash, totals). Raises NachaFormatError naming the line."""
     items: list[ReturnedItem] = []

@@ -13,7 +13,6 @@ import logging
 import os
 import string
 import zlib
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import Path
@@ -26,8 +25,9 @@ from django.db.models import Max
 from transactions import calendar
 from transactions.lifecycle import nacha
 from transactions.models import NOT_SEEDED, Batch, OriginationFile, Status, Transaction, TransactionType
-from transactions.rules import DEFAULT_ENTRY_DESCRIPTION, DEFAULT_SEC_CODE, ORIGINATED_METHODS
+from transactions.rules import DEFAULT_ENTRY_DESCRIPTION, METHOD_RULES, ORIGINATED_METHODS
 from transactions.state import Actor, Event, transaction_lock, transition_rows
+from vault.commands import Progress, no_progress
 
 logger = logging.getLogger("transactions.lifecycle")
 
@@ -36,12 +36,6 @@ TRACE_SEQUENCE_DIGITS = 7
 # Batching runs one at a time (trace sequence and file id modifier are read-then-written).
 ORIGINATE_LOCK_KEY = zlib.crc32(b"transactions.originate")
 ORIGINATE = Actor.command("originate")
-
-Progress = Callable[[Iterable], Iterable]
-
-
-def _no_progress(items: Iterable, **_kwargs) -> Iterable:
-    return items
 
 
 @dataclass
@@ -70,7 +64,7 @@ def window_start(day: date) -> datetime:
 
 
 def sec_code_for(txn: Transaction) -> str:
-    return txn.standard_entry_class_code or DEFAULT_SEC_CODE[txn.method]
+    return txn.standard_entry_class_code or METHOD_RULES[txn.method].file_sec_code
 
 
 def description_for(txn: Transaction) -> str:
@@ -260,7 +254,7 @@ def origination_file_write(*, origination_file: OriginationFile) -> str | None:
 
 
 def transactions_originate(
-    *, at: datetime, actor: Actor = ORIGINATE, progress: Progress = _no_progress
+    *, at: datetime, actor: Actor = ORIGINATE, progress: Progress = no_progress
 ) -> OriginationResult:
     result = OriginationResult()
     _created, result.batches, result.transactions = _batch_due(at=at, actor=actor, progress=progress)

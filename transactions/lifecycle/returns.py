@@ -11,7 +11,7 @@ import csv
 import hashlib
 import io
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -30,10 +30,10 @@ from transactions.models import ChangeNotice, IngestionFile, Status, Transaction
 from transactions.state import Actor, Event, transaction_lock, transition_many
 from transactions.validation import validations_noticed, validations_returned
 from vault import crypto
+from vault.commands import Progress, no_progress
 
 logger = logging.getLogger("transactions.lifecycle")
 
-Progress = Callable[..., Iterable]
 IMPORT_RETURNS = Actor.command("import_returns")
 # A Reversed debit was Settled first: its return is a late return like any other (its reversal credit is
 # voided when it has not gone out yet, so the payer is not refunded twice).
@@ -60,10 +60,6 @@ CSV_CORRECTED = {
 
 class ReturnFileError(ValueError):
     """The file cannot be imported as a whole (bad format, unknown code); nothing was applied."""
-
-
-def _no_progress(items: Iterable, **_kwargs) -> Iterable:
-    return items
 
 
 def _read_csv(text: str) -> list[nacha.ReturnedItem]:
@@ -370,7 +366,7 @@ def summary_of(ingestion: IngestionFile, applied: _Applied, unmatched: list[str]
 
 
 def returns_import(
-    *, content: bytes, filename: str, at: datetime, actor: Actor = IMPORT_RETURNS, progress: Progress = _no_progress
+    *, content: bytes, filename: str, at: datetime, actor: Actor = IMPORT_RETURNS, progress: Progress = no_progress
 ) -> dict:
     if len(content) > settings.IMPORT_RETURNS_MAX_BYTES:
         raise ReturnFileError(f"the file is larger than {settings.IMPORT_RETURNS_MAX_BYTES} bytes")

@@ -7,7 +7,7 @@ what is left."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -15,16 +15,13 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 
 from transactions import calendar
-from transactions.models import NOT_SEEDED, Batch, Method, Settlement, Status, Transaction, TransactionType
+from transactions.models import NOT_SEEDED, Batch, Method, Settlement, Status, Transaction
+from transactions.rules import signed_amount
 from transactions.state import Actor, Event, transaction_lock, transition_many
 from transactions.validation import validations_settle
+from vault.commands import Progress, no_progress
 
-Progress = Callable[..., Iterable]
 SETTLE = Actor.command("settle")
-
-
-def _no_progress(items: Iterable, **_kwargs) -> Iterable:
-    return items
 
 
 @dataclass
@@ -43,11 +40,6 @@ class SettleResult:
             "unwrittenBatches": self.unwritten_batches,
             "accountValidations": self.account_validations,
         }
-
-
-def _signed(txn_type: str, amount: int) -> int:
-    """Funds to the merchant: a debit brings money in, a credit sends it out."""
-    return amount if txn_type == TransactionType.DEBIT else -amount
 
 
 def _day(moment: datetime) -> date:
@@ -73,7 +65,10 @@ def _settle_group(
         company_id=company_id, kind=kind, settlement_date=day, defaults={"processed_at": at}
     )
     late = kind == Settlement.Kind.LATE_RETURN
-    net = sum(-_signed(txn_type, amount) if late else _signed(txn_type, amount) for _pk, txn_type, amount in locked)
+    net = sum(
+        -signed_amount(txn_type, amount) if late else signed_amount(txn_type, amount)
+        for _pk, txn_type, amount in locked
+    )
     ours = Transaction.objects.filter(pk__in=[pk for pk, _t, _a in locked])
     if late:
         # Money back from a settled debit: the status stays Returned, the row joins the late-return settlement.
@@ -111,7 +106,7 @@ def unwritten_batches() -> list[dict]:
     ]
 
 
-def transactions_settle(*, at: datetime, actor: Actor = SETTLE, progress: Progress = _no_progress) -> SettleResult:
+def transactions_settle(*, at: datetime, actor: Actor = SETTLE, progress: Progress = no_progress) -> SettleResult:
     result = SettleResult(unwritten_batches=unwritten_batches())
     due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True) & SENT & NOT_SEEDED
     rows = Transaction.objects.filter(due).values_list("pk", "company_id", "expected_to_settle_at")

@@ -6,9 +6,10 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.actions import ALL_ACTIONS, ROLLOUT_GATED_ACTIONS
-from accounts.management._shared import company_by_uuid, emit, validation_message
+from accounts.models import Company
 from accounts.selectors import live_api_key_actions
 from accounts.services import api_key_create
+from vault.commands import by_uuid, emit, validation_message
 
 
 def parse_actions(raw: str) -> list[str]:
@@ -42,7 +43,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, company: str, name: str, actions: str | None, rollout_allowed: bool, **options):
-        target = company_by_uuid(company)
+        target = by_uuid(Company.objects, company, flag="--company")
         wanted: list[str] = []
         if actions is not None:
             wanted = parse_actions(actions)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts.management._shared import emit, non_negative_cents, validation_message
 from accounts.models import Company
 from accounts.services import company_create
+from vault.commands import emit, non_negative_cents, validation_message
 
 
 class Command(BaseCommand):

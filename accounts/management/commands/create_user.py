@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts.management._shared import company_by_uuid, emit, validation_message
+from accounts.models import Company
 from accounts.services import user_create
+from vault.commands import by_uuid, emit, validation_message
 
 
 class Command(BaseCommand):
@@ -23,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--role", default="admin")
 
     def handle(self, *args, email: str, password: str, company: str, role: str, **options):
-        target = company_by_uuid(company)
+        target = by_uuid(Company.objects, company, flag="--company")
         try:
             user = user_create(email=email, password=password, company=target, role_name=role)
         except ValidationError as exc:

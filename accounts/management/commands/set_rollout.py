@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from accounts.management._shared import company_by_uuid, emit
+from accounts.models import Company
 from accounts.services import company_set_rollout
+from vault.commands import by_uuid, emit
 
 
 class Command(BaseCommand):
@@ -21,5 +22,5 @@ class Command(BaseCommand):
         group.add_argument("--not-staged", dest="staged", action="store_false")
 
     def handle(self, *args, company: str, staged: bool, **options):
-        updated = company_set_rollout(company=company_by_uuid(company), staged=staged)
+        updated = company_set_rollout(company=by_uuid(Company.objects, company, flag="--company"), staged=staged)
         emit(self, {"companyUuid": str(updated.uuid), "staged": updated.staged_rollout})

@@ -8,7 +8,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from payments.services import UndecryptableValue, encrypted_values_rotate
+from payments.rotation import UndecryptableValue, encrypted_values_rotate
 
 
 class Command(BaseCommand):

@@ -11,7 +11,7 @@ from tqdm import tqdm
 
 from accounts.models import Company
 from reporting.seeding import seed_transactions
-from vault.dev_commands import add_allow_production_argument, require_debug_or_allowed
+from vault.commands import add_allow_production_argument, require_debug_or_allowed
 
 
 class Command(BaseCommand):

@@ -7,8 +7,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from transactions.lifecycle.cli import add_at_argument, emit, parse_at, progress_for
 from transactions.lifecycle.returns import ReturnFileError, returns_import
+from vault.commands import add_at_argument, emit, parse_at, progress_for
 
 
 class Command(BaseCommand):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from transactions.lifecycle.cli import emit
 from transactions.retention import OUTBOUND_RETENTION_DAYS, outbound_files_purge
+from vault.commands import emit
 
 
 class Command(BaseCommand):

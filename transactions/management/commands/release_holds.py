@@ -6,8 +6,8 @@ from uuid import UUID
 
 from django.core.management.base import BaseCommand, CommandError
 
-from transactions.lifecycle.cli import add_at_argument, emit, parse_at
 from transactions.lifecycle.holds import holds_release
+from vault.commands import add_at_argument, emit, parse_at
 
 
 class Command(BaseCommand):

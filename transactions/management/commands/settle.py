@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from transactions.lifecycle.cli import add_at_argument, emit, parse_at, progress_for
 from transactions.lifecycle.settlement import transactions_settle
+from vault.commands import add_at_argument, emit, parse_at, progress_for
 
 
 class Command(BaseCommand):

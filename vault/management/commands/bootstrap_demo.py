@@ -1,4 +1,5 @@
-"""Demo merchant for `make run`: company, admin user, API key (and, later, demo payments). Safe to rerun."""
+"""Demo merchant for `make run`: company, admin user, API key, customers, saved methods, charges and reporting
+rows. Safe to rerun. It lives in the project package because it wires every app, as vault/urls.py does."""
 
 from __future__ import annotations
 
@@ -6,11 +7,17 @@ import uuid
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils import timezone
 
-from accounts.management._shared import emit
 from accounts.models import Company
 from accounts.services import api_key_reissue, company_get_or_create, user_create, user_set_password
-from vault.dev_commands import add_allow_production_argument, require_debug_or_allowed
+from customers.models import Customer
+from customers.services import customer_create
+from payments.services import payment_method_create
+from reporting.seeding import seed_transactions
+from transactions.services import ChargeRequest, transaction_charge
+from transactions.state import Actor
+from vault.commands import add_allow_production_argument, emit, require_debug_or_allowed
 
 # Fixed, so the demo entityUuid is the same on every machine and every run.
 DEMO_COMPANY_UUID = uuid.UUID("00000000-0000-4000-8000-00000000d340")
@@ -41,14 +48,6 @@ def seed_demo_payments(company: Company) -> None:
     """Demo customers with saved bank accounts, a few charges through the real services, and a few hundred
     generated rows with every lifecycle group filled, so the reporting endpoint has something to show.
     A company that already has customers is left alone, so a rerun adds nothing."""
-    # Imported here: accounts must not depend on the payment apps at import time.
-    from customers.models import Customer
-    from customers.services import customer_create
-    from payments.services import payment_method_create
-    from reporting.seeding import seed_transactions
-    from transactions.services import transaction_charge
-    from transactions.state import Actor
-
     if Customer.objects.filter(company=company).exists():
         return
     methods = []
@@ -68,14 +67,17 @@ def seed_demo_payments(company: Company) -> None:
     for index, method, kind, amount in DEMO_CHARGES:
         saved = methods[index]
         transaction_charge(
-            company=company,
-            method=method,
-            type=kind,
-            amount=amount,
-            customer_uuid=saved.customer.uuid,
-            payment_method_uuid=saved.uuid,
-            description="demo charge",
-            actor=Actor.command("bootstrap_demo"),
+            ChargeRequest(
+                company=company,
+                method=method,
+                type=kind,
+                amount=amount,
+                actor=Actor.command("bootstrap_demo"),
+                now=timezone.now(),
+                customer_uuid=saved.customer.uuid,
+                payment_method_uuid=saved.uuid,
+                description="demo charge",
+            )
         )
     seed_transactions(company=company, count=DEMO_REPORTING_ROWS + len(DEMO_CHARGES), analyze=False)
 

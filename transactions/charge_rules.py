@@ -1,0 +1,181 @@
+"""SPEC 4.7's rules for a charge, in rule order, each where a reader looking for "rule n" finds it. Rule 4
+(whole cents) is the serializer's field type and rule 9 (risk) is transactions.risk; the processing day
+(CONTRACT 6) closes the module."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time
+from typing import Any
+from uuid import UUID
+
+from accounts.models import Company
+from customers.models import Customer
+from customers.selectors import customer_get
+from payments import numbers
+from payments.models import PaymentMethod
+from transactions import calendar
+from transactions.models import BANK_METHODS
+from transactions.rules import (
+    DEFAULT_ENTRY_DESCRIPTION,
+    ORIGINATED_METHODS,
+    RESERVED_DESCRIPTIONS,
+    STANDARD_DESCRIPTIONS,
+    MethodRule,
+)
+from transactions.selectors import saved_method_for_charge
+from vault.crypto import account_number_hash
+from vault.error_codes import ErrorCode
+from vault.errors import ApiError, CustomerInactive, IncompatibleMethod, NotFound, PaymentMethodBlocked
+
+PAYMENT_METHOD_NEEDS_CUSTOMER = "customerUuid is required when paymentMethodUuid is provided"
+BANK_DETAILS_REQUIRED = "paymentDetails is required for ACH, RCC and RTP, also when a saved method is charged"
+DETAILS_REQUIRED = "paymentDetails is required when paymentMethodUuid is not provided"
+METHOD_INCOMPATIBLE = "payment method type is incompatible with transaction method"
+CUSTOMER_INACTIVE = "customer is inactive"
+
+
+def saved_method_needs_customer(body: object) -> None:
+    """Rules 1 and 6: a saved method is charged with both uuids; paymentMethodUuid alone is 400, answered
+    before anything else about the body."""
+    if isinstance(body, dict) and body.get("paymentMethodUuid") not in (None, "") and not body.get("customerUuid"):
+        raise ApiError(PAYMENT_METHOD_NEEDS_CUSTOMER, field="customerUuid", code=ErrorCode.REQUIRED)
+
+
+def bank_details_required(rule: MethodRule, details: dict | None) -> None:
+    """Rule 2: a bank charge carries structurally valid paymentDetails, even when a saved method replaces them
+    (the serializer checks their structure)."""
+    if details is None and not rule.is_card:
+        raise ApiError(BANK_DETAILS_REQUIRED, field="paymentDetails", code=ErrorCode.REQUIRED)
+
+
+def saved_payer(*, method: str, customer: Customer, saved: PaymentMethod) -> dict[str, Any]:
+    """Rules 3 and 5: a saved bank method charges ACH, RCC or RTP only, never once blocked by a return, and
+    its stored holder and account replace whatever paymentDetails held."""
+    if method not in BANK_METHODS:
+        raise IncompatibleMethod(METHOD_INCOMPATIBLE)
+    if saved.blocked_at is not None:
+        raise PaymentMethodBlocked(f"payment method is blocked: {saved.blocked_reason or 'blocked'}")
+    return bank_fields(
+        name=customer.holder_name,
+        account_type=saved.account_type,
+        account_number=saved.account_number,
+        routing_number=saved.routing_number,
+    )
+
+
+def payer_resolve(
+    *, company: Company, customer_uuid: UUID | None, payment_method_uuid: UUID | None
+) -> tuple[Customer | None, PaymentMethod | None]:
+    """Rules 7 and 8: the customer first (404, inactive), then the saved method (404). customerUuid alone only
+    links the customer: no saved method is pulled, not even the default."""
+    if customer_uuid is None:
+        return None, None
+    if payment_method_uuid is None:
+        customer, method = customer_get(company=company, customer_uuid=customer_uuid), None
+    else:
+        customer, method = saved_method_for_charge(
+            company=company, customer_uuid=customer_uuid, payment_method_uuid=payment_method_uuid
+        )
+    if customer.status != Customer.Status.ACTIVE:
+        raise CustomerInactive(CUSTOMER_INACTIVE)
+    if payment_method_uuid is not None and method is None:
+        raise NotFound("Payment method not found", field="paymentMethodUuid")
+    return customer, method
+
+
+def payer_fields(
+    *, method: str, rule: MethodRule, details: dict | None, customer: Customer | None, saved: PaymentMethod | None
+) -> dict[str, Any]:
+    """Who pays, as the transaction stores it: the saved method (rules 3, 5), else the request's details (7)."""
+    if saved is not None:
+        return saved_payer(method=method, customer=customer, saved=saved)
+    if details is None:
+        raise ApiError(DETAILS_REQUIRED, field="paymentDetails", code=ErrorCode.REQUIRED)
+    if rule.is_card:
+        return card_fields(details)
+    return bank_fields(
+        name=details["name"],
+        account_type=details["account_type"],
+        account_number=details["account_number"],
+        routing_number=details["routing_number"],
+    )
+
+
+def card_fields(details: dict[str, Any]) -> dict[str, Any]:
+    number = details["card_number"]
+    first, last = numbers.card_shown_parts(number)
+    return {
+        "name": details["name"],
+        "card_first_six": first,
+        "card_last_four": last,
+        "card_masked": numbers.card_mask(number),
+        "card_expiration": details["expiration_date"],
+    }
+
+
+def bank_fields(*, name: str, account_type: str, account_number: str, routing_number: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "account_type": account_type,
+        "account_number": account_number,
+        "account_number_hash": account_number_hash(account_number),
+        "account_last_four": account_number[-4:],
+        "routing_number": routing_number,
+    }
+
+
+def effective_date_resolve(*, requested: date | None, now: datetime, cutoff: time, rule: MethodRule) -> date:
+    """The processing day of a charge: omitted -> the next processing window; a weekend or holiday moves to
+    the next Fed business day; a day whose window has passed moves to the next one; a past date is 400."""
+    today = calendar.eastern_now(now).date()
+    if requested is not None and requested < today:
+        raise ApiError("effectiveDate must not be in the past", field="effectiveDate", code=ErrorCode.PAST_DATE)
+    if rule.real_time:
+        if requested not in (None, today):
+            raise ApiError("RTP settles immediately: effectiveDate must be today or omitted", field="effectiveDate")
+        return today
+    earliest = calendar.next_processing_day(now, cutoff)
+    if requested is None:
+        return earliest
+    return max(calendar.next_business_day(requested), earliest)
+
+
+def company_cutoff(company: Company) -> time:
+    # A Company built in memory (not read back) still holds the field default as text.
+    cutoff = company.cutoff_time
+    return cutoff if isinstance(cutoff, time) else time.fromisoformat(cutoff)
+
+
+def entry_description_resolve(
+    *, method: str, sec_code: str, type: str, purpose: str | None, requested: str | None
+) -> str | None:
+    """CONTRACT 11: the Company Entry Description a charge's batch carries: the standard one its purpose, SEC
+    code and direction require (PURCHASE, PAYROLL), else the merchant's, else PAYMENT; None for RTP and cards."""
+    if method not in ORIGINATED_METHODS:
+        if requested:
+            raise ApiError("entryDescription applies to ACH and RCC entries only", field="entryDescription")
+        return None
+    for description, standard in STANDARD_DESCRIPTIONS.items():
+        applies = (purpose, sec_code, type) == (standard.purpose, standard.sec_code, standard.type)
+        if applies and requested not in (None, description):
+            raise ApiError(
+                f"entryDescription must be {description} for a {sec_code} {type.lower()} with purpose {purpose}",
+                field="entryDescription",
+                code=ErrorCode.ENTRY_DESCRIPTION_MISMATCH,
+            )
+        if applies:
+            return description
+        if requested == description:
+            raise ApiError(
+                f"entryDescription {description} is only for a {standard.sec_code} {standard.type.lower()} "
+                f"with purpose {standard.purpose}",
+                field="entryDescription",
+                code=ErrorCode.ENTRY_DESCRIPTION_MISMATCH,
+            )
+    if requested in RESERVED_DESCRIPTIONS:
+        raise ApiError(
+            f"entryDescription {requested} is reserved for account validation",
+            field="entryDescription",
+            code=ErrorCode.ENTRY_DESCRIPTION_RESERVED,
+        )
+    return requested or DEFAULT_ENTRY_DESCRIPTION

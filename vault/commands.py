@@ -1,0 +1,105 @@
+"""What every ops command shares: one JSON object on stdout, CommandError for every bad argument, `--at`, the
+progress bar on stderr, and the guard of the commands that make demo or sample data."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import uuid
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+from django.db.models import Model, QuerySet
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from tqdm import tqdm
+
+ALLOW_PRODUCTION_FLAG = "--allow-production"
+
+# What a long command step reports its chunks through: `progress_for(command)` in a command, else no_progress.
+Progress = Callable[..., Iterable]
+
+
+def no_progress(items: Iterable, **_kwargs) -> Iterable:
+    return items
+
+
+def emit(command: BaseCommand, payload: dict[str, Any]) -> None:
+    command.stdout.write(json.dumps(payload))
+
+
+def by_uuid(rows: QuerySet, raw: str, *, flag: str) -> Model:
+    """The row of `rows` whose uuid `raw` names, for an argument such as `--company`."""
+    noun = rows.model._meta.verbose_name
+    try:
+        wanted = uuid.UUID(raw)
+    except (TypeError, ValueError):
+        raise CommandError(f"{flag} must be a {noun} UUID, got {raw!r}") from None
+    found = rows.filter(uuid=wanted).first()
+    if found is None:
+        raise CommandError(f"no {noun} with uuid {wanted}")
+    return found
+
+
+def validation_message(exc: ValidationError) -> str:
+    if hasattr(exc, "error_dict"):
+        return "; ".join(f"{field}: {' '.join(messages)}" for field, messages in exc.message_dict.items())
+    return " ".join(exc.messages)
+
+
+def non_negative_cents(raw: str) -> int:
+    """argparse type for amounts in cents."""
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of cents, got {raw!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+def parse_at(value: str | None) -> datetime:
+    """ISO 8601 in UTC (`Z`, `+00:00` or no offset); without a value, now."""
+    if value is None:
+        return timezone.now()
+    try:
+        parsed = parse_datetime(value.strip())
+    except ValueError:
+        parsed = None
+    if parsed is None:
+        raise CommandError(f"--at must be an ISO 8601 timestamp in UTC, e.g. 2026-11-23T15:00:00Z; got {value!r}")
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    if parsed.utcoffset().total_seconds() != 0:
+        raise CommandError(f"--at must be in UTC (Z or +00:00); got {value!r}")
+    return parsed.astimezone(UTC)
+
+
+def add_at_argument(parser) -> None:
+    parser.add_argument("--at", help="ISO 8601 UTC timestamp to run as (default: now)")
+
+
+def progress_for(command: BaseCommand):
+    """A tqdm bar on stderr when it is a terminal; stdout carries only the JSON line."""
+
+    def progress(items: Iterable, **kwargs) -> Iterable:
+        return tqdm(items, disable=None, file=command.stderr._out, leave=False, **kwargs)
+
+    return progress
+
+
+def add_allow_production_argument(parser) -> None:
+    parser.add_argument(
+        ALLOW_PRODUCTION_FLAG,
+        action="store_true",
+        help="run even though DEBUG is off (the data it makes is not real)",
+    )
+
+
+def require_debug_or_allowed(options: dict, *, makes: str) -> None:
+    if not settings.DEBUG and not options.get("allow_production"):
+        raise CommandError(f"DEBUG is off: this command makes {makes}; pass {ALLOW_PRODUCTION_FLAG} to run it anyway")
