@@ -20,6 +20,7 @@ class Action(models.TextChoices):
     VIEW_REPORTS = "ViewReports"
     MANAGE_WEBHOOKS = "ManageWebhooks"
     VIEW_EVENTS = "ViewEvents"
+    VIEW_RISK = "ViewRisk"
 
 
 ALL_ACTIONS: tuple[str, ...] = tuple(Action.values)
@@ -69,4 +70,7 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("webhook-endpoint-replay", "POST"): Action.MANAGE_WEBHOOKS,
     ("event-list", "GET"): Action.VIEW_EVENTS,
     ("event-detail", "GET"): Action.VIEW_EVENTS,
+    ("transaction-retry", "POST"): Action.CREATE_TRANSACTION,
+    ("risk-return-rates", "GET"): Action.VIEW_RISK,
+    ("risk-report", "GET"): Action.VIEW_RISK,
 }

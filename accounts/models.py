@@ -53,6 +53,16 @@ class Company(models.Model):
         default=AccountValidation.OFF,
         help_text="WEB debits to a saved account that is not validated: off, require or prenote_first.",
     )
+    # The return-rate program (Nacha 2.17.2): what a company's policy does when a rate nears or crosses a threshold.
+    return_rate_warning_percent = models.PositiveSmallIntegerField(
+        default=80, help_text="A return rate at this percentage of its Nacha threshold writes a warning alert."
+    )
+    hold_debits_on_breach = models.BooleanField(
+        default=True, help_text="A return rate over its threshold holds the company's new debits (holdCode RTN)."
+    )
+    # Kept by the return program's hold services: a charge reads its debit holds only when one may be active, so
+    # the charge path of every other company costs no query.
+    has_debit_holds = models.BooleanField(default=False, editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -61,6 +71,10 @@ class Company(models.Model):
         # a grant of their own, beyond change_company (accounts/admin.py).
         permissions = [("manage_risk_controls", "Can change risk limits, ACH company id, cut-off and staged rollout")]
         constraints = [
+            models.CheckConstraint(
+                condition=models.Q(return_rate_warning_percent__gte=1, return_rate_warning_percent__lte=100),
+                name="company_return_rate_warning_percent_range",
+            ),
             models.CheckConstraint(condition=models.Q(hold_over__gte=0), name="company_hold_over_nonnegative"),
             models.CheckConstraint(condition=models.Q(decline_over__gte=0), name="company_decline_over_nonnegative"),
         ]

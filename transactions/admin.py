@@ -7,6 +7,7 @@ from django.contrib import admin
 # Importing it registers the lifecycle pages (batches, settlements, files) too.
 from transactions.lifecycle.admin import TRANSACTION_ACTIONS, TransactionActionForm, TransactionActionPermissionsMixin
 from transactions.models import Transaction, TransactionEvent
+from transactions.returnrisk import admin as returnrisk_admin  # noqa: F401  (the return-rate program's pages)
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, is_uuid
 from vault.crypto import mask
 

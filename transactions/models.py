@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from uuid import uuid4
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -226,9 +227,13 @@ class Transaction(models.Model):
     voided_at = models.DateTimeField(null=True, blank=True)
     reversed_at = models.DateTimeField(null=True, blank=True)
     reversal_uuid = models.UUIDField(null=True, blank=True, help_text="The offsetting transaction of a reversal.")
-    # ACH/RCC: the Company Entry Description its batch carries; purpose: what the charge pays for (CONTRACT 11).
-    # Nullable without defaults: these columns are added without rebuilding the table on SQLite.
-    entry_description = models.CharField(max_length=10, null=True, blank=True)
+    # A re-presentment of a returned debit (Nacha 2.12.4) points at the first presentment. Nullable without a
+    # default (as entry_description), so adding them never rebuilds this table on SQLite.
+    retry_of = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="retries", editable=False
+    )
+    entry_description = models.CharField(max_length=10, null=True, blank=True, help_text="Company Entry Description.")
+    # What the charge pays for (CONTRACT 11): with the SEC code and direction it fixes some entry descriptions.
     purpose = models.CharField(max_length=10, choices=Purpose.choices, null=True, blank=True)
     # A prenote or micro-entry of an account validation; a prenote is the only entry whose amount is 0.
     account_validation = models.ForeignKey(
@@ -380,6 +385,118 @@ class IdempotencyRecord(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["company", "key"], name="idempotency_company_key")]
         indexes = [models.Index(fields=["created_at"], name="idempotency_created_at")]  # purge_expired
+
+
+class ReturnPolicy(models.Model):
+    """A company's own actions for one return code; a code without a row follows RETURN_CODES' default actions."""
+
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="return_policies")
+    return_code = models.CharField(max_length=4)
+    block_method = models.BooleanField(default=False, help_text="Block the saved method that was debited.")
+    deactivate_customer = models.BooleanField(default=False)
+    hold_customer_debits = models.BooleanField(default=False, help_text="Hold that customer's new debits (RTN).")
+    notify = models.BooleanField(default=False, help_text="Write a notice alert for the company's staff.")
+
+    class Meta:
+        verbose_name_plural = "return policies"
+        constraints = [models.UniqueConstraint(fields=["company", "return_code"], name="return_policy_company_code")]
+
+    def __str__(self) -> str:
+        return f"{self.return_code} policy"
+
+
+class RiskAlert(models.Model):
+    """A return-rate level change of one category (kept for the evidence report), or a policy notice."""
+
+    class Level(models.TextChoices):
+        WARNING = "warning"
+        BREACHED = "breached"
+        CLEARED = "cleared"
+        NOTICE = "notice"  # a return whose policy says notify
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="risk_alerts")
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    category = models.CharField(max_length=16, help_text="unauthorized, administrative, overall, or a return code.")
+    level = models.CharField(max_length=8, choices=Level.choices)
+    returns = models.PositiveIntegerField(default=0)
+    debits = models.PositiveIntegerField(default=0)
+    rate = models.FloatField(default=0)
+    threshold = models.FloatField(default=0)
+    as_of = models.DateField(help_text="Last day of the rolling window the rate was computed over.")
+    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["company", "category", "-created_at"], name="risk_alert_company_category")]
+
+    def __str__(self) -> str:
+        return f"{self.category} {self.level}"
+
+
+class DebitHold(models.Model):
+    """While active, new debits of the company (customer empty) or of one customer are HELD with holdCode RTN."""
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="debit_holds")
+    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    reason = models.CharField(max_length=255)
+    alert = models.ForeignKey(RiskAlert, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    lifted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["company"],
+                condition=Q(customer__isnull=True, lifted_at__isnull=True),
+                name="debit_hold_one_active_per_company",
+            ),
+            models.UniqueConstraint(
+                fields=["company", "customer"],
+                condition=Q(customer__isnull=False, lifted_at__isnull=True),
+                name="debit_hold_one_active_per_customer",
+            ),
+        ]
+        indexes = [models.Index(fields=["company", "lifted_at"], name="debit_hold_company_lifted")]
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+class RiskAction(models.Model):
+    """Every action the return program took (policy actions on a return, holds on a breach): the evidence log."""
+
+    class Kind(models.TextChoices):
+        BLOCK_METHOD = "block_method"
+        DEACTIVATE_CUSTOMER = "deactivate_customer"
+        HOLD_CUSTOMER_DEBITS = "hold_customer_debits"
+        NOTIFY = "notify"
+        HOLD_COMPANY_DEBITS = "hold_company_debits"
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="risk_actions")
+    action = models.CharField(max_length=24, choices=Kind.choices)
+    return_code = models.CharField(max_length=4, blank=True)
+    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    alert = models.ForeignKey(RiskAlert, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    detail = models.CharField(max_length=255, blank=True)
+    taken_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["company", "-taken_at"], name="risk_action_company_taken")]
+
+
+class RiskReview(models.Model):
+    """The yearly review of a company's fraud-monitoring program (Nacha 2.2.4): who, when, notes."""
+
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="risk_reviews")
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    reviewed_on = models.DateField()
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    def __str__(self) -> str:
+        return f"review of {self.reviewed_on}"
 
 
 class TransactionEvent(models.Model):

@@ -6,11 +6,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, time
 
-from django.db.models import Sum
+from django.db.models import F, Q, Sum
 
 from accounts.models import Company
+from customers.models import Customer
 from transactions.calendar import EASTERN
-from transactions.models import Status, Transaction
+from transactions.models import DebitHold, Method, Status, Transaction, TransactionType
 
 # Charges that never move money do not count towards the daily volume.
 VOLUME_EXCLUDED_STATUSES = (Status.DECLINED, Status.VOIDED, Status.REJECTED)
@@ -21,6 +22,7 @@ class RiskInput:
     company: Company
     amount: int
     daily_volume: int | None  # today's volume before this charge; None when the company sets no limit
+    debit_hold: str | None = None  # why the return-rate program holds this debit (company or customer), if it does
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,12 @@ RISK_RULES: tuple[RiskRule, ...] = (
         "AMT",
         lambda r: r.amount > r.company.decline_over,
         lambda r: f"amount exceeds the decline limit of {r.company.decline_over} cents",
+    ),
+    RiskRule(
+        Status.HELD,
+        "RTN",
+        lambda r: r.debit_hold is not None,
+        lambda r: r.debit_hold,
     ),
     RiskRule(
         Status.HELD,
@@ -74,7 +82,31 @@ def daily_volume(*, company: Company, now: datetime) -> int:
     )
 
 
-def risk_assess(*, company: Company, amount: int, now: datetime) -> RiskOutcome | None:
+# The debits the return-rate program can hold: those that go out in NACHA files and come back as returns.
+RETURN_HELD_METHODS = (Method.ACH, Method.RCC)
+
+
+def debit_hold_reason(*, company: Company, customer: Customer | None) -> str | None:
+    """The reason of the active return-rate hold on the company's debits, or on this customer's, if any."""
+    customers = Q(customer__isnull=True) if customer is None else Q(customer__isnull=True) | Q(customer=customer)
+    hold = (
+        DebitHold.objects.filter(customers, company=company, lifted_at__isnull=True)
+        .order_by(F("customer_id").asc(nulls_first=True), "pk")  # the company-wide hold first
+        .values_list("reason", flat=True)
+        .first()
+    )
+    return hold
+
+
+def risk_assess(
+    *,
+    company: Company,
+    amount: int,
+    now: datetime,
+    method: str,
+    type: str,
+    customer: Customer | None,
+) -> RiskOutcome | None:
     """Must run inside the charge's transaction.atomic: with a daily limit the company row is locked so
     that concurrent charges sum the volume one after another."""
     volume = None
@@ -82,7 +114,10 @@ def risk_assess(*, company: Company, amount: int, now: datetime) -> RiskOutcome 
         company = Company.objects.select_for_update().get(pk=company.pk)
         if company.daily_volume_limit is not None:
             volume = daily_volume(company=company, now=now)
-    checked = RiskInput(company=company, amount=amount, daily_volume=volume)
+    held = None
+    if company.has_debit_holds and type == TransactionType.DEBIT and method in RETURN_HELD_METHODS:
+        held = debit_hold_reason(company=company, customer=customer)
+    checked = RiskInput(company=company, amount=amount, daily_volume=volume, debit_hold=held)
     for rule in RISK_RULES:
         if rule.trips(checked):
             return RiskOutcome(status=rule.status, code=rule.code, reason=rule.reason(checked))

@@ -131,8 +131,9 @@ class ChargeRequest:
     description: str = ""
     idempotency_key: str = ""
     request_hash: str = ""
-    entry_description: str | None = None  # CONTRACT 11
-    purpose: str | None = None
+    retry_of: Transaction | None = None  # a re-presentment of a returned debit points at the first presentment
+    entry_description: str | None = None
+    purpose: str | None = None  # CONTRACT 11
 
 
 def transaction_charge(charge: ChargeRequest) -> ChargeResult:
@@ -175,7 +176,14 @@ def _charge(charge: ChargeRequest) -> Transaction:
     )
     txn = _unsaved_transaction(charge, rule=rule, customer=customer, saved=saved, payer=payer, day=day)
     txn.entry_description, txn.purpose = entry_description, charge.purpose
-    outcome = risk_assess(company=charge.company, amount=charge.amount, now=charge.now)  # rule 9
+    outcome = risk_assess(  # rule 9, and the return-rate program's debit holds
+        company=charge.company,
+        amount=charge.amount,
+        now=charge.now,
+        method=charge.method,
+        type=charge.type,
+        customer=customer,
+    )
     if outcome is None and saved is not None and charge.method == Method.ACH:  # CONTRACT 11: the WEB debit rule
         outcome = web_debit_gate(
             company=charge.company,
@@ -225,6 +233,8 @@ def _unsaved_transaction(
         external_unique_id=charge.external_unique_id,
         idempotency_key=charge.idempotency_key,
         description=charge.description,
+        retry_of=charge.retry_of,
+        entry_description=charge.entry_description,
         is_duplicate=is_duplicate,
         **payer,
     )

@@ -55,6 +55,13 @@ class ErrorCode(StrEnum):
     NO_VALIDATION_PENDING = "no_validation_pending"
     VALIDATION_EXPIRED = "validation_expired"
     AMOUNTS_MISMATCH = "amounts_mismatch"
+    # Re-presenting a returned debit (Nacha 2.12.4)
+    NOT_RETRYABLE = "not_retryable"
+    NOT_RETURNED = "not_returned"
+    RETURN_CODE_NOT_RETRYABLE = "return_code_not_retryable"
+    ALREADY_RETRIED = "already_retried"
+    RETRY_LIMIT_REACHED = "retry_limit_reached"
+    RETRY_WINDOW_PASSED = "retry_window_passed"
     # The server
     ERROR = "error"
     SERVICE_UNAVAILABLE = "service_unavailable"

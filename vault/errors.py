@@ -97,6 +97,15 @@ class IncompatibleMethod(ApiError):
         super().__init__(message, field="method")
 
 
+class NotRetryable(Conflict):
+    """A returned debit that may not be re-presented (POST /transactions/{uuid}/retry): 409 with the reason."""
+
+    code = ErrorCode.NOT_RETRYABLE
+
+    def __init__(self, message: str, *, code: ErrorCode) -> None:
+        super().__init__(message, code=code, field="transactionUuid")
+
+
 class IdempotencyKeyReused(Conflict):
     code = ErrorCode.IDEMPOTENCY_KEY_REUSED
 

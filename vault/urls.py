@@ -9,6 +9,7 @@ urlpatterns = [
     path("", include("customers.urls")),
     path("", include("payments.urls")),
     path("", include("transactions.urls")),
+    path("", include("transactions.returnrisk.urls")),
     path("", include("reporting.urls")),
     path("", include("events.urls")),
     path("admin/", admin.site.urls),

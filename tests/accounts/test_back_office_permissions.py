@@ -23,6 +23,13 @@ COMPANY_FORM = {
     "cutoff_time": "23:59",
     "ach_company_id": "1EVILCORP1",
     "account_validation": "require",
+    "return_rate_warning_percent": "100",
+    # The return-rate program's inlines on the company page, sent empty.
+    **{
+        f"{prefix}-{count}": "0"
+        for prefix in ("return_policies", "risk_reviews")
+        for count in ("TOTAL_FORMS", "INITIAL_FORMS")
+    },
 }
 
 
@@ -46,6 +53,8 @@ def _company_state(company) -> tuple:
         company.cutoff_time,
         company.ach_company_id,
         company.account_validation,
+        company.return_rate_warning_percent,
+        company.hold_debits_on_breach,
     )
 
 
@@ -61,7 +70,10 @@ def test_manage_risk_controls_edits_them(company):
     client = _staff_client(company, "manage_risk_controls")
     response = client.post(f"/admin/accounts/company/{company.pk}/change/", COMPANY_FORM)
     assert response.status_code == 302, response.content
-    assert _company_state(company) == (True, 99999999, 99999999, 99999999, time(23, 59), "1EVILCORP1", "require")
+    # hold_debits_on_breach is a checkbox left out of the form: off.
+    assert _company_state(company) == (
+        True, 99999999, 99999999, 99999999, time(23, 59), "1EVILCORP1", "require", 100, False
+    )  # fmt: skip
 
 
 def test_change_apikey_alone_does_not_flip_rollout_allowed(company):

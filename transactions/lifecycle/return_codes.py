@@ -1,5 +1,6 @@
-"""NACHA return reason codes (R01..R85) and notification-of-change codes (C01..C14): the one table of
-each, read by the import. Adding a code is one line."""
+"""NACHA return reason codes (R01..R85) with their default policy and return-rate category, and
+notification-of-change codes (C01..C14): the one table of each, read by the import and the return-rate
+program. Adding a code is one line."""
 
 from __future__ import annotations
 
@@ -7,44 +8,61 @@ from dataclasses import dataclass
 from enum import Enum
 
 
-class ReturnEffect(str, Enum):
-    RETURN = "return"  # the entry comes back; the saved method stays usable
-    BLOCK_METHOD = "block_method"  # the account cannot be debited again: block the saved method
+class PolicyAction(str, Enum):
+    """What a company's return policy may do when a return of a code is recorded (admin-editable per company)."""
+
+    BLOCK_METHOD = "block_method"  # the saved method cannot be debited again
+    DEACTIVATE_CUSTOMER = "deactivate_customer"
+    HOLD_CUSTOMER_DEBITS = "hold_customer_debits"  # that customer's new debits are HELD (holdCode RTN)
+    NOTIFY = "notify"  # a notice alert for the company's staff
+
+
+class RateCategory(str, Enum):
+    """Nacha's return-rate categories (Article Two 2.17.2); every return of a debit also counts as overall."""
+
+    UNAUTHORIZED = "unauthorized"
+    ADMINISTRATIVE = "administrative"
+    OVERALL = "overall"
 
 
 @dataclass(frozen=True)
 class ReturnCode:
     reason: str
-    effect: ReturnEffect = ReturnEffect.RETURN
+    actions: frozenset[PolicyAction] = frozenset()  # the default policy, when the company has no row of its own
+    category: RateCategory | None = None  # the rate it counts in besides overall
 
 
 _R = ReturnCode
-_BLOCK = ReturnEffect.BLOCK_METHOD
+_BLOCK = frozenset({PolicyAction.BLOCK_METHOD})
+_BLOCK_AND_HOLD = frozenset({PolicyAction.BLOCK_METHOD, PolicyAction.HOLD_CUSTOMER_DEBITS})
+_UNAUTH, _ADMIN = RateCategory.UNAUTHORIZED, RateCategory.ADMINISTRATIVE
 
 RETURN_CODES: dict[str, ReturnCode] = {
     "R01": _R("Insufficient Funds"),
-    "R02": _R("Account Closed", _BLOCK),
-    "R03": _R("No Account/Unable to Locate Account", _BLOCK),
-    "R04": _R("Invalid Account Number Structure", _BLOCK),
-    "R05": _R("Unauthorized Debit to Consumer Account Using Corporate SEC Code"),
+    "R02": _R("Account Closed", _BLOCK, _ADMIN),
+    "R03": _R("No Account/Unable to Locate Account", _BLOCK, _ADMIN),
+    "R04": _R("Invalid Account Number Structure", _BLOCK, _ADMIN),
+    "R05": _R("Unauthorized Debit to Consumer Account Using Corporate SEC Code", _BLOCK_AND_HOLD, _UNAUTH),
     "R06": _R("Returned per ODFI's Request"),
-    "R07": _R("Authorization Revoked by Customer"),
+    "R07": _R("Authorization Revoked by Customer", _BLOCK_AND_HOLD, _UNAUTH),
     "R08": _R("Payment Stopped"),
     "R09": _R("Uncollected Funds"),
     "R10": _R(
         "Customer Advises Originator is Not Known to Receiver and/or Is Not Authorized by Receiver to Debit"
-        " Receiver's Account"
+        " Receiver's Account",
+        _BLOCK_AND_HOLD,
+        _UNAUTH,
     ),
-    "R11": _R("Customer Advises Entry Not in Accordance with the Terms of the Authorization"),
+    "R11": _R("Customer Advises Entry Not in Accordance with the Terms of the Authorization", category=_UNAUTH),
     "R12": _R("Account Sold to Another DFI"),
     "R13": _R("Invalid ACH Routing Number"),
     "R14": _R("Representative Payee Deceased or Unable to Continue in That Capacity"),
     "R15": _R("Beneficiary or Account Holder (Other Than a Representative Payee) Deceased"),
-    "R16": _R("Account Frozen/Entry Returned per OFAC Instruction"),
+    "R16": _R("Account Frozen/Entry Returned per OFAC Instruction", _BLOCK),
     "R17": _R("File Record Edit Criteria/Entry with Invalid Account Number Initiated Under Questionable Circumstances"),
     "R18": _R("Improper Effective Entry Date"),
     "R19": _R("Amount Field Error"),
-    "R20": _R("Non-Transaction Account"),
+    "R20": _R("Non-Transaction Account", _BLOCK),
     "R21": _R("Invalid Company Identification"),
     "R22": _R("Invalid Individual ID Number"),
     "R23": _R("Credit Entry Refused by Receiver"),
@@ -53,7 +71,7 @@ RETURN_CODES: dict[str, ReturnCode] = {
     "R26": _R("Mandatory Field Error"),
     "R27": _R("Trace Number Error"),
     "R28": _R("Routing Number Check Digit Error"),
-    "R29": _R("Corporate Customer Advises Not Authorized"),
+    "R29": _R("Corporate Customer Advises Not Authorized", _BLOCK_AND_HOLD, _UNAUTH),
     "R30": _R("RDFI Not Participant in Check Truncation Program"),
     "R31": _R("Permissible Return Entry (CCD and CTX only)"),
     "R32": _R("RDFI Non-Settlement"),
@@ -73,7 +91,7 @@ RETURN_CODES: dict[str, ReturnCode] = {
     "R46": _R("Invalid Representative Payee Indicator"),
     "R47": _R("Duplicate Enrollment"),
     "R50": _R("State Law Affecting RCK Acceptance"),
-    "R51": _R("Item Related to RCK Entry is Ineligible or RCK Entry is Improper"),
+    "R51": _R("Item Related to RCK Entry is Ineligible or RCK Entry is Improper", _BLOCK_AND_HOLD, _UNAUTH),
     "R52": _R("Stop Payment on Item Related to RCK Entry"),
     "R53": _R("Item and RCK Entry Presented for Payment"),
     "R61": _R("Misrouted Return"),

@@ -25,8 +25,15 @@ from payments.services import VALIDATION_FIELDS, payment_method_event, payment_m
 from transactions import calendar
 from transactions.lifecycle import nacha
 from transactions.lifecycle.origination import sec_code_for
-from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES, Corrected, ReturnEffect
+from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES, Corrected, PolicyAction
 from transactions.models import ChangeNotice, IngestionFile, Status, Transaction, TransactionReturn, TransactionType
+from transactions.returnrisk.policy import (
+    PolicyBook,
+    ReturnFollowUp,
+    return_followups_apply,
+    return_rate_alerts_evaluate,
+    risk_action_record,
+)
 from transactions.state import Actor, Event, transaction_lock, transition_many
 from transactions.validation import validations_noticed, validations_returned
 from vault import crypto
@@ -176,10 +183,12 @@ class _Chunk:
     methods: dict[int, PaymentMethod]
     returned: set[int]
     noticed: set[int]
+    policies: PolicyBook
     new_returns: list[TransactionReturn] = field(default_factory=list)
     new_notices: list[ChangeNotice] = field(default_factory=list)
     late_ids: list[int] = field(default_factory=list)
     returned_reversals: list = field(default_factory=list)
+    followups: list[ReturnFollowUp] = field(default_factory=list)
 
     @classmethod
     def lock(cls, items: Sequence[nacha.ReturnedItem], ingestion: IngestionFile, at: datetime, actor: Actor) -> _Chunk:
@@ -197,6 +206,7 @@ class _Chunk:
             methods={method.pk: method for method in methods},
             returned=set(),
             noticed=set(),
+            policies=PolicyBook({txn.company_id for txn in txns}),
         )
         ids = [txn.pk for txn in chunk.transactions.values()]
         chunk.returned = set(
@@ -230,6 +240,7 @@ class _Chunk:
         Transaction.objects.filter(pk__in=[notice.transaction_id for notice in self.new_notices]).update(
             ingestion_file=self.ingestion
         )
+        return_followups_apply(self.followups, at=self.at)
         # Validation entries (prenotes, micro-entries): a return fails the validation, a NOC on a prenote passes it.
         validations_returned(
             transaction_ids=[entry.transaction_id for entry in self.new_returns], actor=self.actor, at=self.at
@@ -258,12 +269,18 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
         chunk.late_ids.append(txn.pk)
     if txn.status == Status.REVERSED:
         chunk.returned_reversals.append(txn.reversal_uuid)
+    actions = chunk.policies.actions(txn.company_id, item.code)
     method = chunk.methods.get(txn.payment_method_id)
-    if code.effect == ReturnEffect.BLOCK_METHOD and method is not None and method.blocked_at is None:
+    if PolicyAction.BLOCK_METHOD in actions and method is not None and method.blocked_at is None:
         method.blocked_at = chunk.at
         method.blocked_reason = f"{item.code} {code.reason}"
         method.save(update_fields=["blocked_at", "blocked_reason"])
         payment_method_event(method, EventType.PAYMENT_METHOD_BLOCKED)
+        risk_action_record(
+            company_id=txn.company_id, action=PolicyAction.BLOCK_METHOD, at=chunk.at, txn=txn, code=item.code
+        )
+    if actions - {PolicyAction.BLOCK_METHOD}:
+        chunk.followups.append(ReturnFollowUp(txn=txn, code=item.code, actions=actions))
     return True
 
 
@@ -384,7 +401,7 @@ def returns_import(
             ingestion = IngestionFile.objects.create(
                 filename=filename[-500:], sha256=digest, file_format=file_format, received_at=at
             )
-            applied, unmatched = _Applied(), []
+            applied, unmatched, touched = _Applied(), [], set()
             chunks = [items[start : start + LOCK_CHUNK] for start in range(0, len(items), LOCK_CHUNK)]
             for part in progress(chunks, desc="import", unit="chunk"):
                 chunk = _Chunk.lock(part, ingestion, at, actor)
@@ -393,12 +410,15 @@ def returns_import(
                     if item.kind == "return":
                         done = txn is not None and _apply_return(item, txn, chunk)
                         applied.returns += done
+                        if done:
+                            touched.add(txn.company_id)
                     else:
                         done = txn is not None and _apply_notice(item, txn, chunk)
                         applied.notices += done
                     if not done:
                         unmatched.append(item.original_trace)
                 chunk.flush()
+            return_rate_alerts_evaluate(company_ids=touched, at=at)
             ingestion.summary = summary_of(ingestion, applied, unmatched)
             ingestion.save(update_fields=["summary"])
     except IntegrityError:

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0006_login_throttle'),
+        ('accounts', '0007_return_rate_program'),
     ]
 
     operations = [

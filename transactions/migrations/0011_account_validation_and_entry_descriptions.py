@@ -27,7 +27,7 @@ class Migration(migrations.Migration):
         ('customers', '0001_initial'),
         ('payments', '0002_payment_method_validation'),
         ('reporting', '0002_payer_names'),
-        ('transactions', '0009_transaction_events'),
+        ('transactions', '0010_return_rate_program'),
     ]
 
     operations = [
@@ -56,11 +56,6 @@ class Migration(migrations.Migration):
             model_name='batch',
             name='entry_description',
             field=models.CharField(default='PAYMENT', help_text='Company Entry Description.', max_length=10),
-        ),
-        migrations.AddField(
-            model_name='transaction',
-            name='entry_description',
-            field=models.CharField(blank=True, max_length=10, null=True),
         ),
         migrations.AddField(
             model_name='transaction',

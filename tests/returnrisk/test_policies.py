@@ -1,0 +1,119 @@
+"""Return policies applied by `import_returns`: the defaults of the code table, and a company's own rows."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from tests import factories
+from tests.lifecycle.conftest import MONDAY_MORNING, run, saved_method_txn
+from transactions.lifecycle.return_codes import PolicyAction
+from transactions.lifecycle.returns import return_file_for
+from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert
+from transactions.returnrisk.policy import policy_in_force
+
+pytestmark = pytest.mark.django_db
+
+RETURN_TIME = "2026-12-08T14:00:00Z"
+BLOCK = {PolicyAction.BLOCK_METHOD}
+BLOCK_AND_HOLD = {PolicyAction.BLOCK_METHOD, PolicyAction.HOLD_CUSTOMER_DEBITS}
+
+
+@pytest.fixture
+def method(company):
+    # Alerts and the company-wide hold are the rate tests' subject; here one return would breach every rate.
+    company.hold_debits_on_breach = False
+    company.save(update_fields=["hold_debits_on_breach"])
+    customer = factories.CustomerFactory(company=company)
+    return factories.PaymentMethodFactory(customer=customer)
+
+
+def _import_return(tmp_path, method, code: str):
+    txn = saved_method_txn(method)
+    run("originate", "--at", MONDAY_MORNING)
+    txn.refresh_from_db()
+    path = tmp_path / "returns.ach"
+    path.write_text(return_file_for([(txn, code, {})], at=datetime(2026, 12, 8, 13, tzinfo=UTC)))
+    assert run("import_returns", str(path), "--at", RETURN_TIME)["returns"] == 1
+    method.refresh_from_db()
+    method.customer.refresh_from_db()
+    return txn
+
+
+def test_default_policy_follows_the_rules(company):
+    in_force = policy_in_force(company=company)
+    assert {code: set(actions) for code, actions in in_force.items() if actions} == {
+        **{code: BLOCK for code in ("R02", "R03", "R04", "R16", "R20")},
+        **{code: BLOCK_AND_HOLD for code in ("R05", "R07", "R10", "R29", "R51")},
+    }
+
+
+@pytest.mark.parametrize("code", ["R02", "R03", "R04", "R16", "R20"])
+def test_default_block_codes_block_the_method_only(tmp_path, method, code):
+    _import_return(tmp_path, method, code)
+
+    assert method.blocked_at is not None and method.blocked_reason.startswith(code)
+    assert not DebitHold.objects.filter(customer__isnull=False).exists()
+    assert method.customer.status == "active"
+
+
+@pytest.mark.parametrize("code", ["R05", "R07", "R10", "R29", "R51"])
+def test_default_unauthorized_codes_block_and_hold_the_customers_debits(tmp_path, method, code):
+    txn = _import_return(tmp_path, method, code)
+
+    assert method.blocked_at is not None
+    hold = DebitHold.objects.get(customer=method.customer)
+    assert hold.lifted_at is None and code in hold.reason
+    assert set(RiskAction.objects.filter(transaction=txn).values_list("action", flat=True)) == {
+        "block_method",
+        "hold_customer_debits",
+    }
+
+
+def test_r01_does_nothing_by_default(tmp_path, method):
+    _import_return(tmp_path, method, "R01")
+    assert method.blocked_at is None
+    assert not RiskAction.objects.exists()
+
+
+def test_a_company_row_replaces_the_default(tmp_path, method, company, api_client):
+    ReturnPolicy.objects.create(company=company, return_code="R01", deactivate_customer=True, notify=True)
+    ReturnPolicy.objects.create(company=company, return_code="R02")  # no action at all
+
+    txn = _import_return(tmp_path, method, "R01")
+
+    assert method.customer.status == "inactive"
+    notice = RiskAlert.objects.get(level="notice")
+    assert (notice.category, notice.transaction) == ("R01", txn)
+    assert set(RiskAction.objects.values_list("action", flat=True)) == {"deactivate_customer", "notify"}
+    assert policy_in_force(company=company)["R02"] == frozenset()
+
+
+def test_another_companys_policy_does_not_apply(tmp_path, method, other_company):
+    ReturnPolicy.objects.create(company=other_company, return_code="R02")
+    _import_return(tmp_path, method, "R02")
+    assert method.blocked_at is not None
+
+
+def test_the_customer_hold_holds_that_customers_next_debit_only(tmp_path, method, company, api_client):
+    _import_return(tmp_path, method, "R10")
+    other = factories.PaymentMethodFactory(customer=factories.CustomerFactory(company=company))
+    second = factories.PaymentMethodFactory(customer=method.customer)
+    details = {"name": "x", "accountType": "Checking", "accountNumber": "1111", "routingNumber": "021000021"}
+
+    def charge(saved):
+        body = {
+            "method": "ACH",
+            "type": "Debit",
+            "amount": 1000,
+            "customerUuid": str(saved.customer.uuid),
+            "paymentMethodUuid": str(saved.uuid),
+            "paymentDetails": details,
+        }
+        return api_client.put("/transactions", body, format="json").json()["data"]
+
+    held, free = charge(second), charge(other)
+
+    assert (held["status"], held["holdCode"]) == ("HELD", "RTN")
+    assert free["status"] == "Pending"

@@ -1,0 +1,221 @@
+"""Back office of the return-rate program: the company page gains its return policy and yearly reviews (inlines),
+the company list the three current rates (sortable), each company a "Return rates" page with the rates over time
+against their thresholds; debit holds are lifted here; alerts and actions are read-only evidence."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from accounts.admin import CompanyAdmin
+from accounts.models import Company
+from transactions.lifecycle.return_codes import RETURN_CODES
+from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert, RiskReview
+from transactions.returnrisk import rates
+from transactions.returnrisk.chart import rate_chart
+from transactions.returnrisk.policy import debit_holds_lift
+from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin
+
+CHART_DAYS = 120
+CHART_MONTHS = 12
+
+
+class ReturnPolicyInline(admin.TabularInline):
+    """A company's policy is a risk control: edited only with accounts.manage_risk_controls, else shown."""
+
+    model = ReturnPolicy
+    extra = 0
+    fields = ("return_code", "block_method", "deactivate_customer", "hold_customer_debits", "notify")
+    verbose_name = "return policy row (replaces the default actions of its code)"
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "return_code":
+            choices = [(code, f"{code} {entry.reason}"[:90]) for code, entry in RETURN_CODES.items()]
+            return forms.ChoiceField(choices=choices, label="Return code")
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    def _manages_risk(self, request) -> bool:
+        return request.user.has_perm("accounts.manage_risk_controls")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return self._manages_risk(request) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return self._manages_risk(request) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return self._manages_risk(request) and super().has_delete_permission(request, obj)
+
+
+class RiskReviewInline(admin.TabularInline):
+    model = RiskReview
+    extra = 0
+    fields = ("reviewed_on", "reviewed_by", "notes")
+    readonly_fields = ("reviewed_by",)
+    verbose_name = "yearly review of the fraud-monitoring program"
+
+
+def _rate_column(category: rates.RateCategory):
+    @admin.display(description=f"{category.value} rate (60 days)", ordering=f"{category.value}_rate")
+    def column(self, obj: Company) -> str:
+        value = getattr(obj, f"{category.value}_rate", 0) or 0
+        threshold = rates.THRESHOLDS[category]
+        colour = "#b30000" if value > threshold else "#e08a00" if value * 100 >= threshold * 80 else "inherit"
+        return format_html('<span style="color:{}">{}</span>', colour, f"{value:.2%}")
+
+    column.__name__ = f"{category.value}_rate_column"
+    return column
+
+
+class CompanyRiskAdmin(CompanyAdmin):
+    """The accounts CompanyAdmin with the return-rate program added (transactions sits above accounts)."""
+
+    inlines = [*CompanyAdmin.inlines, ReturnPolicyInline, RiskReviewInline]
+    unauthorized_rate_column = _rate_column(rates.RateCategory.UNAUTHORIZED)
+    administrative_rate_column = _rate_column(rates.RateCategory.ADMINISTRATIVE)
+    overall_rate_column = _rate_column(rates.RateCategory.OVERALL)
+    list_display = (
+        *CompanyAdmin.list_display,
+        "unauthorized_rate_column",
+        "administrative_rate_column",
+        "overall_rate_column",
+        "return_rates_link",
+    )
+    fields = (*CompanyAdmin.fields, "return_rate_warning_percent", "hold_debits_on_breach", "return_rates_link")
+    readonly_fields = (*CompanyAdmin.readonly_fields, "return_rates_link")
+    risk_control_fields = (*CompanyAdmin.risk_control_fields, "return_rate_warning_percent", "hold_debits_on_breach")
+
+    def get_queryset(self, request):
+        today = rates.today_eastern(timezone.now())
+        return super().get_queryset(request).annotate(**rates.current_rate_annotations(today=today))
+
+    @admin.display(description="return rates")
+    def return_rates_link(self, obj: Company) -> str:
+        if obj.pk is None:
+            return "-"
+        url = reverse("admin:accounts_company_return_rates", args=[obj.pk])
+        return format_html('<a href="{}">Return rates</a>', url)
+
+    def save_formset(self, request, form, formset, change):
+        # A review is signed by the staff user who enters it.
+        if formset.model is RiskReview:
+            for review in formset.save(commit=False):
+                if review.reviewed_by_id is None:
+                    review.reviewed_by = request.user
+                review.save()
+            for deleted in formset.deleted_objects:
+                deleted.delete()
+            formset.save_m2m()
+            return
+        super().save_formset(request, form, formset, change)
+
+    def get_urls(self):
+        own = [
+            path(
+                "<path:object_id>/return-rates/",
+                self.admin_site.admin_view(self.return_rates_view),
+                name="accounts_company_return_rates",
+            )
+        ]
+        return own + super().get_urls()
+
+    def return_rates_view(self, request, object_id):
+        company = self.get_object(request, unquote(object_id))  # scoped: another company's page is 404
+        if company is None:
+            raise Http404("No such company")
+        if not self.has_view_permission(request, company):
+            raise PermissionDenied
+        now = timezone.now()
+        today = rates.today_eastern(now)
+        window = rates.rolling_period(today)
+        current = rates.return_rates(company=company, period=window)
+        by_files = rates.return_rates(company=company, period=window, method=rates.RateMethod.FILES)
+        points = rates.rolling_series(company=company, last_day=today, days=CHART_DAYS)
+        percent = company.return_rate_warning_percent
+        categories = [
+            {
+                "name": category.value,
+                "returns": current.total.returns[category],
+                "rate": f"{current.total.rate(category):.2%}",
+                "files_rate": f"{by_files.total.rate(category):.2%}",
+                "threshold": f"{rates.THRESHOLDS[category]:.1%}",
+                "over": current.total.rate(category) > rates.THRESHOLDS[category],
+                "chart": rate_chart(
+                    points=points, category=category, threshold=rates.THRESHOLDS[category], warning_percent=percent
+                ),
+            }
+            for category in rates.CATEGORIES
+        ]
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Return rates: {company.name}",
+            "opts": self.model._meta,
+            "original": company,
+            "company": company,
+            "window": window,
+            "debits": current.total.debits,
+            "files_debits": by_files.total.debits,
+            "categories": categories,
+            "months": [
+                {
+                    "month": sheet.period.first_day.strftime("%Y-%m"),
+                    "debits": sheet.total.debits,
+                    "cells": [
+                        (sheet.total.returns[category], f"{sheet.total.rate(category):.2%}")
+                        for category in rates.CATEGORIES
+                    ],
+                }
+                for sheet in rates.monthly_sheets(company=company, months=CHART_MONTHS, now=now)
+            ],
+            "month_categories": [category.value for category in rates.CATEGORIES],
+            "alerts": RiskAlert.objects.filter(company=company).order_by("-created_at", "-pk")[:20],
+            "holds": DebitHold.objects.filter(company=company, lifted_at__isnull=True).select_related("customer"),
+            "warning_percent": percent,
+        }
+        return TemplateResponse(request, "admin/transactions/company_return_rates.html", context)
+
+
+admin.site.unregister(Company)
+admin.site.register(Company, CompanyRiskAdmin)
+
+
+@admin.register(DebitHold)
+class DebitHoldAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
+    list_display = ("company", "customer", "reason", "created_at", "lifted_at")
+    list_filter = (("lifted_at", admin.EmptyFieldListFilter),)
+    list_select_related = ("company", "customer")
+    raw_id_fields = ("company", "customer", "alert")
+    readonly_fields = ("company", "customer", "reason", "alert", "created_at", "lifted_at")
+    actions = ["lift"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # the report keeps every hold; lifting sets lifted_at
+
+    @admin.action(description="Lift the selected holds (new debits are no longer held)", permissions=["change"])
+    def lift(self, request, queryset):
+        lifted = debit_holds_lift(holds=queryset, at=timezone.now())
+        self.message_user(request, f"{lifted} hold(s) lifted.", messages.SUCCESS)
+
+
+@admin.register(RiskAlert)
+class RiskAlertAdmin(CompanyScopedAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("company", "category", "level", "returns", "debits", "rate", "threshold", "as_of", "created_at")
+    list_filter = ("level", "category")
+    list_select_related = ("company",)
+
+
+@admin.register(RiskAction)
+class RiskActionAdmin(CompanyScopedAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("company", "action", "return_code", "detail", "taken_at")
+    list_filter = ("action",)
+    list_select_related = ("company",)

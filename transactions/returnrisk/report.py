@@ -1,0 +1,166 @@
+"""The evidence of a company's return-risk program (Nacha 2.2.4): the policy in force, thresholds, rates by
+month, every alert, action and debit hold, and the yearly review record. JSON, or CSV rows for the bank."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+
+from accounts.models import Company
+from transactions.lifecycle.return_codes import RETURN_CODES
+from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert, RiskReview
+from transactions.returnrisk.policy import policy_in_force
+from transactions.returnrisk.rates import (
+    CATEGORIES,
+    THRESHOLDS,
+    RateMethod,
+    monthly_sheets,
+    return_rates,
+    rolling_period,
+    today_eastern,
+)
+
+REPORT_MONTHS = 12
+CSV_HEADER = ("section", "subject", "value", "detail", "at")
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value else None
+
+
+def _policy(company: Company) -> list[dict]:
+    overrides = set(ReturnPolicy.objects.filter(company=company).values_list("return_code", flat=True))
+    return [
+        {
+            "returnCode": code,
+            "reason": RETURN_CODES[code].reason,
+            "actions": sorted(action.value for action in actions),
+            "source": "company" if code in overrides else "default",
+        }
+        for code, actions in policy_in_force(company=company).items()
+        if actions or code in overrides
+    ]
+
+
+def _alerts(company: Company) -> list[dict]:
+    return [
+        {
+            "uuid": str(alert.uuid),
+            "category": alert.category,
+            "level": alert.level,
+            "returns": alert.returns,
+            "debits": alert.debits,
+            "rate": alert.rate,
+            "threshold": alert.threshold,
+            "asOf": alert.as_of.isoformat(),
+            "transactionUuid": str(alert.transaction.uuid) if alert.transaction_id else None,
+            "createdAt": _iso(alert.created_at),
+        }
+        for alert in RiskAlert.objects.filter(company=company).select_related("transaction").order_by("pk")
+    ]
+
+
+def _actions(company: Company) -> list[dict]:
+    return [
+        {
+            "action": action.action,
+            "returnCode": action.return_code or None,
+            "transactionUuid": str(action.transaction.uuid) if action.transaction_id else None,
+            "detail": action.detail,
+            "takenAt": _iso(action.taken_at),
+        }
+        for action in RiskAction.objects.filter(company=company).select_related("transaction").order_by("pk")
+    ]
+
+
+def _holds(company: Company) -> list[dict]:
+    return [
+        {
+            "scope": "customer" if hold.customer_id else "company",
+            "customerUuid": str(hold.customer.uuid) if hold.customer_id else None,
+            "reason": hold.reason,
+            "createdAt": _iso(hold.created_at),
+            "liftedAt": _iso(hold.lifted_at),
+        }
+        for hold in DebitHold.objects.filter(company=company).select_related("customer").order_by("pk")
+    ]
+
+
+def _reviews(company: Company) -> list[dict]:
+    return [
+        {
+            "reviewedOn": review.reviewed_on.isoformat(),
+            "reviewedBy": review.reviewed_by.email if review.reviewed_by_id else None,
+            "notes": review.notes,
+        }
+        for review in RiskReview.objects.filter(company=company).select_related("reviewed_by").order_by("pk")
+    ]
+
+
+def risk_report(*, company: Company, now: datetime) -> dict:
+    percent = company.return_rate_warning_percent
+    window = rolling_period(today_eastern(now))
+    return {
+        "companyUuid": str(company.uuid),
+        "companyName": company.name,
+        "generatedAt": _iso(now),
+        "settings": {"warningPercent": percent, "holdDebitsOnBreach": company.hold_debits_on_breach},
+        "thresholds": {
+            category.value: {"threshold": THRESHOLDS[category], "warningLevel": THRESHOLDS[category] * percent / 100}
+            for category in CATEGORIES
+        },
+        "policy": _policy(company),
+        "currentRates": {
+            method.value: return_rates(company=company, period=window, method=method).as_json() for method in RateMethod
+        },
+        "ratesByMonth": [
+            {"month": sheet.period.first_day.strftime("%Y-%m"), **sheet.as_json()}
+            for sheet in monthly_sheets(company=company, months=REPORT_MONTHS, now=now)
+        ],
+        "alerts": _alerts(company),
+        "actions": _actions(company),
+        "debitHolds": _holds(company),
+        "reviews": _reviews(company),
+    }
+
+
+def _rate_rows(section: str, subject: str, sheet: dict) -> Iterator[tuple]:
+    for category in CATEGORIES:
+        figures = sheet[category.value]
+        yield (
+            section,
+            f"{subject} {category.value}",
+            figures["rate"],
+            f"returns {figures['returns']} / debits {sheet['debits']}; threshold {figures['threshold']}",
+            sheet["asOf"],
+        )
+
+
+def risk_report_rows(report: dict) -> Iterator[tuple]:
+    """The report flattened to (section, subject, value, detail, at) rows, in the order an auditor reads it."""
+    yield ("company", "name", report["companyName"], report["companyUuid"], report["generatedAt"])
+    yield ("setting", "warningPercent", report["settings"]["warningPercent"], "", "")
+    yield ("setting", "holdDebitsOnBreach", report["settings"]["holdDebitsOnBreach"], "", "")
+    for category, levels in report["thresholds"].items():
+        yield ("threshold", category, levels["threshold"], f"warning at {levels['warningLevel']}", "")
+    for row in report["policy"]:
+        yield ("policy", row["returnCode"], " ".join(row["actions"]) or "none", row["source"], "")
+    for method, sheet in report["currentRates"].items():
+        yield from _rate_rows("rate60d", method, sheet)
+    for sheet in report["ratesByMonth"]:
+        yield from _rate_rows("rateMonth", sheet["month"], sheet)
+    for alert in report["alerts"]:
+        detail = f"returns {alert['returns']} / debits {alert['debits']}; rate {alert['rate']}; "
+        detail += f"threshold {alert['threshold']}" + (
+            f"; {alert['transactionUuid']}" if alert["transactionUuid"] else ""
+        )
+        yield ("alert", alert["category"], alert["level"], detail, alert["createdAt"])
+    for action in report["actions"]:
+        detail = " ".join(filter(None, [action["transactionUuid"], action["detail"]]))
+        yield ("action", action["returnCode"] or "", action["action"], detail, action["takenAt"])
+    for hold in report["debitHolds"]:
+        state = f"lifted {hold['liftedAt']}" if hold["liftedAt"] else "active"
+        subject = hold["customerUuid"] or "company"
+        yield ("debitHold", subject, state, hold["reason"], hold["createdAt"])
+    for review in report["reviews"]:
+        yield ("review", review["reviewedBy"] or "", review["reviewedOn"], review["notes"], "")

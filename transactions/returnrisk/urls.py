@@ -1,0 +1,13 @@
+"""Risk routes; names are the keys of accounts.actions.ROUTE_ACTIONS."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from transactions.returnrisk.views import ReturnRatesView, RiskReportView, TransactionRetryView
+
+urlpatterns = [
+    path("risk/return-rates", ReturnRatesView.as_view(), name="risk-return-rates"),
+    path("risk/report", RiskReportView.as_view(), name="risk-report"),
+    path("transactions/<uuid:transaction_uuid>/retry", TransactionRetryView.as_view(), name="transaction-retry"),
+]

@@ -1,0 +1,164 @@
+"""Risk routes (CONTRACT 10): GET /risk/return-rates, GET /risk/report, POST /transactions/{uuid}/retry."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import date
+
+from django.http import Http404, HttpResponse
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from transactions.returnrisk import rates, report
+from transactions.returnrisk.reinitiation import transaction_retry
+from transactions.state import Actor
+from vault.csv_export import CsvLineWriter, CSVRenderer
+from vault.envelope import EnvelopeJSONRenderer
+from vault.error_codes import ErrorCode
+from vault.errors import ApiError, InvalidFilter
+
+MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])")
+# Dates a window can be computed around (60 days back, one day on) without leaving Python's calendar.
+YEARS = range(1900, 9999)
+COMMON_PARAMS = frozenset({"format", "entityUuid"})
+
+
+class CategoryRateSerializer(serializers.Serializer):
+    returns = serializers.IntegerField()
+    rate = serializers.FloatField()
+    threshold = serializers.FloatField()
+
+
+class SecCodeRatesSerializer(serializers.Serializer):
+    debits = serializers.IntegerField()
+    unauthorized = CategoryRateSerializer()
+    administrative = CategoryRateSerializer()
+    overall = CategoryRateSerializer()
+
+
+class ReturnRatesSerializer(serializers.Serializer):
+    """CONTRACT 10 (documentation of the response; the selector builds the body)."""
+
+    windowDays = serializers.IntegerField()
+    asOf = serializers.DateField()
+    debits = serializers.IntegerField()
+    unauthorized = CategoryRateSerializer()
+    administrative = CategoryRateSerializer()
+    overall = CategoryRateSerializer()
+    bySecCode = serializers.DictField(child=SecCodeRatesSerializer())
+
+
+def _refuse_unknown(params, allowed: Iterable[str]) -> None:
+    unknown = sorted(set(params) - COMMON_PARAMS - set(allowed))
+    if unknown:
+        raise InvalidFilter(f"unknown query parameter: {unknown[0]}", field=unknown[0])
+
+
+def _period(params) -> rates.Period:
+    if "month" in params and "asOf" in params:
+        raise ApiError("give either month or asOf, not both", field="month")
+    if "month" in params:
+        match = MONTH.fullmatch(params["month"])
+        if match is None or int(match.group(1)) not in YEARS:
+            raise ApiError("month must be YYYY-MM", field="month")
+        return rates.month_period(int(match.group(1)), int(match.group(2)))
+    if "asOf" in params:
+        try:
+            as_of = date.fromisoformat(params["asOf"]) if len(params["asOf"]) == 10 else None
+        except ValueError:
+            as_of = None
+        if as_of is None or as_of.year not in YEARS:
+            raise ApiError("asOf must be a date YYYY-MM-DD", field="asOf")
+        return rates.rolling_period(as_of)
+    return rates.rolling_period(rates.today_eastern(timezone.now()))
+
+
+def _method(params) -> rates.RateMethod:
+    try:
+        return rates.RateMethod(params.get("method", rates.RateMethod.PERIOD.value))
+    except ValueError:
+        raise ApiError("method must be period or files", field="method") from None
+
+
+def _csv(header: Iterable[str], rows: Iterable[Iterable], filename: str) -> HttpResponse:
+    writer = CsvLineWriter()
+    body = b"".join([writer.line(header), *(writer.line(row) for row in rows)])
+    response = HttpResponse(body, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+class CsvOrJsonView(APIView):
+    renderer_classes = [EnvelopeJSONRenderer, CSVRenderer]
+
+    def perform_content_negotiation(self, request, force=False):
+        try:
+            return super().perform_content_negotiation(request, force)
+        except Http404:
+            raise ApiError("format must be json or csv", field="format", code=ErrorCode.INVALID) from None
+
+    def wants_csv(self, request) -> bool:
+        return request.accepted_renderer.format == "csv"
+
+
+FORMAT_PARAM = OpenApiParameter("format", str, enum=["json", "csv"])
+
+
+class ReturnRatesView(CsvOrJsonView):
+    @extend_schema(
+        summary="Return rates (CONTRACT 10)",
+        parameters=[
+            OpenApiParameter("asOf", OpenApiTypes.DATE, description="Last day of the rolling 60 days (Eastern)."),
+            OpenApiParameter("month", str, description="YYYY-MM: a calendar month instead of the rolling window."),
+            OpenApiParameter(
+                "method", str, enum=["period", "files"], description="Nacha method 1 (period, default) or 2 (files)."
+            ),
+            FORMAT_PARAM,
+        ],
+        responses={200: ReturnRatesSerializer},
+    )
+    def get(self, request):
+        params = request.query_params
+        _refuse_unknown(params, ("asOf", "month", "method"))
+        sheet = rates.return_rates(company=request.company, period=_period(params), method=_method(params))
+        if self.wants_csv(request):
+            return _csv(rates.CSV_HEADER, sheet.csv_rows(), "return-rates.csv")
+        return Response(sheet.as_json())
+
+
+class RiskReportView(CsvOrJsonView):
+    @extend_schema(
+        summary="Evidence of the return-risk program: policy, thresholds, rates by month, alerts, actions, reviews",
+        parameters=[FORMAT_PARAM],
+        responses={200: OpenApiTypes.OBJECT},
+    )
+    def get(self, request):
+        _refuse_unknown(request.query_params, ())
+        body = report.risk_report(company=request.company, now=timezone.now())
+        if self.wants_csv(request):
+            return _csv(report.CSV_HEADER, report.risk_report_rows(body), "risk-report.csv")
+        return Response(body)
+
+
+class TransactionRetryView(APIView):
+    @extend_schema(
+        request=None,
+        responses={201: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT},
+        description="Re-present a debit returned R01 or R09 (at most twice, within 180 days): 201 with the new "
+        "debit; any other return code is 409 with the reason.",
+    )
+    def post(self, request, transaction_uuid):
+        if request.body and request.data not in ({}, None):
+            raise serializers.ValidationError({"non_field_errors": ["This route takes no body."]})
+        retry = transaction_retry(
+            company=request.company,
+            transaction_uuid=transaction_uuid,
+            now=timezone.now(),
+            actor=Actor.of_request(request),
+        )
+        return Response(retry.record, status=status.HTTP_201_CREATED)
