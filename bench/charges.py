@@ -1,10 +1,14 @@
-"""Charge throughput: PUT /transactions against saved methods, under gunicorn on PostgreSQL.
+"""Charge throughput: PUT /transactions against saved methods, under gunicorn on PostgreSQL, side by side with a
+floor: a bare DRF view (bench/floor.py, mounted only here) that validates the same body with a plain Serializer and
+inserts one transaction row.
 
-Creates (drops first) its own database, migrates it, adds a company, an API key, customers and saved
-methods, starts gunicorn, drives N concurrent keep-alive clients for a fixed time and prints requests/s,
-p50/p95/p99 latency and the error count.
+Creates (drops first) its own database, migrates it, adds a company, an API key, 50 payers with saved methods,
+starts gunicorn with bench.floor_settings, drives N concurrent keep-alive clients for a fixed time against our
+charge and then against the floor, and prints requests/s, p50/p95/p99 latency, errors and CPU per charge for
+both, and how ours compares (target: at least half the floor's throughput, p95 under 3 times the floor's).
 
-    .venv/bin/python bench/charges.py                       # 16 clients, 20 s, 4 sync workers
+    .venv/bin/python bench/charges.py                       # 16 clients, 50 payers, 20 s each, 4 sync workers
+    .venv/bin/python bench/charges.py --profile var/charge.svg   # also py-spy (pip install py-spy) on our run
     .venv/bin/python bench/charges.py --clients 32 --duration 60 --worker-class gthread --workers 4 --threads 4
 """
 
@@ -79,7 +83,7 @@ def bench_env(database_url: str) -> dict[str, str]:
         ALLOWED_HOSTS="127.0.0.1,localhost",
         SECURE_SSL_REDIRECT="0",  # plain HTTP on the loopback
         LOG_LEVEL="ERROR",
-        DJANGO_SETTINGS_MODULE="vault.settings",
+        DJANGO_SETTINGS_MODULE="bench.floor_settings",
     )
     return env
 
@@ -175,7 +179,7 @@ def start_server(env: dict[str, str], args) -> subprocess.Popen:
     raise SystemExit("gunicorn did not come up")
 
 
-def client_thread(port, authorization, pairs, start_at, stop_at, latencies, errors, lock) -> None:
+def client_thread(port, path, authorization, pairs, start_at, stop_at, latencies, errors, lock) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     headers = {"Authorization": authorization, "Content-Type": "application/json", "Connection": "keep-alive"}
     rng = random.Random()
@@ -197,7 +201,7 @@ def client_thread(port, authorization, pairs, start_at, stop_at, latencies, erro
         )
         began = time.perf_counter()
         try:
-            conn.request("PUT", "/transactions", body, headers)
+            conn.request("PUT", path, body, headers)
             response = conn.getresponse()
             response.read()
             ok = response.status == 201
@@ -216,13 +220,14 @@ def client_thread(port, authorization, pairs, start_at, stop_at, latencies, erro
         errors.append(local_errors)
 
 
-def client_process(port, authorization, pairs, threads, start_at, stop_at, queue) -> None:
+def client_process(port, path, authorization, pairs, threads, start_at, stop_at, queue) -> None:
     latencies: list[float] = []
     errors: list[int] = []
     lock = threading.Lock()
     workers = [
         threading.Thread(
-            target=client_thread, args=(port, authorization, pairs, start_at, stop_at, latencies, errors, lock)
+            target=client_thread,
+            args=(port, path, authorization, pairs, start_at, stop_at, latencies, errors, lock),
         )
         for _ in range(threads)
     ]
@@ -240,27 +245,34 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def _options() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds")
-    parser.add_argument("--warmup", type=float, default=2.0, help="seconds of load before measuring")
-    parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread)")
-    # On 2 cores sync workers cost less CPU per charge than gthread (no GIL hand-offs); gthread keeps
-    # client connections alive, sync closes them after each response (the clients reconnect).
-    parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
-    parser.add_argument("--client-processes", type=int, default=2)
-    parser.add_argument("--customers", type=int, default=500)
-    parser.add_argument("--port", type=int, default=0, help="0: any free port")
-    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server URL")
-    parser.add_argument("--database", default="bench_charges")
-    return parser.parse_args()
+def _clients(args, setup: dict, path: str, start_at: float, stop_at: float, queue) -> list:
+    """The client processes (not started) that load `path` between start_at and stop_at."""
+    processes = max(1, min(args.client_processes, args.clients))
+    per_process = [args.clients // processes + (1 if n < args.clients % processes else 0) for n in range(processes)]
+    return [
+        multiprocessing.Process(
+            target=client_process,
+            args=(args.port, path, setup["authorization"], setup["pairs"], n, start_at, stop_at, queue),
+        )
+        for n in per_process
+    ]
 
 
-def _figures(args, latencies: list[float], errors: int, app_seconds: float, db_seconds: float) -> dict:
+def _profiler(server: subprocess.Popen, profile: str, seconds: float) -> subprocess.Popen:
+    """py-spy over gunicorn's master and workers for the measured window (pip install py-spy)."""
+    return subprocess.Popen(
+        [str(ROOT / ".venv" / "bin" / "py-spy"), "record", "--format",
+         "speedscope" if profile.endswith(".json") else "flamegraph", "-o", profile, "--duration",
+         str(int(seconds)), "--rate", "200", "--subprocesses", "--pid", str(server.pid)],
+    )  # fmt: skip
+
+
+def _figures(args, path: str, latencies: list[float], errors: int, cpu_before: tuple, cpu_after: tuple) -> dict:
+    (app_before, db_before), (app_after, db_after) = cpu_before, cpu_after
     return {
+        "path": path,
         "clients": args.clients,
+        "payers": args.customers,
         "workers": f"{args.workers} {args.worker_class} x {args.threads} threads",
         "seconds": args.duration,
         "requests": len(latencies),
@@ -270,21 +282,15 @@ def _figures(args, latencies: list[float], errors: int, app_seconds: float, db_s
         "p99Ms": round(percentile(latencies, 0.99) * 1000, 1),
         "errors": errors,
         # Less load-dependent than requests/s: what one charge costs the app servers and the database.
-        "appCpuMsPerCharge": round(app_seconds * 1000 / len(latencies), 2) if latencies else None,
-        "dbCpuMsPerCharge": round(db_seconds * 1000 / len(latencies), 2) if latencies else None,
+        "appCpuMsPerCharge": round((app_after - app_before) * 1000 / len(latencies), 2) if latencies else None,
+        "dbCpuMsPerCharge": round((db_after - db_before) * 1000 / len(latencies), 2) if latencies else None,
     }
 
 
-def _warm_up(args, setup: dict, per_process: list[int], queue: multiprocessing.Queue) -> None:
-    """Load before measuring; its requests count for nothing."""
-    warm_until = time.monotonic() + 1.0 + args.warmup
-    warm = [
-        multiprocessing.Process(
-            target=client_process,
-            args=(args.port, setup["authorization"], setup["pairs"], n, time.monotonic() + 1.0, warm_until, queue),
-        )
-        for n in per_process
-    ]
+def measure(args, setup: dict, server: subprocess.Popen, path: str, profile: str | None = None) -> dict:
+    """Warm-up, then `args.duration` seconds of load on `path`; figures of that window."""
+    queue: multiprocessing.Queue = multiprocessing.Queue()
+    warm = _clients(args, setup, path, time.monotonic() + 1.0, time.monotonic() + 1.0 + args.warmup, queue)
     for proc in warm:
         proc.start()
     for _ in warm:
@@ -292,9 +298,54 @@ def _warm_up(args, setup: dict, per_process: list[int], queue: multiprocessing.Q
     for proc in warm:
         proc.join()
 
+    start_at = time.monotonic() + 1.0
+    procs = _clients(args, setup, path, start_at, start_at + args.duration, queue)
+    for proc in procs:
+        proc.start()
+    spy = _profiler(server, profile, args.duration) if profile else None
+    while time.monotonic() < start_at:
+        time.sleep(0.001)
+    backends = database_backend_pids(args.pg, args.database)  # persistent (CONN_MAX_AGE), opened in warm-up
+    cpu_before = cpu_seconds(pgid=server.pid, pids=backends)
+    latencies: list[float] = []
+    errors = 0
+    for _ in procs:
+        got, failed = queue.get()
+        latencies.extend(got)
+        errors += failed
+    cpu_after = cpu_seconds(pgid=server.pid, pids=backends)
+    for proc in procs:
+        proc.join()
+    if spy:
+        spy.wait(timeout=120)
+    return _figures(args, path, latencies, errors, cpu_before, cpu_after)
+
+
+def _line(label: str, figures: dict) -> str:
+    return (
+        f"{label:6} {figures['requestsPerSecond']:8.1f} charges/s  p50 {figures['p50Ms']} ms  p95 {figures['p95Ms']} ms"
+        f"  p99 {figures['p99Ms']} ms  errors {figures['errors']}  CPU/charge: app {figures['appCpuMsPerCharge']} ms,"
+        f" PostgreSQL {figures['dbCpuMsPerCharge']} ms"
+    )
+
 
 def main() -> None:
-    args = _options()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds, for each of ours and floor")
+    parser.add_argument("--warmup", type=float, default=2.0, help="seconds of load before measuring")
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread)")
+    # On 2 cores sync workers cost less CPU per charge than gthread (no GIL hand-offs); gthread keeps
+    # client connections alive, sync closes them after each response (the clients reconnect).
+    parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
+    parser.add_argument("--client-processes", type=int, default=2)
+    parser.add_argument("--customers", type=int, default=50, help="payers, each with a saved method")
+    parser.add_argument("--port", type=int, default=0, help="0: any free port")
+    parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server URL")
+    parser.add_argument("--database", default="bench_charges")
+    parser.add_argument("--profile", help="write a py-spy flame graph (.svg) or speedscope (.json) of our run")
+    args = parser.parse_args()
 
     recreate_database(args.pg, args.database)
     env = bench_env(f"{args.pg}/{args.database}")
@@ -302,49 +353,23 @@ def main() -> None:
     args.port = args.port or free_port()
     server = start_server(env, args)
     try:
-        # Warm-up requests count for nothing: measure from start_at + warmup.
-        processes = max(1, min(args.client_processes, args.clients))
-        per_process = [args.clients // processes + (1 if n < args.clients % processes else 0) for n in range(processes)]
-        queue: multiprocessing.Queue = multiprocessing.Queue()
-        _warm_up(args, setup, per_process, queue)
-
-        start_at = time.monotonic() + 1.0
-        stop_at = start_at + args.duration
-        procs = [
-            multiprocessing.Process(
-                target=client_process,
-                args=(args.port, setup["authorization"], setup["pairs"], n, start_at, stop_at, queue),
-            )
-            for n in per_process
-        ]
-        for proc in procs:
-            proc.start()
-        while time.monotonic() < start_at:
-            time.sleep(0.001)
-        backends = database_backend_pids(args.pg, args.database)  # persistent (CONN_MAX_AGE), opened in warm-up
-        app_before, db_before = cpu_seconds(pgid=server.pid, pids=backends)
-        latencies: list[float] = []
-        errors = 0
-        for _ in procs:
-            got, failed = queue.get()
-            latencies.extend(got)
-            errors += failed
-        app_after, db_after = cpu_seconds(pgid=server.pid, pids=backends)
-        for proc in procs:
-            proc.join()
+        ours = measure(args, setup, server, "/transactions", profile=args.profile)
+        floor = measure(args, setup, server, "/bench/floor/transactions")
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
 
-    figures = _figures(args, latencies, errors, app_after - app_before, db_after - db_before)
+    print(f"({args.clients} clients, {args.customers} payers, {ours['workers']}, {args.duration:g} s each)")
+    print(_line("ours", ours))
+    print(_line("floor", floor))
+    throughput = ours["requestsPerSecond"] / floor["requestsPerSecond"] if floor["requestsPerSecond"] else 0
+    p95 = ours["p95Ms"] / floor["p95Ms"] if floor["p95Ms"] else float("inf")
     print(
-        f"{figures['requestsPerSecond']} charges/s  p50 {figures['p50Ms']} ms  p95 {figures['p95Ms']} ms  "
-        f"p99 {figures['p99Ms']} ms  errors {errors}  CPU/charge: app {figures['appCpuMsPerCharge']} ms, "
-        f"PostgreSQL {figures['dbCpuMsPerCharge']} ms  "
-        f"({args.clients} clients, {figures['workers']}, "
-        f"{args.duration:g} s)"
+        f"ours/floor: throughput {throughput:.2f} (target >= 0.5: {'met' if throughput >= 0.5 else 'MISSED'}), "
+        f"p95 {p95:.2f} (target < 3: {'met' if p95 < 3 else 'MISSED'})"
     )
-    print(json.dumps(figures))
+    print(json.dumps({"ours": ours, "floor": floor, "throughputRatio": round(throughput, 2),
+                      "p95Ratio": round(p95, 2)}))  # fmt: skip
     sys.stdout.flush()
 
 

@@ -1,12 +1,19 @@
-"""Reporting at a million rows: GET /reporting/transactions through gunicorn vs the same SQL through psycopg.
+"""Reporting at a million rows: GET /reporting/transactions against a naive DRF listing of the same rows.
 
-Uses its own PostgreSQL database (reused when already seeded): migrates it, seeds 1,000,000 transactions for
-"Bench Merchant" and 1,000,000 for "Bench Other Merchant", starts gunicorn, runs a fixed query mix and prints
-p50/p95 per query over HTTP and over psycopg (the SQL Django emits for that request, captured in-process) with
-the ratio HTTP/SQL; then exports every row of the company as CSV and prints rows/s and the server's peak RSS.
+Uses its own PostgreSQL database (reused when already seeded; `--reseed` drops it first): migrates it, seeds
+1,000,000 transactions for "Bench Merchant" and 1,000,000 for "Bench Other Merchant" (interleaved, as live
+merchants' rows are), starts gunicorn with bench.floor_settings (the service plus the naive listing of
+bench/floor.py: ListAPIView, nested ModelSerializers, select_related, a django-filter FilterSet,
+PageNumberPagination), and runs the same query mix on both, for each merchant, printing each query's p50 for
+ours and the naive one and their ratio. When this run seeded, the mix runs first right after the bulk load
+(no VACUUM yet: no visibility map, so no index-only scans) and again after VACUUM (ANALYZE). Then it exports
+every row of a merchant as CSV and prints rows/s and the server's peak RSS.
 
-    DEBUG=1 .venv/bin/python bench/reporting.py                 # defaults below
-    DEBUG=1 .venv/bin/python bench/reporting.py --repeat 50 --database-url postgres://postgres@127.0.0.1:5432/x
+PostgreSQL settings relied on: none beyond the defaults of .ci/run's cluster (128 MB shared_buffers).
+
+    DEBUG=1 .venv/bin/python bench/reporting.py                       # reuse the seeded database
+    DEBUG=1 .venv/bin/python bench/reporting.py --reseed              # fresh load: after-load and after-VACUUM
+    DEBUG=1 .venv/bin/python bench/reporting.py --repeat 20 --database-url postgres://postgres@127.0.0.1:5432/x
 """
 
 from __future__ import annotations
@@ -32,52 +39,48 @@ sys.path.insert(0, str(ROOT))
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
 GUNICORN = str(ROOT / ".venv" / "bin" / "gunicorn")
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/bench_reporting"
+OURS, NAIVE = "/reporting/transactions", "/bench/naive/transactions"
 COMPANY, OTHER = "Bench Merchant", "Bench Other Merchant"
 SEED_STEP = 10_000
 
 
-def _queries(account_number: str) -> list[tuple[str, dict[str, str], str]]:
-    """(name, params, target) of the fixed mix; target is the p50 budget in ms."""
+def _queries(account_number: str) -> list[tuple[str, dict[str, str], dict[str, str]]]:
+    """(name, our params, the naive listing's params for the same rows and order) of the fixed mix."""
     from reporting.registry import FIELDS
 
     now = datetime.now(UTC).replace(microsecond=0)
     stamp = "%Y-%m-%dT%H:%M:%SZ"
+    since, until = (now - timedelta(days=30)).strftime(stamp), (now - timedelta(days=20)).strftime(stamp)
     all_columns = ",".join(f.key for f in FIELDS if f.key)
     page = {"page": "0", "pageSize": "100"}
+    naive = {"page": "1", "page_size": "100"}
     return [
-        ("default columns", page, "150"),
-        ("all columns, pageSize 1000", {"page": "0", "pageSize": "1000", "columns": all_columns}, "150"),
-        (
-            "amount range + type",
-            page | {"columns": "amount,name", "amount:gt": "5000", "amount:lt": "20000", "type": "Credit"},
-            "150",
-        ),  # fmt: skip
-        (
-            "createdat range, sort ASC",
-            page
-            | {
-                "columns": "createdAt,name",
-                "createdat:gt": (now - timedelta(days=30)).strftime(stamp),
-                "createdat:lt": (now - timedelta(days=20)).strftime(stamp),
-                "sort": "createdat",
-                "sortDir": "ASC",
-            },
-            "150",
-        ),  # fmt: skip
-        ("name like", page | {"columns": "name", "name:like": "hopper"}, "150"),
-        ("returncode nn", page | {"columns": "returnCode,returnReason", "returncode:nn": ""}, "150"),
-        ("status in", page | {"status:in": "Returned,Rejected"}, "30"),
-        ("deep page 500", {"page": "500", "pageSize": "100"}, "150"),
-        ("accountnumber eq", page | {"accountnumber": account_number}, "30"),
-        (
-            "batchnumericid null + method CRD",
-            page | {"columns": "cardNumber,authorizedAt", "method": "CRD", "batchnumericid:null": ""},
-            "150",
-        ),  # fmt: skip
-    ]
+        ("default columns", page, naive),
+        ("all columns, pageSize 1000", {"page": "0", "pageSize": "1000", "columns": all_columns},
+         {"page": "1", "page_size": "1000", "wide": "1"}),
+        ("amount range + type", page | {"columns": "amount,name", "amount:gt": "5000", "amount:lt": "20000",
+                                        "type": "Credit"},
+         naive | {"amount__gt": "5000", "amount__lt": "20000", "type": "Credit"}),
+        ("createdat range, sort ASC", page | {"columns": "createdAt,name", "createdat:gt": since,
+                                              "createdat:lt": until, "sort": "createdat", "sortDir": "ASC"},
+         naive | {"created_at__gt": since, "created_at__lt": until, "ordering": "created_at,id"}),
+        ("name like", page | {"columns": "name", "name:like": "hopper"}, naive | {"name__icontains": "hopper"}),
+        ("returncode nn", page | {"columns": "returnCode,returnReason", "returncode:nn": ""},
+         naive | {"return_entry__isnull": "false", "wide": "1"}),
+        ("status in", page | {"status:in": "Returned,Rejected"}, naive | {"status__in": "Returned,Rejected"}),
+        ("deep page 500", {"page": "500", "pageSize": "100"}, {"page": "501", "page_size": "100"}),
+        ("deep page 500 by cursor", {"cursorAfterPages": "500", "pageSize": "100"},
+         {"page": "501", "page_size": "100"}),
+        ("accountnumber eq", page | {"accountnumber": account_number}, naive | {"account_number": account_number}),
+        ("batchnumericid null + method CRD", page | {"columns": "cardNumber,authorizedAt", "method": "CRD",
+                                                     "batchnumericid:null": ""},
+         naive | {"method": "CRD", "batch__isnull": "true", "wide": "1"}),
+    ]  # fmt: skip
 
 
-def _setup(count: int) -> dict[str, str]:
+def _setup(count: int) -> tuple[dict[str, dict[str, str]], bool]:
+    """({merchant: {authorization, account_number}}, whether the tables still want a VACUUM: seeded by this run,
+    or never vacuumed)."""
     import django
 
     django.setup()
@@ -103,43 +106,27 @@ def _setup(count: int) -> dict[str, str]:
                 for name, company in companies.items():
                     if have[name] < count:
                         target = min(count, have[name] + SEED_STEP)
-                        result = seed_transactions(company=company, count=target, progress=bar.update, analyze=False)
+                        result = seed_transactions(company=company, count=target, progress=bar.update, vacuum=False)
                         have[name] = result.total
     with connection.cursor() as cursor:
         cursor.execute("SELECT last_vacuum IS NULL AND last_autovacuum IS NULL FROM pg_stat_user_tables "
                        "WHERE relname = 'transactions_transaction'")  # fmt: skip
-        if seeded or cursor.fetchone()[0]:
-            # Sets the visibility map so counts can be index-only scans, as autovacuum would on a live table.
-            print("vacuum analyze", file=sys.stderr, flush=True)
-            for table in ("transactions_transaction", "transactions_transactionreturn", "transactions_settlement",
-                          "transactions_batch", "transactions_changenotice", "transactions_transactionhold",
-                          "transactions_transactionexception"):  # fmt: skip
-                cursor.execute(f"VACUUM ANALYZE {table}")
-    key = api_key_create(company=companies[COMPANY], name="bench-reporting")
-    sample = Transaction.objects.filter(company=companies[COMPANY]).exclude(account_number=None).order_by("-id")[500]
-    return {"authorization": key.authorization, "account_number": sample.account_number}
+        unvacuumed = cursor.fetchone()[0]
+    merchants = {}
+    for name, company in companies.items():
+        key = api_key_create(company=company, name="bench-reporting")
+        sample = Transaction.objects.filter(company=company).exclude(account_number=None).order_by("-id")[500]
+        merchants[name] = {"authorization": key.authorization, "account_number": sample.account_number}
+    return merchants, seeded or unvacuumed
 
 
-def _captured_sql(authorization: str, params: dict[str, str]) -> list[str]:
-    """The SQL Django runs for this request, with parameters inlined, minus auth lookups."""
-    from django.db import connection, reset_queries
-    from django.test import Client
-    from django.test.utils import CaptureQueriesContext
+def _vacuum() -> float:
+    from reporting.seeding import FILLED_TABLES
+    from vault.maintenance import vacuum_analyze
 
-    reset_queries()  # the DEBUG query log is capped; seeding may have filled it
-    client = Client(HTTP_AUTHORIZATION=authorization)
-    with CaptureQueriesContext(connection) as captured:
-        response = client.get("/reporting/transactions", params)
-    if response.status_code != 200:
-        raise SystemExit(f"capture failed: {response.status_code} {response.content[:300]!r}")
-    # The report's own statements: its planner settings and its queries (not auth, cache or BEGIN/COMMIT).
-    statements = [
-        q["sql"] for q in captured.captured_queries
-        if "transactions_transaction" in q["sql"] or "set_config" in q["sql"]
-    ]  # fmt: skip
-    if not statements:
-        raise SystemExit(f"no SQL captured for {params}")
-    return statements
+    started = time.perf_counter()
+    vacuum_analyze(FILLED_TABLES)
+    return time.perf_counter() - started
 
 
 def _production_env(env: dict[str, str]) -> dict[str, str]:
@@ -164,35 +151,48 @@ def _percentiles(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
 
 
-def _time_http(conn: http.client.HTTPConnection, authorization: str, params: dict[str, str], repeat: int) -> list:
-    path = "/reporting/transactions?" + urlencode(params)
+def _get(conn: http.client.HTTPConnection, authorization: str, path: str, params: dict[str, str]) -> bytes:
+    conn.request("GET", f"{path}?{urlencode(params)}", headers={"Authorization": authorization})
+    response = conn.getresponse()
+    body = response.read()
+    if response.status != 200:
+        raise SystemExit(f"HTTP {response.status} for {path} {params}: {body[:300]!r}")
+    return body
+
+
+def _time_http(
+    conn: http.client.HTTPConnection, authorization: str, path: str, params: dict[str, str], repeat: int
+) -> list[float]:
+    if "cursorAfterPages" in params:
+        # The cursor a client holds after reading that many pages: the page before's nextCursor.
+        size = params["pageSize"]
+        before = _get(conn, authorization, path, {"page": str(int(params["cursorAfterPages"]) - 1), "pageSize": size})
+        params = {"cursor": json.loads(before)["meta"]["pagination"]["nextCursor"], "pageSize": size}
     samples = []
-    for n in range(repeat + 3):
+    for n in range(repeat + 1):
         started = time.perf_counter()
-        conn.request("GET", path, headers={"Authorization": authorization})
-        response = conn.getresponse()
-        body = response.read()
-        elapsed = (time.perf_counter() - started) * 1000
-        if response.status != 200:
-            raise SystemExit(f"HTTP {response.status}: {body[:300]!r}")
-        if n >= 3:
-            samples.append(elapsed)
+        _get(conn, authorization, path, params)
+        if n >= 1:
+            samples.append((time.perf_counter() - started) * 1000)
     return samples
 
 
-def _time_sql(dsn: str, statements: list[str], repeat: int) -> list[float]:
-    import psycopg
-
-    samples = []
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for n in range(repeat + 3):
-            started = time.perf_counter()
-            with conn.transaction():  # as the view reads: one transaction, planner settings local to it
-                for sql in statements:
-                    conn.execute(sql).fetchall()
-            if n >= 3:
-                samples.append((time.perf_counter() - started) * 1000)
-    return samples
+def _run_mix(conn, merchants, args, phase: str) -> list[dict]:
+    print(f"\n== {phase} ==", flush=True)
+    print(f"{'merchant':14} {'query':34} {'ours p50':>9} {'naive p50':>10} {'naive/ours':>11} {'target':>12}")
+    results = []
+    for merchant, info in merchants.items():
+        for name, ours, naive in _queries(info["account_number"]):
+            our_p50, our_p95 = _percentiles(_time_http(conn, info["authorization"], OURS, ours, args.repeat))
+            naive_p50, _ = _percentiles(_time_http(conn, info["authorization"], NAIVE, naive, args.naive_repeat))
+            ratio = naive_p50 / our_p50 if our_p50 else float("inf")
+            met = "met" if ratio >= 5 and our_p50 < 150 else "MISSED"
+            results.append({"phase": phase, "merchant": merchant, "query": name, "oursP50": round(our_p50, 1),
+                            "oursP95": round(our_p95, 1), "naiveP50": round(naive_p50, 1), "ratio": round(ratio, 1),
+                            "target": met})  # fmt: skip
+            print(f"{merchant[:14]:14} {name:34} {our_p50:9.1f} {naive_p50:10.1f} {ratio:11.1f} "
+                  f"{'>=5x,<150ms ' + met:>12}", flush=True)  # fmt: skip
+    return results
 
 
 def _children(pid: int) -> list[int]:
@@ -245,69 +245,76 @@ def _csv_export(port: int, authorization: str, master_pid: int) -> dict[str, flo
     }
 
 
-def _wait_until_up(server: subprocess.Popen, port: int) -> None:
+def _start_server(args, env: dict[str, str]) -> subprocess.Popen:
+    """gunicorn with bench.floor_settings (ours and the naive listing), answering once this returns."""
+    server = subprocess.Popen(
+        [GUNICORN, "vault.wsgi:application", "--bind", f"127.0.0.1:{args.port}", "--workers", str(args.workers),
+         "--log-level", "warning", "--timeout", "600", "--access-logfile", os.devnull],
+        cwd=ROOT, env=_production_env(env),
+    )  # fmt: skip
     for _ in range(100):
         try:
-            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            probe.request("GET", "/reporting/transactions")
+            probe = http.client.HTTPConnection("127.0.0.1", args.port, timeout=2)
+            probe.request("GET", OURS)
             probe.getresponse().read()
-            return
+            return server
         except OSError:
             if server.poll() is not None:
                 raise SystemExit("gunicorn did not start") from None
             time.sleep(0.2)
+    server.terminate()
+    raise SystemExit("gunicorn did not come up")
+
+
+def _print_summary(results: list[dict], export: dict | None) -> None:
+    if export:
+        print(
+            f"CSV export: {export['rows']} rows in {export['seconds']} s = {export['rowsPerSecond']} rows/s, "
+            f"peak worker RSS {export['peakWorkerRssMB']} MB (VmHWM {export['peakWorkerHwmMB']} MB)"
+        )
+    met = sum(1 for r in results if r["target"] == "met")
+    print(f"target (>= 5x the naive listing and p50 < 150 ms): {met} of {len(results)} met")
+    print(json.dumps({"queries": results, "csv": export}))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
     parser.add_argument("--count", type=int, default=1_000_000, help="rows per company")
-    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=15, help="timed requests per query (ours)")
+    parser.add_argument("--naive-repeat", type=int, default=5, help="timed requests per query (naive listing)")
+    parser.add_argument("--reseed", action="store_true", help="drop the database and load it again")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-csv", action="store_true")
     args = parser.parse_args()
 
     env = os.environ | {"DEBUG": os.environ.get("DEBUG", "1"), "DATABASE_URL": args.database_url,
-                        "DJANGO_SETTINGS_MODULE": "vault.settings"}  # fmt: skip
+                        "DJANGO_SETTINGS_MODULE": "bench.floor_settings"}  # fmt: skip
     env.pop("REPORTING_DATABASE_URL", None)
     os.environ.update(env)
-    subprocess.run(["psql", args.database_url.rsplit("/", 1)[0] + "/postgres", "-qc",
-                    f"CREATE DATABASE {args.database_url.rsplit('/', 1)[1]}"], capture_output=True)  # fmt: skip
+    server_url, name = args.database_url.rsplit("/", 1)
+    if args.reseed:
+        subprocess.run(["psql", f"{server_url}/postgres", "-qc", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"],
+                       check=True)  # fmt: skip
+    subprocess.run(["psql", f"{server_url}/postgres", "-qc", f"CREATE DATABASE {name}"], capture_output=True)
     if not args.port:
         with socket.socket() as probe_socket:
             probe_socket.bind(("127.0.0.1", 0))
             args.port = probe_socket.getsockname()[1]
-    info = _setup(args.count)
-    mix = _queries(info["account_number"])
-    captured = {name: _captured_sql(info["authorization"], params) for name, params, _ in mix}
+    merchants, wants_vacuum = _setup(args.count)
 
-    server = subprocess.Popen(
-        [GUNICORN, "vault.wsgi:application", "--bind", f"127.0.0.1:{args.port}", "--workers", str(args.workers),
-         "--log-level", "warning", "--timeout", "600", "--access-logfile", os.devnull],
-        cwd=ROOT, env=_production_env(env),
-    )  # fmt: skip
+    server = _start_server(args, env)
     try:
-        _wait_until_up(server, args.port)
-        conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=120)
+        conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=600)
         results = []
-        print(f"{'query':36} {'HTTP p50':>9} {'p95':>7} {'SQL p50':>8} {'p95':>7} {'ratio':>6} {'target':>7}")
-        for name, params, target in mix:
-            http_p50, http_p95 = _percentiles(_time_http(conn, info["authorization"], params, args.repeat))
-            sql_p50, sql_p95 = _percentiles(_time_sql(args.database_url, captured[name], args.repeat))
-            ratio = http_p50 / sql_p50 if sql_p50 else float("inf")
-            results.append({"query": name, "httpP50": round(http_p50, 1), "httpP95": round(http_p95, 1),
-                            "sqlP50": round(sql_p50, 1), "sqlP95": round(sql_p95, 1), "ratio": round(ratio, 2),
-                            "targetP50": int(target), "statements": len(captured[name])})  # fmt: skip
-            print(f"{name:36} {http_p50:9.1f} {http_p95:7.1f} {sql_p50:8.1f} {sql_p95:7.1f} {ratio:6.2f} "
-                  f"{'<' + target + 'ms':>7}", flush=True)  # fmt: skip
-        export = None if args.no_csv else _csv_export(args.port, info["authorization"], server.pid)
-        if export:
-            print(
-                f"CSV export: {export['rows']} rows in {export['seconds']} s = {export['rowsPerSecond']} rows/s, "
-                f"peak worker RSS {export['peakWorkerRssMB']} MB (VmHWM {export['peakWorkerHwmMB']} MB)"
-            )
-        print(json.dumps({"queries": results, "csv": export}))
+        if wants_vacuum:
+            results += _run_mix(conn, merchants, args, "right after the bulk load (no VACUUM yet)")
+            print(f"VACUUM (ANALYZE) of the filled tables: {_vacuum():.0f} s", flush=True)
+        results += _run_mix(conn, merchants, args, "after VACUUM (ANALYZE)")
+        first = merchants[COMPANY]["authorization"]
+        export = None if args.no_csv else _csv_export(args.port, first, server.pid)
+        _print_summary(results, export)
     finally:
         server.terminate()
         server.wait(timeout=30)

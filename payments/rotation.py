@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from vault import crypto
+from vault.maintenance import vacuum_analyze
 
 # Every encrypted column in the project: output key -> (model label, field name). A test checks it is complete.
 ENCRYPTED_COLUMNS: dict[str, tuple[str, str]] = {
@@ -90,4 +91,6 @@ def encrypted_values_rotate(
             counts[key] += _rotate_chunk(column, rows, newest)
             last_id = rows[-1][0]
             advance(len(rows))
+    # A rotation rewrites every row: leave the rewritten tables vacuumed, as any bulk load (vault.maintenance).
+    vacuum_analyze(apps.get_model(label) for key, (label, _) in ENCRYPTED_COLUMNS.items() if counts[key])
     return counts

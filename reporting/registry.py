@@ -270,7 +270,9 @@ DEFAULT_COLUMNS = (
 BY_KEY: dict[str, ReportField] = {f.key: f for f in FIELDS if f.key}
 BY_FILTER: dict[str, ReportField] = {name: f for f in FIELDS if f.filter for name in (f.filter, *f.aliases)}
 # Reserved query parameters that are not filters (CONTRACT 7).
-RESERVED_PARAMS = frozenset({"page", "pageSize", "columns", "sort", "sortDir", "entityUuid", "format"})
+RESERVED_PARAMS = frozenset(
+    {"page", "pageSize", "cursor", "count", "columns", "sort", "sortDir", "entityUuid", "format"}
+)
 
 
 def _check_registry() -> None:

@@ -19,6 +19,7 @@ from typing import Any
 from django.db import connections, transaction
 
 from accounts.models import Company
+from reporting.models import PayerName, TransactionCount
 from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES
 from transactions.models import (
     Batch,
@@ -32,6 +33,7 @@ from transactions.models import (
 )
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
 from vault import crypto
+from vault.maintenance import vacuum_analyze
 
 # How often sample returns carry each code; the reason texts are the import's (transactions' one table).
 RETURN_CODE_WEIGHTS = (
@@ -96,6 +98,7 @@ class SeedResult:
     holds: int
     exceptions: int
     late_returns: int
+    vacuumed: bool = False
 
 
 def _weighted(rng: random.Random, table: tuple) -> Callable[[], Any]:
@@ -167,9 +170,11 @@ def seed_transactions(  # noqa: C901 - sample-data generator; still to split
     seed: int = 1,
     alias: str = "default",
     progress: Callable[[int], None] | None = None,
-    analyze: bool = True,
+    vacuum: bool = True,
 ) -> SeedResult:
-    """Adds transactions until `company` has at least `count` (rerunning with the same count adds nothing)."""
+    """Adds transactions until `company` has at least `count` (rerunning with the same count adds nothing), then
+    VACUUM (ANALYZE)s the tables it filled on PostgreSQL unless `vacuum` is False (a caller seeding in steps
+    vacuums once at the end)."""
     existing = Transaction.objects.using(alias).filter(company_id=company.pk).count()
     to_create = max(count - existing, 0)
     rng = random.Random(f"{seed}:{company.pk}:{existing}")  # noqa: S311 (fake data, reproducible on purpose)
@@ -284,11 +289,13 @@ def seed_transactions(  # noqa: C901 - sample-data generator; still to split
                         f"SELECT setval(pg_get_serial_sequence(%s, 'id'), (SELECT COALESCE(MAX(id), 1) FROM {table}))",  # noqa: S608
                         [table],
                     )
-    if writer.copy and analyze:
-        with writer.connection.cursor() as cursor:
-            cursor.execute("ANALYZE transactions_transaction")
-    return SeedResult(written, existing + written, **counts)
+    vacuumed = vacuum and vacuum_analyze(FILLED_TABLES, using=alias)
+    return SeedResult(written, existing + written, **counts, vacuumed=vacuumed)
 
+
+# Every table a seed writes, the trigger-kept ones included.
+FILLED_TABLES = (Transaction, TransactionReturn, ChangeNotice, TransactionHold, TransactionException, Batch,
+                 Settlement, IngestionFile, PayerName, TransactionCount)  # fmt: skip
 
 _BATCH_COLUMNS = ("id", "uuid", "standard_entry_class_code", "effective_date", "batched_at", "batch_number",
                   "entry_count", "debit_total", "credit_total", "company_id", "origination_file_id",

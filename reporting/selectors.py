@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
-from django.core.cache import caches
 from django.db import connections, transaction
-from django.db.models import Case, F, Func, QuerySet, TextField, Value, When
+from django.db.models import Case, F, Func, QuerySet, Sum, TextField, Value, When
 from django.db.models.functions import Cast, Concat, NullIf
 
+from reporting.cursors import SortKey, decode_cursor, encode_cursor
+from reporting.models import TransactionCount
 from reporting.projection import Projection
 from reporting.registry import BY_FILTER, FieldType
 from transactions.models import Transaction
@@ -20,10 +22,7 @@ from vault.error_codes import ErrorCode
 from vault.errors import ApiError
 
 CSV_CHUNK_SIZE = 5000
-# totalRows of a filtered request may lag new transactions by this long: counting a million-row merchant on every
-# filtered page costs more than the page itself. Unfiltered requests count exactly and refresh it (in the worker
-# that served them; each worker keeps its own figure).
-TOTAL_ROWS_TTL_SECONDS = 30
+FILTERED_COUNT_LIMIT = 10_000  # CONTRACT 7: totalFilteredRows is exact up to here, a lower bound past it
 
 
 @contextmanager
@@ -64,37 +63,45 @@ def report_queryset(*, company: Any) -> QuerySet:
     return Transaction.objects.using(reporting_database()).filter(company_id=company.pk)
 
 
-def report_ordering(*, sort: str | None, direction: str | None) -> list[Any]:
-    """CONTRACT 7: `id` or any filterable field, ASC/DESC, default id DESC; ties broken by id in the same direction.
-    Nulls sort last ascending and first descending on every database (PostgreSQL's default, so indexes serve)."""
+def report_sort(*, sort: str | None, direction: str | None) -> SortKey:
+    """CONTRACT 7: `id` or any filterable field, ASC/DESC, default id DESC (SortKey.ordering breaks ties by id)."""
     direction = (direction or "DESC").upper()
     if direction not in ("ASC", "DESC"):
         raise ApiError("sortDir must be ASC or DESC", field="sortDir", code=ErrorCode.INVALID)
-    descending = direction == "DESC"
     name = (sort or "id").lower()
     if name == "id":
-        path = "id"
-    elif name in BY_FILTER:
-        path = BY_FILTER[name].query_path
-    else:
+        return SortKey(path=None, field=None, descending=direction == "DESC")
+    if name not in BY_FILTER:
         raise ApiError(f"cannot sort by {sort}", field="sort", code=ErrorCode.INVALID)
-    tie = "-id" if descending else "id"
-    if path == "id":
-        return [tie]
-    expression = F(path).desc(nulls_first=True) if descending else F(path).asc(nulls_last=True)
-    return [expression, tie]
+    f = BY_FILTER[name]
+    path = None if f.query_path == "id" else f.query_path
+    return SortKey(path=path, field=f if path else None, descending=direction == "DESC")
 
 
-def company_total_rows(*, company: Any, exact: bool = False) -> int:
-    cache = caches["local"]
-    key = f"reporting:total-rows:{company.pk}"
-    cached = cache.get(key)
-    if cached is not None and not exact:
-        return cached
-    total = report_queryset(company=company).count()
-    if total != cached:
-        cache.set(key, total, TOTAL_ROWS_TTL_SECONDS)
-    return total
+def company_total_rows(*, company: Any, database: str) -> int:
+    """Exact at any size: the sum of the company's few TransactionCount rows, which triggers keep."""
+    counted = TransactionCount.objects.using(database).filter(company_id=company.pk).aggregate(n=Sum("row_count"))
+    return counted["n"] or 0
+
+
+def _filtered_total(filtered: QuerySet, *, exact: bool) -> tuple[int, bool]:
+    """(totalFilteredRows, totalFilteredRowsIsLowerBound): counting stops after FILTERED_COUNT_LIMIT matches unless
+    the request asks for the exact figure, so a broad filter on a large merchant costs a bounded index walk."""
+    if exact:
+        return filtered.count(), False
+    counted = filtered[: FILTERED_COUNT_LIMIT + 1].count()
+    if counted > FILTERED_COUNT_LIMIT:
+        return FILTERED_COUNT_LIMIT, True
+    return counted, False
+
+
+@dataclass(frozen=True)
+class ReportPage:
+    rows: list[dict[str, Any]]
+    total_filtered: int
+    total_filtered_is_lower_bound: bool
+    total: int
+    next_cursor: str | None
 
 
 def report_page(
@@ -103,39 +110,62 @@ def report_page(
     filtered: QuerySet,
     filtered_any: bool,
     projection: Projection,
-    ordering: list[Any],
+    sort: SortKey,
     page: int,
     page_size: int,
-) -> tuple[list[dict[str, Any]], int, int]:
-    """(rows, totalFilteredRows, totalRows) for one zero-based page."""
+    cursor: str | None = None,
+    digest: str,
+    exact_count: bool = False,
+) -> ReportPage:
+    """One page: from `cursor` when given (keyset), else the zero-based `page` (offset)."""
+    start = page * page_size
+    if cursor:
+        filtered_page, start = filtered.filter(decode_cursor(cursor, digest=digest, sort=sort)), 0
+    else:
+        filtered_page = filtered
     with report_read(filtered.db):
+        total = company_total_rows(company=company, database=filtered.db)
         if filtered_any:
-            total = company_total_rows(company=company)
-            total_filtered = filtered.count()
+            total_filtered, lower_bound = _filtered_total(filtered, exact=exact_count)
         else:
-            total = total_filtered = company_total_rows(company=company, exact=True)
-        start = page * page_size
+            total_filtered, lower_bound = total, False
         rendered = connections[filtered.db].vendor == "postgresql"
         tuples = []
-        if start < total_filtered:
-            tuples = _page_tuples(company, filtered, projection, ordering, start, page_size, rendered)
+        if lower_bound or cursor or start < total_filtered:
+            # One row more than the page tells whether another page follows.
+            tuples = _page_tuples(company, filtered_page, projection, sort, start, page_size + 1, rendered)
+    next_cursor = None
+    if len(tuples) > page_size:
+        tuples = tuples[:page_size]
+        *_, last_key, last_id = tuples[-1]
+        next_cursor = encode_cursor(digest=digest, key=last_key if sort.path else None, last_id=last_id)
     build = projection.row_builder(company, database_rendered=rendered)
-    return [build(values) for values in tuples], total_filtered, total
+    width = len(projection.selected)
+    return ReportPage(
+        rows=[build(values[:width]) for values in tuples],
+        total_filtered=total_filtered,
+        total_filtered_is_lower_bound=lower_bound,
+        total=total,
+        next_cursor=next_cursor,
+    )
 
 
 def _page_tuples(
     company: Any,
     filtered: QuerySet,
     projection: Projection,
-    ordering: list[Any],
+    sort: SortKey,
     start: int,
     page_size: int,
     rendered: bool,
 ) -> list[tuple]:
+    """The projection's values of each row, then the row's sort key (when not id) and id, for its cursor."""
+    ordering = sort.ordering
     select = [
         _database_text(c.field) if rendered and c.database_renderable else c.field.query_path
         for c in projection.selected
     ]
+    select += [sort.path, "id"] if sort.path else ["id"]
     if start:
         # Past the first page, find the page's ids first: skipping `start` rows then walks an index rather than the
         # table, and only the rows kept are read and joined.

@@ -9,13 +9,14 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from reporting.cursors import request_digest
 from reporting.filters import ReportFilterBackend
 from reporting.projection import projection_for
 from reporting.selectors import (
     report_copy_stream,
-    report_ordering,
     report_page,
     report_queryset,
+    report_sort,
     report_stream,
 )
 from reporting.services import LeasedStream, csv_export_lease_acquire
@@ -39,8 +40,10 @@ class TransactionReportView(APIView):
     @extend_schema(
         summary="Transaction reporting list (SPEC 4.9)",
         parameters=[
-            OpenApiParameter("page", int, required=True, description="Zero-based page."),
+            OpenApiParameter("page", int, description="Zero-based page; required unless `cursor` is sent."),
             OpenApiParameter("pageSize", int, required=True, description="1..1000."),
+            OpenApiParameter("cursor", str, description="A page's `meta.pagination.nextCursor`: the next page."),
+            OpenApiParameter("count", str, enum=["exact"], description="Count every match past 10,000."),
             OpenApiParameter("columns", str, description="Comma-separated camelCase keys."),
             OpenApiParameter("sort", str, description="id or any filterable field; default id."),
             OpenApiParameter("sortDir", str, enum=["ASC", "DESC"]),
@@ -52,33 +55,59 @@ class TransactionReportView(APIView):
     def get(self, request):
         params = request.query_params
         wants_csv = params.get("format") == "csv"
-        page, page_size = (0, 0) if wants_csv else page_params(params)
+        cursor = params.get("cursor") or None
+        page, page_size = (0, 0) if wants_csv else page_params(params, page_required=cursor is None)
+        exact_count = _exact_count(params.get("count"))
         projection = projection_for(params.get("columns"))
-        ordering = report_ordering(sort=params.get("sort"), direction=params.get("sortDir"))
+        sort = report_sort(sort=params.get("sort"), direction=params.get("sortDir"))
+        ordering = sort.ordering
         company = request.company
         filtered = report_queryset(company=company)
         for backend in self.filter_backends:
             filtered = backend().filter_queryset(request, filtered, self)
         if wants_csv:
             return _csv_response(company=company, filtered=filtered, projection=projection, ordering=ordering)
-        rows, total_filtered, total = report_page(
+        result = report_page(
             company=company,
             filtered=filtered,
             filtered_any=request.reporting_filtered,
             projection=projection,
-            ordering=ordering,
+            sort=sort,
             page=page,
             page_size=page_size,
+            cursor=cursor,
+            digest=request_digest(params, sort),
+            exact_count=exact_count,
         )
-        return Response(
-            paginated_body(rows, page=page, page_size=page_size, total_filtered=total_filtered, total=total)
+        body = paginated_body(
+            result.rows,
+            page=None if cursor and "page" not in params else page,
+            page_size=page_size,
+            total_filtered=result.total_filtered,
+            total=result.total,
+            extra={
+                "totalFilteredRowsIsLowerBound": result.total_filtered_is_lower_bound,
+                "nextCursor": result.next_cursor,
+            },
         )
+        return Response(body)
+
+
+def _exact_count(raw: str | None) -> bool:
+    if raw in (None, ""):
+        return False
+    if raw != "exact":
+        raise ApiError("count must be exact", field="count", code=ErrorCode.INVALID)
+    return True
 
 
 CSV_WRITE_BYTES = 64 * 1024
 
 
 def _csv_response(*, company, filtered, projection, ordering) -> StreamingHttpResponse:
+    # Connect before the 200 goes out: an unreachable replica is a 503 (vault.errors), not a truncated download
+    # (and before taking an export lease, which a 503 would leave held until it lapses).
+    connections[filtered.db].ensure_connection()
     lease = csv_export_lease_acquire(company=company)
     writer = CsvLineWriter()
     header = writer.line(projection.keys)

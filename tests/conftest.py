@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from urllib.parse import urlsplit
+
 import pytest
 from django.core.cache import caches
 from django.db import connection
@@ -87,3 +90,60 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def is_postgres() -> bool:
     return connection.vendor == "postgresql"
+
+
+# DATABASE_URL may point at pgbouncer (CI runs the PostgreSQL suite through it). The test database is then created
+# and dropped on the server itself, named by DATABASE_DIRECT_URL: pgbouncer keeps server connections to a database
+# in its pool, and PostgreSQL refuses to drop a database that has connections. Every test query goes through
+# DATABASE_URL.
+DIRECT_URL = os.environ.get("DATABASE_DIRECT_URL")
+
+
+def _point_default_at(url: str) -> None:
+    from django.db import connections
+
+    parts = urlsplit(url)
+    for alias in connections:
+        settings_dict = connections[alias].settings_dict
+        if alias == "default" or settings_dict is connections["default"].settings_dict:
+            connections[alias].close()
+            settings_dict["HOST"], settings_dict["PORT"] = parts.hostname, str(parts.port or 5432)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings):
+    if DIRECT_URL:
+        _point_default_at(DIRECT_URL)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    from django.conf import settings
+    from django.db import connections
+
+    if DIRECT_URL:
+        _point_default_at(os.environ["DATABASE_URL"])
+    replica = settings.DATABASES.get("reporting")
+    default = settings.DATABASES["default"]
+    if replica and (replica["HOST"], str(replica["PORT"])) != (default["HOST"], str(default["PORT"])):
+        # A real streaming replica has the test database too (it replays the primary): read it there.
+        connections["reporting"].close()
+        connections["reporting"].settings_dict = {**replica, "NAME": connections["default"].settings_dict["NAME"]}
+    yield
+    if DIRECT_URL:
+        with django_db_blocker.unblock():
+            _point_default_at(DIRECT_URL)
+            _end_pooled_sessions(connections["default"].settings_dict["NAME"])
+
+
+def _end_pooled_sessions(database: str) -> None:
+    """pgbouncer's idle server connections to the test database: the run is over, and DROP DATABASE needs none."""
+    import psycopg
+
+    parts = urlsplit(DIRECT_URL)
+    dsn = f"host={parts.hostname} port={parts.port or 5432} user={parts.username or 'postgres'} dbname=postgres"
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        connection.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [database],
+        )

@@ -30,9 +30,13 @@ def _int_param(params: Any, name: str, minimum: int, maximum: int | None, defaul
     return value
 
 
-def page_params(params: Any, *, required: bool = True, default_size: int = 50) -> tuple[int, int]:
-    """(page, pageSize) from query params; both required unless `required` is False."""
-    page = _int_param(params, "page", 0, None, None if required else 0)
+def page_params(
+    params: Any, *, required: bool = True, default_size: int = 50, page_required: bool | None = None
+) -> tuple[int, int]:
+    """(page, pageSize) from query params; both required unless `required` is False (`page_required` overrides it
+    for page alone: a cursor takes the place of page)."""
+    page_required = required if page_required is None else page_required
+    page = _int_param(params, "page", 0, None, None if page_required else 0)
     size = _int_param(params, "pageSize", 1, MAX_PAGE_SIZE, None if required else default_size)
     return page, size
 
@@ -41,7 +45,15 @@ def utc_timestamp() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
-def paginated_body(rows: list[Any], *, page: int, page_size: int, total_filtered: int, total: int) -> Enveloped:
+def paginated_body(
+    rows: list[Any],
+    *,
+    page: int | None,
+    page_size: int,
+    total_filtered: int,
+    total: int,
+    extra: dict[str, Any] | None = None,
+) -> Enveloped:
     return Enveloped(
         status="success",
         data=rows,
@@ -52,6 +64,7 @@ def paginated_body(rows: list[Any], *, page: int, page_size: int, total_filtered
                 "pageSize": page_size,
                 "totalFilteredRows": total_filtered,
                 "totalRows": total,
+                **(extra or {}),
             },
             "timestamp": utc_timestamp(),
             "version": settings.REPORTING_API_VERSION,

@@ -91,8 +91,26 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 REPORTING_DATABASE_URL = env_str("REPORTING_DATABASE_URL")
 if REPORTING_DATABASE_URL:
     DATABASES["reporting"] = dj_database_url.parse(REPORTING_DATABASE_URL, conn_max_age=60)
-    # Tests point the replica alias at the primary's test database, as a streaming replica would mirror it.
+    # A stopped or unreachable replica fails the connection within this many seconds (503 with Retry-After), so a
+    # report never hangs on it.
+    DATABASES["reporting"]["OPTIONS"] = {
+        "connect_timeout": int(env_str("REPORTING_CONNECT_TIMEOUT", "3")),
+        **DATABASES["reporting"].get("OPTIONS", {}),
+    }
+    # Tests create no database on the replica: the alias mirrors the primary's test database (tests/conftest.py
+    # points it back at a real streaming replica, which has that database too).
     DATABASES["reporting"]["TEST"] = {"MIRROR": "default"}
+# `transaction` when the database URLs point at pgbouncer in transaction mode (CONTRACT 8): consecutive
+# transactions of one connection may run on different server connections, so psycopg must not prepare statements
+# (pgbouncer 1.18 does not track them), and a `.iterator()` outside a transaction must not leave a WITH HOLD cursor
+# on one server connection to be fetched from another (Django's setting for this; the PostgreSQL CSV export is a
+# COPY, not a cursor, so nothing large is read through one).
+DATABASE_POOL_MODE = env_str("DATABASE_POOL_MODE", "")
+if DATABASE_POOL_MODE == "transaction":
+    for _alias in DATABASES.values():
+        if _alias["ENGINE"].endswith("postgresql"):
+            _alias["OPTIONS"] = {**_alias.get("OPTIONS", {}), "prepare_threshold": None}
+            _alias["DISABLE_SERVER_SIDE_CURSORS"] = True
 DATABASE_ROUTERS = ["vault.db_router.ReportingReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

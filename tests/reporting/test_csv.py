@@ -11,7 +11,7 @@ from django.http import StreamingHttpResponse
 from reporting.projection import projection_for
 from reporting.registry import FIELDS
 from reporting.seeding import seed_transactions
-from reporting.selectors import report_ordering, report_queryset, report_stream
+from reporting.selectors import report_queryset, report_sort, report_stream
 from tests.reporting.conftest import build_transaction, report
 
 pytestmark = pytest.mark.django_db
@@ -74,7 +74,7 @@ def test_postgres_copy_csv_is_byte_identical_to_the_python_rendering(api_client,
         company=company,
         filtered=report_queryset(company=company),
         projection=projection,
-        ordering=report_ordering(sort=None, direction=None),
+        ordering=report_sort(sort=None, direction=None).ordering,
     )
     expected = writer.writerow(projection.keys) + "".join(writer.writerow(row) for row in rows)
     assert body.count("\n") > 150

@@ -71,19 +71,21 @@ def test_totals_count_company_and_filter(api_client, rows, other_company):
         "pageSize": 5,
         "totalFilteredRows": expected,
         "totalRows": len(rows),
+        "totalFilteredRowsIsLowerBound": False,
+        "nextCursor": body["meta"]["pagination"]["nextCursor"],
     }
+    assert (body["meta"]["pagination"]["nextCursor"] is not None) == (expected > 10)
     assert body["errors"] is None and body["status"] == "success"
     assert body["meta"]["version"] and body["meta"]["timestamp"].endswith("Z")
 
 
-def test_filtered_total_rows_may_lag_until_an_unfiltered_page_counts_again(api_client, build):
+def test_filtered_total_rows_counts_new_transactions_at_once(api_client, build):
     build(amount=100)
     assert report(api_client, amount="100").json()["meta"]["pagination"]["totalRows"] == 1
     build(amount=100)
-    lagging = report(api_client, amount="100").json()["meta"]["pagination"]
-    assert (lagging["totalFilteredRows"], lagging["totalRows"]) == (2, 1)  # the company total, kept 30 s
-    assert report(api_client).json()["meta"]["pagination"]["totalRows"] == 2
-    assert report(api_client, amount="100").json()["meta"]["pagination"]["totalRows"] == 2
+    build(amount=200)
+    fresh = report(api_client, amount="100").json()["meta"]["pagination"]
+    assert (fresh["totalFilteredRows"], fresh["totalRows"]) == (2, 3)
 
 
 def test_page_past_the_end_is_empty(api_client, rows):
@@ -121,3 +123,80 @@ def test_report_planner_settings_stay_inside_the_report_transaction(api_client, 
     with connection.cursor() as cursor:
         cursor.execute("SHOW join_collapse_limit")
         assert cursor.fetchone()[0] == before == "8"
+
+
+def _cursor_pages(client, size, **params):
+    """Every page by following nextCursor from page 0; each page's row count, and the rows in order."""
+    response = report(client, page=0, pageSize=size, columns="returnCode", **params)
+    seen, sizes = [], []
+    while True:
+        assert response.status_code == 200, response.content
+        body = response.json()
+        seen.extend(body["data"])
+        sizes.append(len(body["data"]))
+        cursor = body["meta"]["pagination"]["nextCursor"]
+        if cursor is None:
+            return seen, sizes
+        response = report(client, page=None, cursor=cursor, pageSize=size, columns="returnCode", **params)
+
+
+@pytest.mark.parametrize("direction", ["ASC", "DESC"])
+@pytest.mark.parametrize("sort", [None, "amount", "name", "returncode", "createdat", "effectivedate", "uuid"])
+def test_following_cursors_gives_every_row_once_in_the_offset_order(api_client, rows, direction, sort):
+    params = {"sortDir": direction} | ({"sort": sort} if sort else {})
+    pages, sizes = _cursor_pages(api_client, 4, **params)
+    everything = report(api_client, **params, columns="returnCode").json()["data"]
+    assert [r["numericId"] for r in pages] == [r["numericId"] for r in everything]
+    assert sorted(r["numericId"] for r in pages) == sorted(t.pk for t in rows)
+    assert sizes == [4] * 5 + [3]  # 23 rows: the last page is short and has no next cursor
+
+
+def test_cursor_works_with_filters_and_from_any_offset_page(api_client, rows):
+    params = {"amount:in": "100,200", "sort": "amount"}
+    expected = [r["numericId"] for r in report(api_client, **params).json()["data"]]
+    second = report(api_client, page=1, pageSize=3, **params).json()
+    followed = report(api_client, page=None, pageSize=3, cursor=second["meta"]["pagination"]["nextCursor"], **params)
+    assert [r["numericId"] for r in followed.json()["data"]] == expected[6:9]
+    assert followed.json()["meta"]["pagination"]["page"] is None
+
+
+def test_a_page_that_ends_exactly_at_the_last_row_has_no_next_cursor(api_client, build):
+    for _ in range(4):
+        build()
+    first = report(api_client, pageSize=2).json()["meta"]["pagination"]
+    last = report(api_client, page=None, pageSize=2, cursor=first["nextCursor"]).json()
+    assert len(last["data"]) == 2 and last["meta"]["pagination"]["nextCursor"] is None
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [{"amount": "200"}, {"columns": "amount"}, {"sort": "amount"}, {"sortDir": "ASC"}, {"amount:gt": "100"},
+     {"Amount": "300"}],
+)  # fmt: skip
+def test_cursor_with_other_filters_columns_or_sort_is_400(api_client, rows, changed):
+    made_for = {"amount": "100", "columns": "name"}
+    cursor = report(api_client, pageSize=1, **made_for).json()["meta"]["pagination"]["nextCursor"]
+    assert cursor
+    same = report(api_client, page=None, pageSize=1, cursor=cursor, **made_for)
+    assert same.status_code == 200, same.content
+    refused = report(api_client, page=None, pageSize=1, cursor=cursor, **(made_for | changed))
+    assert refused.status_code == 400, refused.content
+    assert refused.json()["errors"][0]["field"] == "cursor"
+
+
+def test_forged_or_garbled_cursor_is_400(api_client, rows):
+    cursor = report(api_client, pageSize=1).json()["meta"]["pagination"]["nextCursor"]
+    payload, _, signature = cursor.partition(":")
+    for bad in ("nonsense", cursor[:-2] + "xx", payload.replace("e", "f", 1) + ":" + signature):
+        response = report(api_client, page=None, pageSize=1, cursor=bad)
+        assert response.status_code == 400, response.content
+
+
+def test_another_companys_cursor_reads_only_this_company(api_client, other_api_client, rows, other_company):
+    from tests.reporting.conftest import build_transaction
+
+    mine = build_transaction(other_company)
+    build_transaction(other_company)
+    cursor = report(api_client, pageSize=1).json()["meta"]["pagination"]["nextCursor"]
+    ids = {r["numericId"] for r in report(other_api_client, page=None, pageSize=10, cursor=cursor).json()["data"]}
+    assert ids <= {mine.pk, mine.pk + 1} and not ids & {t.pk for t in rows}

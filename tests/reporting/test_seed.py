@@ -46,3 +46,28 @@ def test_seeded_account_numbers_are_encrypted_at_rest(company):
 def test_unknown_company_is_a_command_error(db):
     with pytest.raises(CommandError):
         call_command("seed_transactions", company="00000000-0000-0000-0000-000000000000", count=1)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_seed_ends_with_vacuum_analyze_of_the_tables_it_filled():
+    from tests import factories
+
+    company = factories.CompanyFactory()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT clock_timestamp()")
+        started = cursor.fetchone()[0]
+    result = _seed(company, 200)
+    assert result["created"] == 200 and result["vacuumed"] is True
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname FROM pg_stat_user_tables WHERE last_vacuum >= %s AND last_analyze >= %s",
+            [started, started],
+        )
+        vacuumed = {row[0] for row in cursor.fetchall()}
+    assert {"transactions_transaction", "transactions_transactionreturn", "transactions_batch",
+            "reporting_transactioncount", "reporting_payername"} <= vacuumed  # fmt: skip
+
+
+def test_seed_inside_a_transaction_skips_vacuum(company):
+    assert _seed(company, 20)["vacuumed"] is False

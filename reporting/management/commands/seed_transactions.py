@@ -55,6 +55,7 @@ class Command(BaseCommand):
                     "notices": result.notices,
                     "holds": result.holds,
                     "exceptions": result.exceptions,
+                    "vacuumed": result.vacuumed,
                     "seconds": round(time.monotonic() - started, 1),
                 }
             )

@@ -79,7 +79,7 @@ def seed_demo_payments(company: Company) -> None:
                 description="demo charge",
             )
         )
-    seed_transactions(company=company, count=DEMO_REPORTING_ROWS + len(DEMO_CHARGES), analyze=False)
+    seed_transactions(company=company, count=DEMO_REPORTING_ROWS + len(DEMO_CHARGES), vacuum=False)
 
 
 class Command(BaseCommand):
