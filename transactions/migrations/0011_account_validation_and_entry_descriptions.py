@@ -2,7 +2,7 @@
 entry descriptions and purposes, batches split by description.
 
 Changing the amount check constraint rebuilds transactions_transaction on SQLite, which drops the payer-name
-triggers of reporting 0002 and the created-event trigger of 0009, and the rebuild's rename fails while 0003's return-code triggers on the return table
+triggers of reporting 0002, the count triggers of reporting 0004 and the created-event trigger of 0009, and the rebuild's rename fails while 0003's return-code triggers on the return table
 name it: those are dropped first, and all of them are created again at the end (SQLite only; PostgreSQL keeps
 its triggers through ALTER TABLE)."""
 import importlib
@@ -18,6 +18,9 @@ from vault.migration_sql import run_sql_by_vendor
 payer_names = importlib.import_module("reporting.migrations.0002_payer_names")
 return_code_copy = importlib.import_module("transactions.migrations.0003_return_code_copy_and_name_index")
 created_event = importlib.import_module("transactions.migrations.0009_transaction_events")
+transaction_counts = importlib.import_module("reporting.migrations.0004_transaction_counts")
+# Its two triggers only: the rest of its SQLite statements backfill the counts, which the rebuild keeps.
+TRANSACTION_COUNT_TRIGGERS = [s for s in transaction_counts.SQLITE_FORWARD if "CREATE TRIGGER" in s]
 
 
 class Migration(migrations.Migration):
@@ -26,7 +29,7 @@ class Migration(migrations.Migration):
         ('accounts', '0001_initial'),
         ('customers', '0001_initial'),
         ('payments', '0002_payment_method_validation'),
-        ('reporting', '0002_payer_names'),
+        ('reporting', '0004_transaction_counts'),
         ('transactions', '0010_return_rate_program'),
     ]
 
@@ -90,7 +93,7 @@ class Migration(migrations.Migration):
             constraint=models.UniqueConstraint(condition=models.Q(('state', 'pending')), fields=('company', 'payment_method'), name='account_validation_one_pending'),
         ),
         run_sql_by_vendor(
-            {"sqlite": [*return_code_copy.SQLITE_FORWARD, *payer_names.SQLITE_FORWARD, *created_event.SQLITE_FORWARD]},
+            {"sqlite": [*return_code_copy.SQLITE_FORWARD, *payer_names.SQLITE_FORWARD, *created_event.SQLITE_FORWARD, *TRANSACTION_COUNT_TRIGGERS]},
             {"sqlite": return_code_copy.SQLITE_BACKWARD},
         ),
     ]
