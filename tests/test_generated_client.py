@@ -86,7 +86,7 @@ def test_generated_client_creates_customer_saves_account_charges_it_and_reads_re
         client=vault,
         idempotency_key="generated-client-1",
         body=models.ChargeInputRequest(
-            method=models.MethodEnum.ACH,
+            method=models.TransactionMethodEnum.ACH,
             type_=models.TransactionTypeEnum.DEBIT,
             amount=1234,
             customer_uuid=customer_uuid,

@@ -196,6 +196,8 @@ SPECTACULAR_SETTINGS = {
         "TransactionStatusEnum": "transactions.models.Status",
         "CustomerStatusEnum": "customers.models.Customer.Status",
         "EventTypeEnum": "events.types.EventType",
+        "TransactionMethodEnum": "transactions.models.Method",
+        "ValidationMethodEnum": "payments.models.PaymentMethod.ValidationMethod",
     },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
