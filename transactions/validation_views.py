@@ -16,6 +16,7 @@ from payments.serializers import PaymentMethodOutput
 from transactions.models import AccountValidation
 from transactions.state import Actor
 from transactions.validation import MICRODEPOSIT_MAX_CENTS, account_validation_start, microdeposits_confirm
+from vault.openapi import error
 from vault.serializers import StrictChoiceField, StrictIntegerField, StrictSerializer
 
 
@@ -39,7 +40,10 @@ class PaymentMethodValidateView(APIView):
     @extend_schema(
         operation_id="payment_method_validate",
         request=ValidationStartInput,
-        responses={202: PaymentMethodOutput},
+        responses={
+            202: PaymentMethodOutput,
+            409: error("The method is blocked, or a validation of it is already pending."),
+        },
         description="Queue a prenote or two micro-deposits (and their offsetting debit) for the next file.",
     )
     def post(self, request, customer_uuid: UUID, payment_method_uuid: UUID):
@@ -61,7 +65,10 @@ class PaymentMethodValidateConfirmView(APIView):
     @extend_schema(
         operation_id="payment_method_validate_confirm",
         request=ValidationConfirmInput,
-        responses={200: PaymentMethodOutput},
+        responses={
+            200: PaymentMethodOutput,
+            409: error("No micro-deposit validation is pending for the method, or it has expired."),
+        },
         description="The two micro-deposit amounts in cents: 3 attempts, within 10 days.",
     )
     def post(self, request, customer_uuid: UUID, payment_method_uuid: UUID):
