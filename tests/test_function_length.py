@@ -15,9 +15,6 @@ STILL_LONG = {
     "reporting/seeding.py:_transaction_rows",
     # One pass over a return file's records, checking each control record as it goes; split still to do.
     "transactions/lifecycle/nacha.py:read_returns",
-    # The webhook delivery's bookkeeping and its benchmark (events app, landed today by engineer i16).
-    "events/delivery.py:_record",
-    "bench/webhooks.py:main",
 }
 
 
