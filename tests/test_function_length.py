@@ -13,8 +13,6 @@ STILL_LONG = {
     # Sample-data generators that write every lifecycle table in one pass (review 5.1); split still to do.
     "reporting/seeding.py:seed_transactions",
     "reporting/seeding.py:_transaction_rows",
-    # One pass over a return file's records, checking each control record as it goes; split still to do.
-    "transactions/lifecycle/nacha.py:read_returns",
 }
 
 
