@@ -53,6 +53,8 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("payment-method-detail", "GET"): Action.VIEW_PAYMENT_METHODS,
     ("payment-method-detail", "DELETE"): Action.MANAGE_PAYMENT_METHODS,
     ("payment-method-set-default", "POST"): Action.MANAGE_PAYMENT_METHODS,
+    ("payment-method-validate", "POST"): Action.MANAGE_PAYMENT_METHODS,
+    ("payment-method-validate-confirm", "POST"): Action.MANAGE_PAYMENT_METHODS,
     ("transaction-create", "PUT"): Action.CREATE_TRANSACTION,
     ("transaction-detail", "GET"): Action.VIEW_TRANSACTIONS,
     ("transaction-void", "POST"): Action.VOID_TRANSACTION,

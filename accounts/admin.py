@@ -73,8 +73,17 @@ class MembershipInline(admin.TabularInline):
 class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
     company_lookup = "id"
 
-    list_display = ("name", "uuid", "staged_rollout", "hold_over", "decline_over", "daily_volume_limit", "created_at")
-    list_filter = ("staged_rollout",)
+    list_display = (
+        "name",
+        "uuid",
+        "staged_rollout",
+        "hold_over",
+        "decline_over",
+        "daily_volume_limit",
+        "account_validation",
+        "created_at",
+    )
+    list_filter = ("staged_rollout", "account_validation")
     readonly_fields = ("uuid", "created_at")
     fields = (
         "uuid",
@@ -83,6 +92,7 @@ class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
         "hold_over",
         "decline_over",
         "daily_volume_limit",
+        "account_validation",
         "cutoff_time",
         "ach_company_id",
         "created_at",
@@ -95,6 +105,7 @@ class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
         "hold_over",
         "decline_over",
         "daily_volume_limit",
+        "account_validation",
         "cutoff_time",
         "ach_company_id",
     )

@@ -27,6 +27,12 @@ def new_ach_company_id() -> str:
 class Company(models.Model):
     """The merchant entity every customer, method and transaction belongs to."""
 
+    class AccountValidation(models.TextChoices):
+        # What a WEB debit to a saved method that is not validated does (CONTRACT 11).
+        OFF = "off", "off: charge as usual (the merchant validates accounts another way)"
+        REQUIRE = "require", "require: decline until validated"
+        PRENOTE_FIRST = "prenote_first", "prenote first: send a prenote and hold the debit until validated"
+
     uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
     name = models.CharField(max_length=255)
     staged_rollout = models.BooleanField(
@@ -40,6 +46,12 @@ class Company(models.Model):
     cutoff_time = models.TimeField(default="16:00", help_text="ACH cut-off (Eastern time) for same-day processing.")
     ach_company_id = models.CharField(
         max_length=10, default=new_ach_company_id, help_text="NACHA Company Identification."
+    )
+    account_validation = models.CharField(
+        max_length=14,
+        choices=AccountValidation.choices,
+        default=AccountValidation.OFF,
+        help_text="WEB debits to a saved account that is not validated: off, require or prenote_first.",
     )
     # The return-rate program (Nacha 2.17.2): what a company's policy does when a rate nears or crosses a threshold.
     return_rate_warning_percent = models.PositiveSmallIntegerField(

@@ -55,9 +55,14 @@ class IssuedApiKey:
 
 
 def company_create(
-    *, name: str, hold_over: int | None = None, decline_over: int | None = None, staged_rollout: bool = False
+    *,
+    name: str,
+    hold_over: int | None = None,
+    decline_over: int | None = None,
+    staged_rollout: bool = False,
+    account_validation: str = Company.AccountValidation.OFF,
 ) -> Company:
-    company = Company(name=name, staged_rollout=staged_rollout)
+    company = Company(name=name, staged_rollout=staged_rollout, account_validation=account_validation)
     if hold_over is not None:
         company.hold_over = hold_over
     if decline_over is not None:

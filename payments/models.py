@@ -21,6 +21,16 @@ class PaymentMethod(models.Model):
         CHECKING = "Checking"
         SAVINGS = "Savings"
 
+    class ValidationStatus(models.TextChoices):
+        UNVALIDATED = "unvalidated"
+        PENDING = "pending"
+        VALIDATED = "validated"
+        FAILED = "failed"
+
+    class ValidationMethod(models.TextChoices):
+        PRENOTE = "prenote"
+        MICRODEPOSITS = "microdeposits"
+
     company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="payment_methods")
     customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="payment_methods")
     uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
@@ -36,6 +46,12 @@ class PaymentMethod(models.Model):
     deleted_at = models.DateTimeField(null=True, blank=True)
     blocked_at = models.DateTimeField(null=True, blank=True)
     blocked_reason = models.CharField(max_length=255, blank=True)
+    # Nacha WEB debit account validation (CONTRACT 11): the state of the account's latest validation.
+    validation_status = models.CharField(
+        max_length=12, choices=ValidationStatus.choices, default=ValidationStatus.UNVALIDATED
+    )
+    validation_method = models.CharField(max_length=14, choices=ValidationMethod.choices, blank=True)
+    validated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

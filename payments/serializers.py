@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from payments.models import PaymentMethod
+
 
 class PaymentMethodCreatedOutput(serializers.Serializer):
     customerUuid = serializers.UUIDField(source="customer.uuid")
@@ -15,10 +17,19 @@ class PaymentMethodCreatedOutput(serializers.Serializer):
     displayName = serializers.CharField(source="display_name")
     nickname = serializers.CharField(allow_null=True)
     isDefault = serializers.BooleanField(source="is_default")
+    # CONTRACT 11: the account's validation state.
+    validationStatus = serializers.ChoiceField(
+        source="validation_status", choices=PaymentMethod.ValidationStatus.choices
+    )
+    validationMethod = serializers.ChoiceField(
+        source="validation_method", choices=PaymentMethod.ValidationMethod.choices, allow_null=True
+    )
+    validatedAt = serializers.DateTimeField(source="validated_at", allow_null=True)
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
         data["nickname"] = data["nickname"] or None
+        data["validationMethod"] = data["validationMethod"] or None
         return data
 
 

@@ -5,6 +5,8 @@ default per customer" holds under concurrency; the partial unique constraints ke
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -146,3 +148,33 @@ def payment_method_delete(*, company: Company, customer: Customer, payment_metho
             heir.save(update_fields=["is_default"])
             payment_method_event(heir, EventType.PAYMENT_METHOD_UPDATED)
     return method
+
+
+# Validation state of a saved method (CONTRACT 11). Each change is one small function so a later state machine
+# (issue 15) can own them; callers hold the method's row lock and save `VALIDATION_FIELDS`.
+VALIDATION_FIELDS = ("validation_status", "validation_method", "validated_at")
+
+
+def payment_method_validation_pending(method: PaymentMethod, *, kind: str) -> None:
+    method.validation_status = PaymentMethod.ValidationStatus.PENDING
+    method.validation_method = kind
+    method.validated_at = None
+
+
+def payment_method_validation_passed(method: PaymentMethod, *, kind: str, at: datetime) -> None:
+    method.validation_status = PaymentMethod.ValidationStatus.VALIDATED
+    method.validation_method = kind
+    method.validated_at = at
+
+
+def payment_method_validation_failed(method: PaymentMethod, *, kind: str) -> None:
+    method.validation_status = PaymentMethod.ValidationStatus.FAILED
+    method.validation_method = kind
+    method.validated_at = None
+
+
+def payment_method_validation_reset(method: PaymentMethod) -> None:
+    """A new account or routing number is a new account to the rules: it needs validating again."""
+    method.validation_status = PaymentMethod.ValidationStatus.UNVALIDATED
+    method.validation_method = ""
+    method.validated_at = None

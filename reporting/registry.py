@@ -123,6 +123,10 @@ FIELDS: tuple[ReportField, ...] = (
     F("externalUniqueId", "externaluniqueid", S, "external_unique_id", width=255),
     F("isDuplicate", "isduplicate", B, "is_duplicate"),
     F("rtpTransactionId", None, S, "rtp_transaction_id"),
+    # CONTRACT 11: the batch's Company Entry Description, the charge's purpose, and its saved method's validation.
+    F("entryDescription", "entrydescription", S, "entry_description", width=10),
+    F("purpose", "purpose", S, "purpose", width=10),
+    F("validationStatus", "validationstatus", S, "payment_method__validation_status", width=12),
     # paymentDetails
     F("name", "name", S, "name", group="paymentDetails", width=255, distinct_values="reporting.PayerName"),
     F("paymentAccountType", "accounttype", S, "account_type", group="paymentDetails", inner="accountType", width=255),

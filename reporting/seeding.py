@@ -31,6 +31,7 @@ from transactions.models import (
     TransactionHold,
     TransactionReturn,
 )
+from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
 from vault import crypto
 from vault.maintenance import vacuum_analyze
 
@@ -224,7 +225,7 @@ def seed_transactions(  # noqa: C901 - sample-data generator; still to split
                 day_batches[day] = pk
                 batch_rows.append(
                     (pk, uuid.uuid4(), "WEB", day, datetime(day.year, day.month, day.day, 21, tzinfo=UTC),
-                     1, 0, 0, 0, company.pk, None)
+                     1, 0, 0, 0, company.pk, None, DEFAULT_ENTRY_DESCRIPTION)
                 )  # fmt: skip
             return day_batches[day]
 
@@ -297,7 +298,8 @@ FILLED_TABLES = (Transaction, TransactionReturn, ChangeNotice, TransactionHold, 
                  Settlement, IngestionFile, PayerName, TransactionCount)  # fmt: skip
 
 _BATCH_COLUMNS = ("id", "uuid", "standard_entry_class_code", "effective_date", "batched_at", "batch_number",
-                  "entry_count", "debit_total", "credit_total", "company_id", "origination_file_id")  # fmt: skip
+                  "entry_count", "debit_total", "credit_total", "company_id", "origination_file_id",
+                  "entry_description")  # fmt: skip
 _SETTLEMENT_COLUMNS = ("id", "uuid", "kind", "settlement_date", "processed_at", "transaction_count", "net_amount",
                        "company_id")  # fmt: skip
 _SUB_COLUMNS: dict[type, tuple[str, ...]] = {

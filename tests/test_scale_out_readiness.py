@@ -34,14 +34,14 @@ KNOWN_GAPS = {
         "events_event", "events_objectsequence", "events_webhookendpoint", "events_delivery",
         "events_deliveryattempt", "reporting_csvexportlease", "transactions_transactionevent",
         "transactions_debithold", "transactions_returnpolicy", "transactions_riskaction", "transactions_riskalert",
-        "transactions_riskreview",
+        "transactions_riskreview", "transactions_accountvalidation",
     )),
     ("customers_historicalcustomer", "history_id"),
     # Public UUIDs: become UNIQUE (company_id, uuid) (every lookup is already scoped to the company).
     *((table, "uuid") for table in (
         "customers_customer", "payments_paymentmethod", "transactions_batch", "transactions_changenotice",
         "transactions_settlement", "transactions_transaction", "transactions_transactionreturn",
-        "transactions_riskalert",
+        "transactions_riskalert", "transactions_accountvalidation",
     )),
     # One-to-one lifecycle rows: become UNIQUE (company_id, transaction_id).
     *((table, "transaction_id") for table in (

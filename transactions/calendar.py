@@ -34,6 +34,14 @@ def next_business_day(day: date, *, include_today: bool = True) -> date:
     return candidate
 
 
+def add_business_days(day: date, count: int) -> date:
+    """`count` Fed business days after `day` (the prenote wait of account validation counts them)."""
+    result = day
+    for _ in range(count):
+        result = next_business_day(result, include_today=False)
+    return result
+
+
 def eastern_now(now: datetime) -> datetime:
     return now.astimezone(EASTERN)
 

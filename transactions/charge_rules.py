@@ -15,7 +15,13 @@ from payments import numbers
 from payments.models import PaymentMethod
 from transactions import calendar
 from transactions.models import BANK_METHODS
-from transactions.rules import MethodRule
+from transactions.rules import (
+    DEFAULT_ENTRY_DESCRIPTION,
+    ORIGINATED_METHODS,
+    RESERVED_DESCRIPTIONS,
+    STANDARD_DESCRIPTIONS,
+    MethodRule,
+)
 from transactions.selectors import saved_method_for_charge
 from vault.crypto import account_number_hash
 from vault.error_codes import ErrorCode
@@ -138,3 +144,38 @@ def company_cutoff(company: Company) -> time:
     # A Company built in memory (not read back) still holds the field default as text.
     cutoff = company.cutoff_time
     return cutoff if isinstance(cutoff, time) else time.fromisoformat(cutoff)
+
+
+def entry_description_resolve(
+    *, method: str, sec_code: str, type: str, purpose: str | None, requested: str | None
+) -> str | None:
+    """CONTRACT 11: the Company Entry Description a charge's batch carries: the standard one its purpose, SEC
+    code and direction require (PURCHASE, PAYROLL), else the merchant's, else PAYMENT; None for RTP and cards."""
+    if method not in ORIGINATED_METHODS:
+        if requested:
+            raise ApiError("entryDescription applies to ACH and RCC entries only", field="entryDescription")
+        return None
+    for description, standard in STANDARD_DESCRIPTIONS.items():
+        applies = (purpose, sec_code, type) == (standard.purpose, standard.sec_code, standard.type)
+        if applies and requested not in (None, description):
+            raise ApiError(
+                f"entryDescription must be {description} for a {sec_code} {type.lower()} with purpose {purpose}",
+                field="entryDescription",
+                code=ErrorCode.ENTRY_DESCRIPTION_MISMATCH,
+            )
+        if applies:
+            return description
+        if requested == description:
+            raise ApiError(
+                f"entryDescription {description} is only for a {standard.sec_code} {standard.type.lower()} "
+                f"with purpose {standard.purpose}",
+                field="entryDescription",
+                code=ErrorCode.ENTRY_DESCRIPTION_MISMATCH,
+            )
+    if requested in RESERVED_DESCRIPTIONS:
+        raise ApiError(
+            f"entryDescription {requested} is reserved for account validation",
+            field="entryDescription",
+            code=ErrorCode.ENTRY_DESCRIPTION_RESERVED,
+        )
+    return requested or DEFAULT_ENTRY_DESCRIPTION

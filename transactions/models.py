@@ -73,8 +73,18 @@ class OriginationFile(models.Model):
         return self.path
 
 
+class Purpose(models.TextChoices):
+    """What a charge pays for (CONTRACT 11): some purposes fix the Company Entry Description (Nacha 2026)."""
+
+    GOODS = "goods"
+    SERVICES = "services"
+    PAYROLL = "payroll"
+    BILL = "bill"
+    OTHER = "other"
+
+
 class Batch(models.Model):
-    """A NACHA batch: one company, one SEC code, one window. `id` is batchNumericId."""
+    """A NACHA batch: one company, one SEC code, one entry description, one window. `id` is batchNumericId."""
 
     company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="batches")
     uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
@@ -82,6 +92,7 @@ class Batch(models.Model):
         OriginationFile, on_delete=models.PROTECT, null=True, blank=True, related_name="batches"
     )
     standard_entry_class_code = models.CharField(max_length=4)
+    entry_description = models.CharField(max_length=10, default="PAYMENT", help_text="Company Entry Description.")
     effective_date = models.DateField()
     batched_at = models.DateTimeField(default=timezone.now)
     batch_number = models.PositiveIntegerField(default=1, help_text="Position of the batch inside its file.")
@@ -138,6 +149,48 @@ class IngestionFile(models.Model):
 NOT_SEEDED = Q(seeded__isnull=True)
 
 
+class AccountValidation(models.Model):
+    """One validation of a saved method (CONTRACT 11): a prenote or a pair of micro-deposits with their offset.
+    Its entries are ordinary transactions (`Transaction.account_validation`) that originate, settle and come
+    back like any other; the micro-deposit amounts are kept only as a keyed hash."""
+
+    class Kind(models.TextChoices):
+        PRENOTE = "prenote"
+        MICRODEPOSITS = "microdeposits"
+
+    class State(models.TextChoices):
+        PENDING = "pending"
+        VALIDATED = "validated"
+        FAILED = "failed"
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="+")
+    payment_method = models.ForeignKey(PaymentMethod, on_delete=models.PROTECT, related_name="validations")
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    kind = models.CharField(max_length=14, choices=Kind.choices)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    effective_date = models.DateField(help_text="The effective date of its entries.")
+    amounts_hash = models.CharField(max_length=64, blank=True, help_text="Keyed hash of the micro-deposit amounts.")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    failure_reason = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        constraints = [
+            # One validation in flight per method, also under concurrent requests.
+            models.UniqueConstraint(
+                fields=["company", "payment_method"],
+                condition=Q(state="pending"),
+                name="account_validation_one_pending",
+            )
+        ]
+        indexes = [models.Index(fields=["state", "kind"], name="account_validation_state_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.state} ({self.uuid})"
+
+
 class Transaction(models.Model):
     company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="transactions")
     uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
@@ -180,6 +233,12 @@ class Transaction(models.Model):
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="retries", editable=False
     )
     entry_description = models.CharField(max_length=10, null=True, blank=True, help_text="Company Entry Description.")
+    # What the charge pays for (CONTRACT 11): with the SEC code and direction it fixes some entry descriptions.
+    purpose = models.CharField(max_length=10, choices=Purpose.choices, null=True, blank=True)
+    # A prenote or micro-entry of an account validation; a prenote is the only entry whose amount is 0.
+    account_validation = models.ForeignKey(
+        AccountValidation, on_delete=models.PROTECT, null=True, blank=True, related_name="entries"
+    )
 
     # Payment details as charged (a saved method's stored values replace the request's, SPEC 4.7 rule 3).
     name = models.CharField(max_length=255, blank=True)
@@ -220,7 +279,10 @@ class Transaction(models.Model):
 
     class Meta:
         constraints = [
-            models.CheckConstraint(condition=Q(amount__gt=0), name="transaction_amount_positive"),
+            models.CheckConstraint(
+                condition=Q(amount__gt=0) | Q(amount=0, account_validation__isnull=False),
+                name="transaction_amount_positive_or_prenote",
+            ),
             # The trace number starts with the originating DFI, so (trace_number, trace_date) is unique per
             # DFI and day; the index leads with trace_number for `import_returns`' lookups.
             models.UniqueConstraint(
@@ -253,6 +315,10 @@ class Transaction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.method} {self.type} {self.amount} ({self.uuid})"
+
+    @property
+    def is_prenote(self) -> bool:
+        return self.amount == 0 and self.account_validation_id is not None
 
 
 class TransactionReturn(models.Model):

@@ -62,6 +62,8 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         "sequenceUuid": str(txn.sequence_uuid),
         "rtpTransactionId": _text(txn.rtp_transaction_id),
         "description": _text(txn.description),
+        "entryDescription": txn.entry_description,
+        "purpose": txn.purpose,
         "failureReason": _text(txn.failure_reason),
         "voidedAt": iso_utc(txn.voided_at),
         "reversalUuid": str(txn.reversal_uuid) if txn.reversal_uuid else None,

@@ -36,3 +36,28 @@ METHOD_RULES: dict[str, MethodRule] = {
 def signed_amount(txn_type: str, amount: int) -> int:
     """Funds to the merchant: a debit brings money in, a credit sends it out."""
     return amount if txn_type == TransactionType.DEBIT else -amount
+
+
+# Company Entry Descriptions (CONTRACT 11, Nacha 2026): NACHA alphanumeric, upper case, at most 10 characters.
+ENTRY_DESCRIPTION_MAX = 10
+ENTRY_DESCRIPTION_PATTERN = r"[A-Z0-9 &'()*+,\-./:;?!@#$%=]*[A-Z0-9][A-Z0-9 &'()*+,\-./:;?!@#$%=]*"
+DEFAULT_ENTRY_DESCRIPTION = "PAYMENT"
+ORIGINATED_METHODS = (Method.ACH, Method.RCC)
+
+
+@dataclass(frozen=True)
+class StandardDescription:
+    """A description the rules reserve: entries with this purpose, SEC code and direction must carry it,
+    and no other entry may."""
+
+    purpose: str
+    sec_code: str
+    type: str
+
+
+STANDARD_DESCRIPTIONS: dict[str, StandardDescription] = {
+    "PURCHASE": StandardDescription("goods", "WEB", "Debit"),  # consumer online purchases of goods
+    "PAYROLL": StandardDescription("payroll", "PPD", "Credit"),  # wages, salaries and similar compensation
+}
+# Micro-entries of an account validation carry it; a charge may not.
+RESERVED_DESCRIPTIONS = frozenset({"ACCTVERIFY"})

@@ -14,9 +14,16 @@ from django.utils import timezone
 
 from accounts.models import Company
 from transactions import calendar
-from transactions.charge_rules import company_cutoff, effective_date_resolve, payer_fields, payer_resolve
+from transactions.charge_rules import (
+    company_cutoff,
+    effective_date_resolve,
+    entry_description_resolve,
+    payer_fields,
+    payer_resolve,
+)
 from transactions.idempotency import ChargeResult, idempotent
 from transactions.models import (
+    Method,
     Settlement,
     Status,
     Transaction,
@@ -33,6 +40,7 @@ from transactions.rules import (
 )
 from transactions.selectors import duplicate_exists, transaction_get
 from transactions.state import Actor, Event, target_of, transaction_create, transaction_lock, transition
+from transactions.validation import web_debit_gate
 from vault.errors import (
     NotFound,
 )
@@ -125,6 +133,7 @@ class ChargeRequest:
     request_hash: str = ""
     retry_of: Transaction | None = None  # a re-presentment of a returned debit points at the first presentment
     entry_description: str | None = None
+    purpose: str | None = None  # CONTRACT 11
 
 
 def transaction_charge(charge: ChargeRequest) -> ChargeResult:
@@ -149,6 +158,13 @@ def _charged(charge: ChargeRequest) -> tuple[Transaction, dict[str, Any]]:
 def _charge(charge: ChargeRequest) -> Transaction:
     """SPEC 4.7 in order (transactions.charge_rules): who pays, on which day, then risk decides how it is born."""
     rule = METHOD_RULES[charge.method]
+    entry_description = entry_description_resolve(
+        method=charge.method,
+        sec_code=charge.standard_entry_class_code or rule.file_sec_code,
+        type=charge.type,
+        purpose=charge.purpose,
+        requested=charge.entry_description,
+    )
     customer, saved = payer_resolve(
         company=charge.company, customer_uuid=charge.customer_uuid, payment_method_uuid=charge.payment_method_uuid
     )
@@ -159,6 +175,7 @@ def _charge(charge: ChargeRequest) -> Transaction:
         requested=charge.effective_date, now=charge.now, cutoff=company_cutoff(charge.company), rule=rule
     )
     txn = _unsaved_transaction(charge, rule=rule, customer=customer, saved=saved, payer=payer, day=day)
+    txn.entry_description, txn.purpose = entry_description, charge.purpose
     outcome = risk_assess(  # rule 9, and the return-rate program's debit holds
         company=charge.company,
         amount=charge.amount,
@@ -167,6 +184,16 @@ def _charge(charge: ChargeRequest) -> Transaction:
         type=charge.type,
         customer=customer,
     )
+    if outcome is None and saved is not None and charge.method == Method.ACH:  # CONTRACT 11: the WEB debit rule
+        outcome = web_debit_gate(
+            company=charge.company,
+            customer=customer,
+            method=saved,
+            sec_code=txn.standard_entry_class_code,
+            txn_type=charge.type,
+            actor=charge.actor,
+            now=charge.now,
+        )
     hold = None
     if outcome is None:
         then = accepted_charge_process(txn=txn, now=charge.now)

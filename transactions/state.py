@@ -105,7 +105,9 @@ MOVES: tuple[Move, ...] = (
     Move(None, Event.CREATED, H, frozenset({API, COMMAND}), why="risk hold"),
     Move(None, Event.CREATED, D, frozenset({API, COMMAND}), why="risk decline, or a card that has expired"),
     Move(None, Event.CREATED, S, frozenset({API, COMMAND}), _is_real_time_or_card, why="RTP settles at once"),
-    Move(H, Event.RELEASED, P, frozenset({COMMAND, ADMIN}), why="release_holds"),
+    # release_holds, or the account validation a `prenote_first` debit waited for (settle, or a confirm route).
+    Move(H, Event.RELEASED, P, frozenset({COMMAND, ADMIN, API}), why="release_holds, or its account validated"),
+    Move(H, Event.DECLINED, D, frozenset({COMMAND, API}), why="the account validation it waited for failed"),
     Move(P, Event.REJECTED, Status.REJECTED, frozenset({ADMIN}), why="not sent yet"),
     Move(H, Event.REJECTED, Status.REJECTED, frozenset({ADMIN}), why="not sent yet"),
     Move(Status.REJECTED, Event.RESTORED, P, frozenset({ADMIN}), why="processed again as a new charge"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
+from transactions.validation_views import PaymentMethodValidateConfirmView, PaymentMethodValidateView
 from transactions.views import (
     TransactionCreateView,
     TransactionDetailView,
@@ -12,10 +13,19 @@ from transactions.views import (
     TransactionVoidView,
 )
 
+# Account validation sends entries, so its routes live with the transactions (apps import downward only).
+METHOD = "customers/<uuid:customer_uuid>/payment-methods/<uuid:payment_method_uuid>"
+
 urlpatterns = [
     path("transactions", TransactionCreateView.as_view(), name="transaction-create"),
     path("transactions/<uuid:transaction_uuid>", TransactionDetailView.as_view(), name="transaction-detail"),
     path("transactions/<uuid:transaction_uuid>/void", TransactionVoidView.as_view(), name="transaction-void"),
     path("transactions/<uuid:transaction_uuid>/events", TransactionEventsView.as_view(), name="transaction-events"),
     path("transactions/<uuid:transaction_uuid>/reverse", TransactionReverseView.as_view(), name="transaction-reverse"),
+    path(f"{METHOD}/validate", PaymentMethodValidateView.as_view(), name="payment-method-validate"),
+    path(
+        f"{METHOD}/validate/confirm",
+        PaymentMethodValidateConfirmView.as_view(),
+        name="payment-method-validate-confirm",
+    ),
 ]

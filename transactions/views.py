@@ -18,9 +18,9 @@ from payments.models import PaymentMethod
 from transactions.charge_rules import bank_details_required, saved_method_needs_customer
 from transactions.idempotency import IDEMPOTENCY_HEADER, idempotency_key, request_fingerprint
 from transactions.lifecycle.reversal import transaction_reverse
-from transactions.models import Method, TransactionType
+from transactions.models import Method, Purpose, TransactionType
 from transactions.records import transaction_event_record, transaction_record
-from transactions.rules import MAX_AMOUNT_CENTS, METHOD_RULES
+from transactions.rules import ENTRY_DESCRIPTION_MAX, ENTRY_DESCRIPTION_PATTERN, MAX_AMOUNT_CENTS, METHOD_RULES
 from transactions.selectors import transaction_events, transaction_get
 from transactions.services import ChargeRequest, transaction_charge, transaction_void
 from transactions.state import Actor
@@ -103,6 +103,16 @@ class ChargeInputSerializer(StrictSerializer):
     paymentDetails = serializers.DictField(required=False, allow_null=True)
     externalUniqueId = StrictCharField(max_length=255, required=False, allow_blank=True)
     description = StrictCharField(max_length=255, required=False, allow_blank=True)
+    # CONTRACT 11: the Company Entry Description of the entry's batch, and what the charge pays for.
+    entryDescription = StrictCharField(max_length=ENTRY_DESCRIPTION_MAX, required=False)
+    purpose = StrictChoiceField(choices=Purpose.choices, required=False)
+
+    def validate_entryDescription(self, value: str) -> str:
+        if not re.fullmatch(ENTRY_DESCRIPTION_PATTERN, value):
+            raise serializers.ValidationError(
+                "Must be NACHA alphanumeric: upper-case letters, digits, spaces and common punctuation."
+            )
+        return value
 
     def to_internal_value(self, data):
         saved_method_needs_customer(data)
@@ -156,6 +166,8 @@ class TransactionCreateView(APIView):
                 effective_date=data.get("effectiveDate"),
                 external_unique_id=data.get("externalUniqueId") or "",
                 description=data.get("description") or "",
+                entry_description=data.get("entryDescription"),
+                purpose=data.get("purpose"),
                 idempotency_key=key,
                 request_hash=request_fingerprint(request.data) if key else "",
             )

@@ -48,6 +48,13 @@ class ErrorCode(StrEnum):
     NOT_REVERSIBLE = "not_reversible"
     INVALID_STATUS = "invalid_status"
     ENDPOINT_DISABLED = "endpoint_disabled"
+    # Account validation and entry descriptions (CONTRACT 11)
+    ENTRY_DESCRIPTION_MISMATCH = "entry_description_mismatch"
+    ENTRY_DESCRIPTION_RESERVED = "entry_description_reserved"
+    VALIDATION_PENDING = "validation_pending"
+    NO_VALIDATION_PENDING = "no_validation_pending"
+    VALIDATION_EXPIRED = "validation_expired"
+    AMOUNTS_MISMATCH = "amounts_mismatch"
     # Re-presenting a returned debit (Nacha 2.12.4)
     NOT_RETRYABLE = "not_retryable"
     NOT_RETURNED = "not_returned"

@@ -22,6 +22,7 @@ COMPANY_FORM = {
     "daily_volume_limit": "99999999",
     "cutoff_time": "23:59",
     "ach_company_id": "1EVILCORP1",
+    "account_validation": "require",
     "return_rate_warning_percent": "100",
     # The return-rate program's inlines on the company page, sent empty.
     **{
@@ -51,6 +52,7 @@ def _company_state(company) -> tuple:
         company.daily_volume_limit,
         company.cutoff_time,
         company.ach_company_id,
+        company.account_validation,
         company.return_rate_warning_percent,
         company.hold_debits_on_breach,
     )
@@ -69,7 +71,9 @@ def test_manage_risk_controls_edits_them(company):
     response = client.post(f"/admin/accounts/company/{company.pk}/change/", COMPANY_FORM)
     assert response.status_code == 302, response.content
     # hold_debits_on_breach is a checkbox left out of the form: off.
-    assert _company_state(company) == (True, 99999999, 99999999, 99999999, time(23, 59), "1EVILCORP1", 100, False)
+    assert _company_state(company) == (
+        True, 99999999, 99999999, 99999999, time(23, 59), "1EVILCORP1", "require", 100, False
+    )  # fmt: skip
 
 
 def test_change_apikey_alone_does_not_flip_rollout_allowed(company):

@@ -16,6 +16,7 @@ from tests.lifecycle import nacha_reader
 MONDAY = date(2026, 12, 7)
 MONDAY_MORNING = "2026-12-07T15:00:00Z"
 MONDAY_SETTLED = "2026-12-07T22:00:01Z"  # just after 17:00 Eastern, the settlement time of that day
+NO_VALIDATIONS = {"accountValidations": {"validated": 0, "failed": 0}}  # what `settle` adds when none finished
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ from django.core.management.base import CommandError
 
 from tests.concurrency import at_once
 from tests.lifecycle import nacha_reader
-from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
+from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, NO_VALIDATIONS, bank_txn, run, saved_method_txn
 from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES
 from transactions.lifecycle.returns import return_file_for
 from transactions.models import ChangeNotice, IngestionFile, Transaction, TransactionReturn
@@ -69,7 +69,13 @@ def test_return_of_a_settled_transaction_is_late_and_the_next_settle_gathers_it(
 
     summary = run("settle", "--at", "2026-12-08T22:00:00Z")
 
-    assert summary == {"settlements": 0, "transactions": 0, "lateReturnSettlements": 1, "unwrittenBatches": []}
+    assert summary == {
+        "settlements": 0,
+        "transactions": 0,
+        "lateReturnSettlements": 1,
+        "unwrittenBatches": [],
+        **NO_VALIDATIONS,
+    }
     txn.refresh_from_db()
     assert txn.late_return_settlement.kind == "late_return"
     assert txn.late_return_settlement.net_amount == -2500

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import pytest
 from django.core.management.base import CommandError
 
-from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run
+from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, NO_VALIDATIONS, bank_txn, run
 from transactions.models import Settlement, Transaction
 
 pytestmark = pytest.mark.django_db
@@ -18,11 +18,25 @@ def test_processing_transactions_settle_per_company_and_day(company, other_compa
     run("originate", "--at", MONDAY_MORNING)
 
     too_early = run("settle", "--at", "2026-12-07T21:59:59Z")
-    assert too_early == {"settlements": 0, "transactions": 0, "lateReturnSettlements": 0, "unwrittenBatches": []}
+    assert too_early == {
+        "settlements": 0,
+        "transactions": 0,
+        "lateReturnSettlements": 0,
+        "unwrittenBatches": [],
+        **NO_VALIDATIONS,
+        **NO_VALIDATIONS,
+    }
 
     summary = run("settle", "--at", MONDAY_SETTLED)
 
-    assert summary == {"settlements": 2, "transactions": 3, "lateReturnSettlements": 0, "unwrittenBatches": []}
+    assert summary == {
+        "settlements": 2,
+        "transactions": 3,
+        "lateReturnSettlements": 0,
+        "unwrittenBatches": [],
+        **NO_VALIDATIONS,
+        **NO_VALIDATIONS,
+    }
     for txn in (debit, credit, other):
         txn.refresh_from_db()
         assert txn.status == "Settled"
@@ -43,6 +57,7 @@ def test_settle_rerun_settles_nothing_again(company):
         "transactions": 0,
         "lateReturnSettlements": 0,
         "unwrittenBatches": [],
+        **NO_VALIDATIONS,
     }
     assert Settlement.objects.get().transaction_count == 1
 
@@ -59,6 +74,7 @@ def test_second_run_joins_the_days_existing_settlement(company):
         "transactions": 1,
         "lateReturnSettlements": 0,
         "unwrittenBatches": [],
+        **NO_VALIDATIONS,
     }
     second.refresh_from_db()
     first.refresh_from_db()
@@ -79,7 +95,14 @@ def test_authorised_card_charges_are_captured_and_settled(company):
 
     summary = run("settle", "--at", MONDAY_SETTLED)
 
-    assert summary == {"settlements": 1, "transactions": 1, "lateReturnSettlements": 0, "unwrittenBatches": []}
+    assert summary == {
+        "settlements": 1,
+        "transactions": 1,
+        "lateReturnSettlements": 0,
+        "unwrittenBatches": [],
+        **NO_VALIDATIONS,
+        **NO_VALIDATIONS,
+    }
     authorised.refresh_from_db()
     assert authorised.status == "Settled"
     assert authorised.captured_at == datetime(2026, 12, 7, 22, 0, 1, tzinfo=UTC)
@@ -92,7 +115,14 @@ def test_late_returns_are_gathered_into_a_late_return_settlement(company):
     returned = bank_txn(company, status="Returned", late_returned_at=datetime(2026, 12, 8, tzinfo=UTC), amount=800)
     timely = bank_txn(company, status="Returned")
     summary = run("settle", "--at", "2026-12-09T22:00:00Z")
-    assert summary == {"settlements": 0, "transactions": 0, "lateReturnSettlements": 1, "unwrittenBatches": []}
+    assert summary == {
+        "settlements": 0,
+        "transactions": 0,
+        "lateReturnSettlements": 1,
+        "unwrittenBatches": [],
+        **NO_VALIDATIONS,
+        **NO_VALIDATIONS,
+    }
     returned.refresh_from_db()
     late = returned.late_return_settlement
     assert late.kind == "late_return" and late.settlement_date == datetime(2026, 12, 9).date()
@@ -141,5 +171,6 @@ def test_rows_locked_by_another_worker_are_left_for_the_next_run(company):
         "transactions": 1,
         "lateReturnSettlements": 0,
         "unwrittenBatches": [],
+        **NO_VALIDATIONS,
     }
     assert Settlement.objects.get().transaction_count == 2

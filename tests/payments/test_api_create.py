@@ -25,7 +25,11 @@ def test_create_is_201_without_account_or_routing_number(api_client, customer):
         "displayName",
         "isDefault",
         "nickname",
+        "validationStatus",
+        "validationMethod",
+        "validatedAt",
     }
+    assert (data["validationStatus"], data["validationMethod"], data["validatedAt"]) == ("unvalidated", None, None)
     assert data["customerUuid"] == str(customer.uuid)
     assert data["type"] == "bank" and data["accountType"] == "Checking"
     assert data["lastFourDigits"] == "1012"

@@ -39,6 +39,9 @@ def test_list_returns_full_numbers(api_client, customer):
             "lastFourDigits": "1012",
             "displayName": "Checking ****1012",
             "isDefault": True,
+            "validationStatus": "unvalidated",
+            "validationMethod": None,
+            "validatedAt": None,
         }
     ]
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from payments.models import PaymentMethod
 from tests import factories
 from transactions.models import (
     Batch,
@@ -27,6 +28,7 @@ FORWARD = {
     "settlement": Settlement,
     "late_return_settlement": Settlement,
     "ingestion_file": IngestionFile,
+    "payment_method": PaymentMethod,
 }
 REVERSE = {
     "return_entry": TransactionReturn,
@@ -43,6 +45,9 @@ def _related_defaults(model: type, company: Any) -> dict[str, Any]:
         return {"company": company, "standard_entry_class_code": "WEB", "effective_date": date(2026, 1, 12)}
     if model is Settlement:
         return {"company": company, "settlement_date": date(2020, 1, 1) + timedelta(days=next(_days))}
+    if model is PaymentMethod:
+        customer = factories.CustomerFactory(company=company)
+        return {"company": company, "customer": customer, "account_type": "Checking", "account_number": "123456789"}
     if model is IngestionFile:
         return {"filename": "returns.ach", "sha256": uuid.uuid4().hex * 2, "file_format": "nacha"}
     if model is TransactionReturn:

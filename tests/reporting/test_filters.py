@@ -32,6 +32,9 @@ VALUES = {
     "panlastfour": ("1111", "2222"),
     "accounttype": ("Checking", "Savings"),
     "routingnumber": ("011401533", "021000021"),
+    "entrydescription": ("PAYMENT", "PURCHASE"),
+    "purpose": ("bill", "goods"),
+    "validationstatus": ("failed", "validated"),
 }
 GENERIC = {
     FieldType.STRING: ("Alpha Zulu", "Bravo Yankee"),

@@ -13,8 +13,10 @@ from django.db import transaction
 from transactions.models import Status, Transaction, TransactionHold
 from transactions.services import accepted_charge_resume
 from transactions.state import Actor, Event, transaction_lock, transition
+from transactions.validation import HOLD_CODE as VALIDATION_HOLD_CODE
 
 RELEASE_HOLDS = Actor.command("release_holds")
+VALIDATION_HOLD_REASON = "held for account validation: its validation releases or declines it"
 
 
 @dataclass
@@ -34,6 +36,8 @@ def transaction_hold_release(*, txn: Transaction, actor: Actor, at: datetime) ->
     if locked is None:
         return False
     hold = TransactionHold.objects.select_for_update().filter(transaction=locked).first()
+    if hold is not None and hold.hold_code == VALIDATION_HOLD_CODE:
+        return False  # its account validation releases or declines it (transactions.validation)
     if hold is None:
         hold = TransactionHold(
             company_id=locked.company_id,
@@ -62,5 +66,9 @@ def holds_release(*, uuids: Iterable[UUID], at: datetime, actor: Actor = RELEASE
             result.released.append(str(uuid))
         else:
             status = Transaction.objects.filter(pk=txn.pk).values_list("status", flat=True).first()
-            result.not_released.append({"uuid": str(uuid), "reason": f"status is {status}, not HELD"})
+            held_for_validation = TransactionHold.objects.filter(
+                transaction_id=txn.pk, hold_code=VALIDATION_HOLD_CODE, released_at__isnull=True
+            ).exists()
+            reason = VALIDATION_HOLD_REASON if status == Status.HELD and held_for_validation else None
+            result.not_released.append({"uuid": str(uuid), "reason": reason or f"status is {status}, not HELD"})
     return result

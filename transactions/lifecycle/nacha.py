@@ -116,6 +116,10 @@ TRANSACTION_CODES: dict[tuple[str, str], str] = {
     ("Credit", "Checking"): "22",
     ("Credit", "Savings"): "32",
 }
+# A prenote (zero-dollar pre-notification) uses the code one above its live entry's: 28, 38, 23, 33.
+PRENOTE_TRANSACTION_CODES: dict[tuple[str, str], str] = {
+    key: code[0] + str(int(code[1]) + 1) for key, code in TRANSACTION_CODES.items()
+}
 ACCOUNT_TYPE_BY_CODE_PREFIX = {"2": "Checking", "3": "Savings"}
 
 SERVICE_CLASS_MIXED, SERVICE_CLASS_CREDITS, SERVICE_CLASS_DEBITS = "200", "220", "225"

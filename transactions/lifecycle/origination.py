@@ -24,15 +24,13 @@ from django.db.models import Max
 
 from transactions import calendar
 from transactions.lifecycle import nacha
-from transactions.models import NOT_SEEDED, Batch, Method, OriginationFile, Status, Transaction, TransactionType
-from transactions.rules import METHOD_RULES
+from transactions.models import NOT_SEEDED, Batch, OriginationFile, Status, Transaction, TransactionType
+from transactions.rules import DEFAULT_ENTRY_DESCRIPTION, METHOD_RULES, ORIGINATED_METHODS
 from transactions.state import Actor, Event, transaction_lock, transition_rows
 from vault.commands import Progress, no_progress
 
 logger = logging.getLogger("transactions.lifecycle")
 
-ORIGINATED_METHODS = (Method.ACH, Method.RCC)
-ENTRY_DESCRIPTION = "PAYMENT"
 FILE_ID_MODIFIERS = string.ascii_uppercase + string.digits
 TRACE_SEQUENCE_DIGITS = 7
 # Batching runs one at a time (trace sequence and file id modifier are read-then-written).
@@ -67,6 +65,10 @@ def window_start(day: date) -> datetime:
 
 def sec_code_for(txn: Transaction) -> str:
     return txn.standard_entry_class_code or METHOD_RULES[txn.method].file_sec_code
+
+
+def description_for(txn: Transaction) -> str:
+    return txn.entry_description or DEFAULT_ENTRY_DESCRIPTION
 
 
 def _next_trace_sequence(odfi: str, window_at: datetime) -> int:
@@ -122,19 +124,21 @@ def _batch_due(*, at: datetime, actor: Actor, progress: Progress) -> tuple[Origi
     origination_file = OriginationFile.objects.create(
         window_at=window_at, file_id_modifier=_next_file_id_modifier(window_at), path="", created_at=at
     )
-    groups: dict[tuple[int, str], list[Transaction]] = {}
+    groups: dict[tuple[int, str, str], list[Transaction]] = {}
     for txn in due:
-        groups.setdefault((txn.company_id, sec_code_for(txn)), []).append(txn)
+        # A batch header carries one Company Entry Description: batches split by it.
+        groups.setdefault((txn.company_id, sec_code_for(txn), description_for(txn)), []).append(txn)
 
     settles_at = calendar.settlement_time(day)
     debit_total = credit_total = 0
-    for batch_number, ((company_id, sec_code), members) in enumerate(sorted(groups.items()), start=1):
+    for batch_number, ((company_id, sec_code, description), members) in enumerate(sorted(groups.items()), start=1):
         debits = sum(txn.amount for txn in members if txn.type == TransactionType.DEBIT)
         credits = sum(txn.amount for txn in members if txn.type == TransactionType.CREDIT)
         batch = Batch.objects.create(
             company_id=company_id,
             origination_file=origination_file,
             standard_entry_class_code=sec_code,
+            entry_description=description,
             effective_date=day,
             batched_at=at,
             batch_number=batch_number,
@@ -170,8 +174,9 @@ def _batch_due(*, at: datetime, actor: Actor, progress: Progress) -> tuple[Origi
 
 
 def _entry(txn: Transaction) -> nacha.Entry:
+    codes = nacha.PRENOTE_TRANSACTION_CODES if txn.is_prenote else nacha.TRANSACTION_CODES
     return nacha.Entry(
-        transaction_code=nacha.TRANSACTION_CODES[(txn.type, txn.account_type)],
+        transaction_code=codes[(txn.type, txn.account_type)],
         routing_number=txn.routing_number,
         account_number=txn.account_number or "",
         amount=txn.amount,
@@ -190,7 +195,7 @@ def file_spec(origination_file: OriginationFile) -> nacha.FileSpec:
                 company_name=batch.company.name,
                 company_identification=batch.company.ach_company_id,
                 sec_code=batch.standard_entry_class_code,
-                entry_description=ENTRY_DESCRIPTION,
+                entry_description=batch.entry_description,
                 effective_date=batch.effective_date,
                 batch_number=batch.batch_number,
                 entries=[_entry(txn) for txn in members],

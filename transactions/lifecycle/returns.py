@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from events.types import EventType
 from payments import numbers
 from payments.models import PaymentMethod
-from payments.services import payment_method_event
+from payments.services import VALIDATION_FIELDS, payment_method_event, payment_method_validation_reset
 from transactions import calendar
 from transactions.lifecycle import nacha
 from transactions.lifecycle.origination import sec_code_for
@@ -35,6 +35,7 @@ from transactions.returnrisk.policy import (
     risk_action_record,
 )
 from transactions.state import Actor, Event, transaction_lock, transition_many
+from transactions.validation import validations_noticed, validations_returned
 from vault import crypto
 from vault.commands import Progress, no_progress
 
@@ -240,6 +241,13 @@ class _Chunk:
             ingestion_file=self.ingestion
         )
         return_followups_apply(self.followups, at=self.at)
+        # Validation entries (prenotes, micro-entries): a return fails the validation, a NOC on a prenote passes it.
+        validations_returned(
+            transaction_ids=[entry.transaction_id for entry in self.new_returns], actor=self.actor, at=self.at
+        )
+        validations_noticed(
+            transaction_ids=[notice.transaction_id for notice in self.new_notices], actor=self.actor, at=self.at
+        )
 
 
 def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> bool:
@@ -344,12 +352,24 @@ def _correct_method(method: PaymentMethod, corrected: dict[str, str]) -> None:
         # The customer already saved the corrected account: that method is the one to charge now.
         logger.warning("notice of change for method %s matches another saved method; method left as is", method.uuid)
         return
+    changed_account = account_hash != method.account_hash
     method.routing_number = routing
     method.account_number = account
     method.account_hash = account_hash
     method.last_four = account[-4:]
     method.account_type = corrected.get(Corrected.ACCOUNT_TYPE.value, method.account_type)
-    method.save(update_fields=["routing_number", "account_number", "account_hash", "last_four", "account_type"])
+    if changed_account:  # C01, C02, C03, C06, C07: another account number or routing number
+        payment_method_validation_reset(method)
+    method.save(
+        update_fields=[
+            "routing_number",
+            "account_number",
+            "account_hash",
+            "last_four",
+            "account_type",
+            *VALIDATION_FIELDS,
+        ]
+    )
     payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
 
 

@@ -18,6 +18,7 @@ from transactions import calendar
 from transactions.models import NOT_SEEDED, Batch, Method, Settlement, Status, Transaction
 from transactions.rules import signed_amount
 from transactions.state import Actor, Event, transaction_lock, transition_many
+from transactions.validation import validations_settle
 from vault.commands import Progress, no_progress
 
 SETTLE = Actor.command("settle")
@@ -29,6 +30,7 @@ class SettleResult:
     late_return_settlements: set[int] = field(default_factory=set)
     transactions: int = 0
     unwritten_batches: list[dict] = field(default_factory=list)
+    account_validations: dict[str, int] = field(default_factory=dict)
 
     def as_json(self) -> dict:
         return {
@@ -36,6 +38,7 @@ class SettleResult:
             "transactions": self.transactions,
             "lateReturnSettlements": len(self.late_return_settlements),
             "unwrittenBatches": self.unwritten_batches,
+            "accountValidations": self.account_validations,
         }
 
 
@@ -138,4 +141,6 @@ def transactions_settle(*, at: datetime, actor: Actor = SETTLE, progress: Progre
         else:
             result.settlements.add(settlement.pk)
             result.transactions += count
+    # After the settlements: a prenote settled in this run may already be 3 banking days old (a late run).
+    result.account_validations = validations_settle(at=at, actor=actor)
     return result

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from accounts.models import Company
 from accounts.services import company_create
 from vault.commands import emit, non_negative_cents, validation_message
 
@@ -12,7 +13,8 @@ from vault.commands import emit, non_negative_cents, validation_message
 class Command(BaseCommand):
     help = (
         "Create a company (merchant). --hold-over / --decline-over are risk limits in cents "
-        '(defaults 1000000 / 2500000); --staged puts it in staged rollout. Prints {"companyUuid"}.'
+        "(defaults 1000000 / 2500000); --staged puts it in staged rollout; --account-validation is the policy "
+        'for WEB debits to accounts not validated (off, require, prenote_first; default off). Prints {"companyUuid"}.'
     )
 
     def add_arguments(self, parser) -> None:
@@ -20,13 +22,33 @@ class Command(BaseCommand):
         parser.add_argument("--hold-over", type=non_negative_cents, metavar="CENTS")
         parser.add_argument("--decline-over", type=non_negative_cents, metavar="CENTS")
         parser.add_argument("--staged", action="store_true", help="staged role-based rollout")
+        parser.add_argument(
+            "--account-validation",
+            choices=Company.AccountValidation.values,
+            default=Company.AccountValidation.OFF,
+            metavar="POLICY",
+            help="off (default), require or prenote_first",
+        )
 
-    def handle(self, *args, name: str, hold_over: int | None, decline_over: int | None, staged: bool, **options):
+    def handle(
+        self,
+        *args,
+        name: str,
+        hold_over: int | None,
+        decline_over: int | None,
+        staged: bool,
+        account_validation: str,
+        **options,
+    ):
         if not name.strip():
             raise CommandError("--name must not be blank")
         try:
             company = company_create(
-                name=name.strip(), hold_over=hold_over, decline_over=decline_over, staged_rollout=staged
+                name=name.strip(),
+                hold_over=hold_over,
+                decline_over=decline_over,
+                staged_rollout=staged,
+                account_validation=account_validation,
             )
         except ValidationError as exc:
             raise CommandError(validation_message(exc)) from None

@@ -1,0 +1,368 @@
+"""Account validation of saved methods (CONTRACT 11; Nacha WEB debit rule 2.5.17.4, prenotes 2.6.3, micro-entries):
+starting a prenote or micro-deposits, confirming micro-deposit amounts, the gate a WEB debit passes, and what
+`settle`, returns and notices of change do to a validation.
+
+A validation's entries are ordinary ACH transactions: `originate` batches them, `settle` settles them, and
+returns and NOCs match them by trace number like any entry (so they count in return monitoring)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import IntegrityError, transaction
+
+from accounts.models import Company
+from customers.models import Customer
+from customers.services import customer_lock
+from events.types import EventType
+from payments.models import PaymentMethod
+from payments.services import (
+    VALIDATION_FIELDS,
+    payment_method_event,
+    payment_method_validation_failed,
+    payment_method_validation_passed,
+    payment_method_validation_pending,
+)
+from transactions import calendar
+from transactions.charge_rules import bank_fields, company_cutoff
+from transactions.models import (
+    AccountValidation,
+    Method,
+    Status,
+    Transaction,
+    TransactionHold,
+    TransactionType,
+)
+from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
+from transactions.state import Actor, Event, transaction_create, transaction_lock, transition
+from vault import crypto
+from vault.error_codes import ErrorCode
+from vault.errors import ApiError, Conflict, CustomerInactive, NotFound, PaymentMethodBlocked
+
+PRENOTE_WAIT_BANKING_DAYS = 3  # Nacha 2.6.3: live entries no sooner than 3 banking days after the prenote
+MICRODEPOSIT_ATTEMPTS = 3
+MICRODEPOSIT_EXPIRY = timedelta(days=10)
+MICRODEPOSIT_MAX_CENTS = 99  # micro-entry credits are under $1.00
+MICRO_ENTRY_DESCRIPTION = "ACCTVERIFY"  # required for micro-entries
+HOLD_CODE = "VAL"
+HOLD_REASON = "awaiting account validation"
+NOT_VALIDATED = "account not validated"
+VALIDATION_FAILED = "account validation failed"
+PRENOTE_RETURNED = "prenote returned"
+MICRO_ENTRY_RETURNED = "micro-entry returned"
+EXPIRED = "micro-deposits expired"
+TOO_MANY_ATTEMPTS = "micro-deposit amounts did not match in 3 attempts"
+
+Kind = AccountValidation.Kind
+State = AccountValidation.State
+
+
+def _sec_code(customer: Customer) -> str:
+    # The entries travel as the account's future debits will: WEB for a consumer, CCD for an organization.
+    return "CCD" if customer.account_holder_type == Customer.HolderType.ORGANIZATION else "WEB"
+
+
+def _amounts_hash(validation_uuid, amounts: Sequence[int]) -> str:
+    return crypto.blind_index("microdeposits", str(validation_uuid), ",".join(str(a) for a in sorted(amounts)))
+
+
+def _entry(validation: AccountValidation, customer: Customer, method: PaymentMethod, **fields) -> Transaction:
+    return Transaction(
+        company_id=validation.company_id,
+        customer=customer,
+        payment_method=method,
+        method=Method.ACH,
+        standard_entry_class_code=_sec_code(customer),
+        effective_date=validation.effective_date,
+        created_at=validation.created_at,
+        account_validation=validation,
+        entry_description=fields.pop("entry_description", DEFAULT_ENTRY_DESCRIPTION),
+        **bank_fields(
+            name=customer.holder_name,
+            account_type=method.account_type,
+            account_number=method.account_number,
+            routing_number=method.routing_number,
+        ),
+        **fields,
+    )
+
+
+def _validation_create(
+    *, company: Company, customer: Customer, method: PaymentMethod, kind: str, actor: Actor, now: datetime
+) -> AccountValidation:
+    """The validation and its entries, for the next `originate`. The method's row is locked by the caller."""
+    if method.blocked_at is not None:
+        raise PaymentMethodBlocked(f"payment method is blocked: {method.blocked_reason or 'blocked'}", status=409)
+    day = calendar.next_processing_day(now, company_cutoff(company))
+    try:
+        with transaction.atomic():
+            validation = AccountValidation.objects.create(
+                company=company,
+                payment_method=method,
+                kind=kind,
+                effective_date=day,
+                created_at=now,
+                expires_at=now + MICRODEPOSIT_EXPIRY if kind == Kind.MICRODEPOSITS else None,
+            )
+    except IntegrityError:
+        # The partial unique index: one validation in flight per method, also for requests at once.
+        raise Conflict(
+            "a validation of this payment method is already pending", code=ErrorCode.VALIDATION_PENDING
+        ) from None
+    if kind == Kind.PRENOTE:
+        entries = [_entry(validation, customer, method, type=TransactionType.DEBIT, amount=0)]
+    else:
+        credits = [secrets.randbelow(MICRODEPOSIT_MAX_CENTS) + 1 for _ in range(2)]
+        validation.amounts_hash = _amounts_hash(validation.uuid, credits)
+        validation.save(update_fields=["amounts_hash"])
+        micro = {"entry_description": MICRO_ENTRY_DESCRIPTION}
+        # Two credits and one debit offsetting them exactly, settling together (micro-entry rules).
+        entries = [
+            _entry(validation, customer, method, type=TransactionType.CREDIT, amount=a, **micro) for a in credits
+        ]
+        entries.append(_entry(validation, customer, method, type=TransactionType.DEBIT, amount=sum(credits), **micro))
+    for entry in entries:
+        transaction_create(entry, status=Status.PENDING, actor=actor)
+    _method_state_save(method, payment_method_validation_pending, kind=kind)
+    return validation
+
+
+def _method_state_save(method: PaymentMethod, change: Callable[..., None], **arguments: object) -> None:
+    """Apply one validation state change to the locked method, save it, and tell webhooks (CONTRACT 9)."""
+    change(method, **arguments)
+    method.save(update_fields=VALIDATION_FIELDS)
+    payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
+
+
+def _method_lock(*, company: Company, customer: Customer, payment_method: PaymentMethod) -> PaymentMethod:
+    """Customer, then method (STYLE lock order)."""
+    customer_lock(company_id=company.pk, customer_id=customer.pk)
+    method = (
+        PaymentMethod.objects.select_for_update()
+        .filter(company=company, customer=customer, pk=payment_method.pk, deleted_at__isnull=True)
+        .first()
+    )
+    if method is None:
+        raise NotFound("Payment method not found")
+    return method
+
+
+@transaction.atomic
+def account_validation_start(
+    *, company: Company, customer: Customer, payment_method: PaymentMethod, kind: str, actor: Actor, now: datetime
+) -> PaymentMethod:
+    """POST .../validate: a prenote or micro-deposits go out in the next file; the method is `pending`."""
+    if customer.status != Customer.Status.ACTIVE:
+        raise CustomerInactive("customer is inactive")
+    method = _method_lock(company=company, customer=customer, payment_method=payment_method)
+    _validation_create(company=company, customer=customer, method=method, kind=kind, actor=actor, now=now)
+    return method
+
+
+@dataclass(frozen=True)
+class ConfirmResult:
+    method: PaymentMethod
+    error: ApiError | None  # raised by the caller after the commit, so the attempt stays counted
+
+
+def microdeposits_confirm(
+    *,
+    company: Company,
+    customer: Customer,
+    payment_method: PaymentMethod,
+    amounts: Sequence[int],
+    actor: Actor,
+    now: datetime,
+) -> ConfirmResult:
+    """POST .../validate/confirm: the payer's two amounts. Right: validated. Wrong: one attempt used; the third
+    wrong one, or any answer after 10 days, fails the validation."""
+    with transaction.atomic():
+        method = _method_lock(company=company, customer=customer, payment_method=payment_method)
+        validation = (
+            AccountValidation.objects.select_for_update()
+            .filter(company=company, payment_method=method, kind=Kind.MICRODEPOSITS, state=State.PENDING)
+            .first()
+        )
+        if validation is None:
+            raise Conflict(
+                "no micro-deposit validation of this payment method is pending", code=ErrorCode.NO_VALIDATION_PENDING
+            )
+        if now >= validation.expires_at:
+            _finish(validation, method, passed=False, reason=EXPIRED, actor=actor, at=now)
+            return ConfirmResult(
+                method,
+                Conflict("the micro-deposits have expired; start a new validation", code=ErrorCode.VALIDATION_EXPIRED),
+            )
+        if _amounts_hash(validation.uuid, amounts) == validation.amounts_hash:
+            _finish(validation, method, passed=True, actor=actor, at=now)
+            return ConfirmResult(method, None)
+        validation.attempts += 1
+        validation.save(update_fields=["attempts"])
+        left = MICRODEPOSIT_ATTEMPTS - validation.attempts
+        if left <= 0:
+            _finish(validation, method, passed=False, reason=TOO_MANY_ATTEMPTS, actor=actor, at=now)
+            message = "amounts do not match; no attempts left: the validation failed"
+        else:
+            message = f"amounts do not match; {left} attempt{'s' if left > 1 else ''} left"
+        return ConfirmResult(method, ApiError(message, field="amounts", code=ErrorCode.AMOUNTS_MISMATCH))
+
+
+def _finish(
+    validation: AccountValidation, method: PaymentMethod, *, passed: bool, actor: Actor, at: datetime, reason: str = ""
+) -> None:
+    """Validated or failed, the method's state with it (when this is its latest validation), and the debits
+    held for it released or declined."""
+    validation.state = State.VALIDATED if passed else State.FAILED
+    validation.finished_at = at
+    validation.failure_reason = reason
+    validation.save(update_fields=["state", "finished_at", "failure_reason"])
+    newer = AccountValidation.objects.filter(payment_method_id=method.pk, id__gt=validation.pk).exists()
+    if newer:
+        return
+    if passed:
+        _method_state_save(method, payment_method_validation_passed, kind=validation.kind, at=at)
+    else:
+        _method_state_save(method, payment_method_validation_failed, kind=validation.kind)
+    held_debits_settle(method=method, passed=passed, actor=actor, at=at)
+
+
+def held_debits_settle(*, method: PaymentMethod, passed: bool, actor: Actor, at: datetime) -> int:
+    """The debits a `prenote_first` policy held for this method: released (Pending, for the next `originate`)
+    once it is validated, DECLINED when its validation failed."""
+    held = transaction_lock(
+        Transaction.objects.filter(
+            company_id=method.company_id, payment_method=method, status=Status.HELD, hold__hold_code=HOLD_CODE
+        )
+    ).order_by("pk")
+    count = 0
+    for txn in held:
+        if passed:
+            TransactionHold.objects.filter(transaction=txn).update(released_at=at)
+            transition(txn, Event.RELEASED, actor=actor, at=at, reason="account validated")
+        else:
+            transition(
+                txn, Event.DECLINED, actor=actor, at=at, reason=VALIDATION_FAILED, failure_reason=VALIDATION_FAILED
+            )
+        count += 1
+    return count
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    status: str
+    code: str
+    reason: str
+
+
+def web_debit_gate(
+    *,
+    company: Company,
+    customer: Customer,
+    method: PaymentMethod,
+    sec_code: str,
+    txn_type: str,
+    actor: Actor,
+    now: datetime,
+) -> GateOutcome | None:
+    """The company's policy for an ACH WEB debit to a saved method that is not validated (CONTRACT 11):
+    `require` declines it; `prenote_first` holds it (VAL) and sends a prenote unless one is pending; `off`
+    lets it through. Runs inside the charge's transaction."""
+    policy = company.account_validation
+    if (
+        policy == Company.AccountValidation.OFF
+        or sec_code != "WEB"
+        or txn_type != TransactionType.DEBIT
+        or method.validation_status == PaymentMethod.ValidationStatus.VALIDATED
+    ):
+        return None
+    if policy == Company.AccountValidation.REQUIRE:
+        return GateOutcome(Status.DECLINED, HOLD_CODE, NOT_VALIDATED)
+    locked = _method_lock(company=company, customer=customer, payment_method=method)
+    if locked.validation_status == PaymentMethod.ValidationStatus.VALIDATED:
+        return None
+    if locked.validation_status == PaymentMethod.ValidationStatus.FAILED:
+        return GateOutcome(Status.DECLINED, HOLD_CODE, VALIDATION_FAILED)
+    if locked.validation_status == PaymentMethod.ValidationStatus.UNVALIDATED:
+        _validation_create(company=company, customer=customer, method=locked, kind=Kind.PRENOTE, actor=actor, now=now)
+    return GateOutcome(Status.HELD, HOLD_CODE, HOLD_REASON)
+
+
+# --- what the lifecycle commands do to validations ---------------------------------------------------------------
+
+
+def _locked(
+    validation_ids: Iterable[int], *, exclude_failed: bool = True
+) -> list[tuple[AccountValidation, PaymentMethod]]:
+    """Each validation with its method, locked method first (STYLE lock order), in id order."""
+    found = []
+    for validation_id in sorted(set(validation_ids)):
+        method_id = AccountValidation.objects.filter(pk=validation_id).values_list("payment_method_id", flat=True)
+        method = PaymentMethod.objects.select_for_update().get(pk=method_id[0])
+        validation = AccountValidation.objects.select_for_update().get(pk=validation_id)
+        if not (exclude_failed and validation.state == State.FAILED):
+            found.append((validation, method))
+    return found
+
+
+def _pending_of(transaction_ids: Iterable[int]) -> list[tuple[AccountValidation, PaymentMethod]]:
+    ids = set(transaction_ids)
+    validation_ids = Transaction.objects.filter(pk__in=ids, account_validation__isnull=False).values_list(
+        "account_validation_id", flat=True
+    )
+    return _locked(validation_ids)
+
+
+def validations_returned(*, transaction_ids: Iterable[int], actor: Actor, at: datetime) -> int:
+    """Returns of validation entries (inside `import_returns`' transaction): the validation fails."""
+    count = 0
+    for validation, method in _pending_of(transaction_ids):
+        reason = PRENOTE_RETURNED if validation.kind == Kind.PRENOTE else MICRO_ENTRY_RETURNED
+        _finish(validation, method, passed=False, reason=reason, actor=actor, at=at)
+        count += 1
+    return count
+
+
+def validations_noticed(*, transaction_ids: Iterable[int], actor: Actor, at: datetime) -> int:
+    """A NOC on a prenote: the account exists and the method was corrected (as every NOC does), so it is
+    validated. A NOC on a micro-entry leaves the amounts to be confirmed: the method stays pending."""
+    count = 0
+    for validation, method in _pending_of(transaction_ids):
+        if validation.state != State.PENDING:
+            continue
+        if validation.kind == Kind.PRENOTE:
+            _finish(validation, method, passed=True, actor=actor, at=at)
+        else:
+            _method_state_save(method, payment_method_validation_pending, kind=validation.kind)
+        count += 1
+    return count
+
+
+@transaction.atomic
+def validations_settle(*, at: datetime, actor: Actor) -> dict[str, int]:
+    """`settle`: prenotes that went out at least 3 banking days ago without a return or NOC validate their
+    method; micro-deposits unconfirmed after 10 days fail. Compare-and-set on the pending state: a rerun or a
+    concurrent run finishes each validation once."""
+    today = calendar.eastern_now(at).date()
+    sent_prenotes = Transaction.objects.filter(
+        account_validation__kind=Kind.PRENOTE,
+        account_validation__state=State.PENDING,
+        status__in=(Status.PROCESSING, Status.SETTLED),
+        batch__origination_file__sha256__gt="",
+        return_code__isnull=True,
+        change_notice__isnull=True,
+    ).values_list("account_validation_id", "batch__effective_date")
+    due = [
+        pk for pk, sent_on in sent_prenotes if calendar.add_business_days(sent_on, PRENOTE_WAIT_BANKING_DAYS) <= today
+    ]
+    expired = AccountValidation.objects.filter(kind=Kind.MICRODEPOSITS, state=State.PENDING, expires_at__lte=at)
+    counts = {"validated": 0, "failed": 0}
+    for validation_ids, passed in ((due, True), (list(expired.values_list("pk", flat=True)), False)):
+        for validation, method in _locked(validation_ids):
+            if validation.state != State.PENDING:
+                continue
+            _finish(validation, method, passed=passed, reason="" if passed else EXPIRED, actor=actor, at=at)
+            counts["validated" if passed else "failed"] += 1
+    return counts

@@ -1,0 +1,81 @@
+"""Account validation endpoints (CONTRACT 11): start a prenote or micro-deposits, confirm micro-deposit amounts."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from customers.selectors import customer_get
+from payments.selectors import payment_method_get
+from payments.serializers import PaymentMethodOutput
+from transactions.models import AccountValidation
+from transactions.state import Actor
+from transactions.validation import MICRODEPOSIT_MAX_CENTS, account_validation_start, microdeposits_confirm
+from vault.serializers import StrictChoiceField, StrictIntegerField, StrictSerializer
+
+
+class ValidationStartInput(StrictSerializer):
+    method = StrictChoiceField(choices=AccountValidation.Kind.choices)
+
+
+class ValidationConfirmInput(StrictSerializer):
+    amounts = serializers.ListField(
+        child=StrictIntegerField(min_value=1, max_value=MICRODEPOSIT_MAX_CENTS), min_length=2, max_length=2
+    )
+
+
+def _method(request, customer_uuid: UUID, payment_method_uuid: UUID):
+    customer = customer_get(company=request.company, customer_uuid=customer_uuid)
+    method = payment_method_get(company=request.company, customer=customer, payment_method_uuid=payment_method_uuid)
+    return customer, method
+
+
+class PaymentMethodValidateView(APIView):
+    @extend_schema(
+        operation_id="payment_method_validate",
+        request=ValidationStartInput,
+        responses={202: PaymentMethodOutput},
+        description="Queue a prenote or two micro-deposits (and their offsetting debit) for the next file.",
+    )
+    def post(self, request, customer_uuid: UUID, payment_method_uuid: UUID):
+        body = ValidationStartInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        customer, method = _method(request, customer_uuid, payment_method_uuid)
+        method = account_validation_start(
+            company=request.company,
+            customer=customer,
+            payment_method=method,
+            kind=body.validated_data["method"],
+            actor=Actor.of_request(request),
+            now=timezone.now(),
+        )
+        return Response(PaymentMethodOutput(method).data, status=202)
+
+
+class PaymentMethodValidateConfirmView(APIView):
+    @extend_schema(
+        operation_id="payment_method_validate_confirm",
+        request=ValidationConfirmInput,
+        responses={200: PaymentMethodOutput},
+        description="The two micro-deposit amounts in cents: 3 attempts, within 10 days.",
+    )
+    def post(self, request, customer_uuid: UUID, payment_method_uuid: UUID):
+        body = ValidationConfirmInput(data=request.data)
+        body.is_valid(raise_exception=True)
+        customer, method = _method(request, customer_uuid, payment_method_uuid)
+        result = microdeposits_confirm(
+            company=request.company,
+            customer=customer,
+            payment_method=method,
+            amounts=body.validated_data["amounts"],
+            actor=Actor.of_request(request),
+            now=timezone.now(),
+        )
+        if result.error is not None:
+            raise result.error  # after the commit: a wrong answer still uses up an attempt
+        return Response(PaymentMethodOutput(result.method).data)
