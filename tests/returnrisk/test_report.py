@@ -42,7 +42,7 @@ def test_report_json_has_policy_thresholds_rates_alerts_actions_holds_and_review
     assert response.status_code == 200, response.content
     data = response.json()["data"]
     assert data["companyUuid"] == str(company.uuid)
-    assert data["settings"] == {"warningPercent": 80, "holdDebitsOnBreach": True}
+    assert data["settings"] == {"warningPercent": 80, "holdDebitsOnBreach": True, "accountValidation": "off"}
     assert data["thresholds"]["unauthorized"] == {"threshold": 0.005, "warningLevel": 0.005 * 80 / 100}
     policy = {row["returnCode"]: row for row in data["policy"]}
     assert policy["R01"] == {
@@ -90,6 +90,19 @@ def test_report_csv_has_every_section(api_client, evidence):
     )
     assert len([row for row in rows if row["section"] == "rateMonth"]) == 12 * 3
     assert "not theirs" not in response.content.decode()
+
+
+def test_report_shows_the_account_validation_policy_in_force(api_client, company):
+    company.account_validation = "prenote_first"
+    company.save(update_fields=["account_validation"])
+
+    data = api_client.get("/risk/report").json()["data"]
+    rows = list(csv.DictReader(io.StringIO(api_client.get("/risk/report", {"format": "csv"}).content.decode())))
+
+    assert data["settings"]["accountValidation"] == "prenote_first"
+    assert {"section": "setting", "subject": "accountValidation", "value": "prenote_first"}.items() <= next(
+        row for row in rows if row["subject"] == "accountValidation"
+    ).items()
 
 
 def test_unknown_parameter_is_400(api_client):

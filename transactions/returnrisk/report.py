@@ -104,7 +104,11 @@ def risk_report(*, company: Company, now: datetime) -> dict:
         "companyUuid": str(company.uuid),
         "companyName": company.name,
         "generatedAt": _iso(now),
-        "settings": {"warningPercent": percent, "holdDebitsOnBreach": company.hold_debits_on_breach},
+        "settings": {
+            "warningPercent": percent,
+            "holdDebitsOnBreach": company.hold_debits_on_breach,
+            "accountValidation": company.account_validation,
+        },
         "thresholds": {
             category.value: {"threshold": THRESHOLDS[category], "warningLevel": THRESHOLDS[category] * percent / 100}
             for category in CATEGORIES
@@ -141,6 +145,7 @@ def risk_report_rows(report: dict) -> Iterator[tuple]:
     yield ("company", "name", report["companyName"], report["companyUuid"], report["generatedAt"])
     yield ("setting", "warningPercent", report["settings"]["warningPercent"], "", "")
     yield ("setting", "holdDebitsOnBreach", report["settings"]["holdDebitsOnBreach"], "", "")
+    yield ("setting", "accountValidation", report["settings"]["accountValidation"], "", "")
     for category, levels in report["thresholds"].items():
         yield ("threshold", category, levels["threshold"], f"warning at {levels['warningLevel']}", "")
     for row in report["policy"]:
