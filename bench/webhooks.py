@@ -103,10 +103,9 @@ def main() -> None:
 
     django.setup()
     from django.core.management import call_command
-    from django.db import transaction
 
     from accounts.models import Company
-    from events.services import EventDraft, endpoint_create, event_record, events_record
+    from events.services import endpoint_create
 
     call_command("migrate", verbosity=0)
     receiver = Receiver()
@@ -128,48 +127,62 @@ def main() -> None:
     ]
     try:
         time.sleep(3)  # let the workers start
-
-        # Throughput: a backlog committed at once, drained by the workers.
-        with transaction.atomic():
-            events = events_record(
-                [
-                    EventDraft(company.pk, "transaction.settled", objects[n % len(objects)], {"n": n})
-                    for n in range(options.events)
-                ]
-            )
-        committed = time.time()
-        last = _wait_for(receiver, {str(event.uuid) for event in events}, timeout=600)
-        elapsed = last - committed
-        print(
-            f"throughput  {options.events} events, {options.workers} workers: {elapsed:6.2f} s  "
-            f"{options.events / elapsed:7.0f} events/s delivered"
-        )
-
-        # Latency: one event per transaction at a steady rate; commit to arrival at the receiver.
-        commits: dict[str, float] = {}
-        interval = 1 / options.rate
-        start = time.time()
-        for n in range(options.rate * options.seconds):
-            time.sleep(max(0.0, start + n * interval - time.time()))
-            with transaction.atomic():
-                event = event_record(
-                    company_id=company.pk, type="transaction.created", object_uuid=objects[n % len(objects)], data={}
-                )
-            commits[str(event.uuid)] = time.time()
-        _wait_for(receiver, set(commits), timeout=120)
-        latencies = sorted(receiver.arrivals[key] - at for key, at in commits.items())
-        p95 = latencies[int(len(latencies) * 0.95) - 1]
-        p50 = statistics.median(latencies)
-        print(
-            f"latency     {len(commits)} events at {options.rate}/s: p50 {p50 * 1000:5.0f} ms  "
-            f"p95 {p95 * 1000:5.0f} ms  max {latencies[-1] * 1000:5.0f} ms (commit to delivery)"
-        )
+        _measure_throughput(options, receiver, company, objects)
+        _measure_latency(options, receiver, company, objects)
         print(f"receiver    {receiver.requests} requests for {len(receiver.arrivals)} distinct events")
     finally:
         for worker in workers:
             worker.terminate()
         for worker in workers:
             worker.wait(30)
+
+
+def _measure_throughput(options: argparse.Namespace, receiver: Receiver, company, objects: list) -> None:
+    """A backlog committed at once, drained by the workers."""
+    from django.db import transaction
+
+    from events.services import EventDraft, events_record
+
+    with transaction.atomic():
+        events = events_record(
+            [
+                EventDraft(company.pk, "transaction.settled", objects[n % len(objects)], {"n": n})
+                for n in range(options.events)
+            ]
+        )
+    committed = time.time()
+    last = _wait_for(receiver, {str(event.uuid) for event in events}, timeout=600)
+    elapsed = last - committed
+    print(
+        f"throughput  {options.events} events, {options.workers} workers: {elapsed:6.2f} s  "
+        f"{options.events / elapsed:7.0f} events/s delivered"
+    )
+
+
+def _measure_latency(options: argparse.Namespace, receiver: Receiver, company, objects: list) -> None:
+    """One event per transaction at a steady rate; commit to arrival at the receiver."""
+    from django.db import transaction
+
+    from events.services import event_record
+
+    commits: dict[str, float] = {}
+    interval = 1 / options.rate
+    start = time.time()
+    for n in range(options.rate * options.seconds):
+        time.sleep(max(0.0, start + n * interval - time.time()))
+        with transaction.atomic():
+            event = event_record(
+                company_id=company.pk, type="transaction.created", object_uuid=objects[n % len(objects)], data={}
+            )
+        commits[str(event.uuid)] = time.time()
+    _wait_for(receiver, set(commits), timeout=120)
+    latencies = sorted(receiver.arrivals[key] - at for key, at in commits.items())
+    p95 = latencies[int(len(latencies) * 0.95) - 1]
+    p50 = statistics.median(latencies)
+    print(
+        f"latency     {len(commits)} events at {options.rate}/s: p50 {p50 * 1000:5.0f} ms  "
+        f"p95 {p95 * 1000:5.0f} ms  max {latencies[-1] * 1000:5.0f} ms (commit to delivery)"
+    )
 
 
 if __name__ == "__main__":

@@ -193,76 +193,95 @@ def _send(delivery: Delivery, destinations: dict[int, Destination | str]) -> Out
     return _sender.post(destination, body.encode(), headers)
 
 
-def _record(token: str, sent: list[tuple[Delivery, Outcome]], unsent: list[Delivery], cancelled: list[Delivery]):  # noqa: C901 - still to split (review 5.1 list)
+def _record(token: str, sent: list[tuple[Delivery, Outcome]], unsent: list[Delivery], cancelled: list[Delivery]):
     """One transaction: the attempts, the deliveries' new state, the endpoints' health. Every delivery update
     checks the lease token, so a worker whose lease ran out cannot overwrite a newer claim."""
     now = timezone.now()
-    next_wake: datetime | None = None
-    gone: dict[int, WebhookEndpoint] = {}
-    failing: dict[int, WebhookEndpoint] = {}
-    healthy: set[int] = set()
     with transaction.atomic():
-        DeliveryAttempt.objects.bulk_create(
-            [
-                DeliveryAttempt(
-                    company_id=delivery.company_id,
-                    delivery=delivery,
-                    event_id=delivery.event_id,
-                    endpoint_id=delivery.endpoint_id,
-                    attempted_at=now,
-                    status_code=outcome.status_code,
-                    duration_ms=outcome.duration_ms,
-                    error=outcome.error,
-                )
-                for delivery, outcome in sent
-            ]
-        )
+        _record_attempts(sent, now)
         mine = Delivery.objects.filter(lease_token=token)
-        delivered = [delivery.pk for delivery, outcome in sent if outcome.delivered]
-        if delivered:
-            mine.filter(pk__in=delivered).update(
-                status=Delivery.Status.DELIVERED,
-                delivered_at=now,
-                attempt_count=F("attempt_count") + 1,
-                leased_until=None,
-            )
-        for delivery, outcome in sent:
-            if outcome.delivered:
-                healthy.add(delivery.endpoint_id)
-                continue
-            attempt_number = delivery.attempt_count + 1
-            delay = None if outcome.status_code == GONE else retry_delay(attempt_number)
-            if outcome.retry_after is not None and delay is not None:
-                delay = outcome.retry_after
-            if delay is None:
-                mine.filter(pk=delivery.pk).update(
-                    status=Delivery.Status.FAILED, attempt_count=attempt_number, leased_until=None
-                )
-            else:
-                due = now + timedelta(seconds=delay)
-                mine.filter(pk=delivery.pk).update(attempt_count=attempt_number, next_attempt_at=due, leased_until=None)
-                next_wake = min(next_wake or due, due)
-            (gone if outcome.status_code == GONE else failing)[delivery.endpoint_id] = delivery.endpoint
+        next_wake, healthy, failing, gone = _record_sent(mine, sent, now)
         if unsent:
             mine.filter(pk__in=[delivery.pk for delivery in unsent]).update(leased_until=None)
         if cancelled:
             mine.filter(pk__in=[delivery.pk for delivery in cancelled]).update(
                 status=Delivery.Status.CANCELLED, leased_until=None
             )
-        if healthy:
-            WebhookEndpoint.objects.filter(pk__in=healthy, failing_since__isnull=False).update(failing_since=None)
-        failing_ids = set(failing) - healthy
-        if failing_ids:
-            WebhookEndpoint.objects.filter(pk__in=failing_ids, failing_since__isnull=True).update(failing_since=now)
-            cutoff = now - timedelta(days=settings.WEBHOOK_DISABLE_AFTER_DAYS)
-            for endpoint in WebhookEndpoint.objects.filter(pk__in=failing_ids, enabled=True, failing_since__lte=cutoff):
-                endpoint_disable(
-                    endpoint=endpoint, reason=f"failing since {endpoint.failing_since:%Y-%m-%d %H:%M} UTC", now=now
-                )
-        for endpoint in gone.values():
-            endpoint_disable(endpoint=endpoint, reason="the endpoint answered 410 Gone", now=now)
+        _record_endpoint_health(healthy, failing, gone, now)
         if next_wake is not None:
             transaction.on_commit(lambda: _wake_worker_at(next_wake), robust=True)
+
+
+def _record_attempts(sent: list[tuple[Delivery, Outcome]], now: datetime) -> None:
+    DeliveryAttempt.objects.bulk_create(
+        [
+            DeliveryAttempt(
+                company_id=delivery.company_id,
+                delivery=delivery,
+                event_id=delivery.event_id,
+                endpoint_id=delivery.endpoint_id,
+                attempted_at=now,
+                status_code=outcome.status_code,
+                duration_ms=outcome.duration_ms,
+                error=outcome.error,
+            )
+            for delivery, outcome in sent
+        ]
+    )
+
+
+def _record_sent(mine, sent: list[tuple[Delivery, Outcome]], now: datetime):
+    """The sent deliveries' new state: delivered, failed for good, or due again. Returns the earliest retry
+    (or None) and the endpoints that answered well, badly, and 410 Gone."""
+    next_wake: datetime | None = None
+    gone: dict[int, WebhookEndpoint] = {}
+    failing: dict[int, WebhookEndpoint] = {}
+    healthy: set[int] = set()
+    delivered = [delivery.pk for delivery, outcome in sent if outcome.delivered]
+    if delivered:
+        mine.filter(pk__in=delivered).update(
+            status=Delivery.Status.DELIVERED,
+            delivered_at=now,
+            attempt_count=F("attempt_count") + 1,
+            leased_until=None,
+        )
+    for delivery, outcome in sent:
+        if outcome.delivered:
+            healthy.add(delivery.endpoint_id)
+            continue
+        attempt_number = delivery.attempt_count + 1
+        delay = None if outcome.status_code == GONE else retry_delay(attempt_number)
+        if outcome.retry_after is not None and delay is not None:
+            delay = outcome.retry_after
+        if delay is None:
+            mine.filter(pk=delivery.pk).update(
+                status=Delivery.Status.FAILED, attempt_count=attempt_number, leased_until=None
+            )
+        else:
+            due = now + timedelta(seconds=delay)
+            mine.filter(pk=delivery.pk).update(attempt_count=attempt_number, next_attempt_at=due, leased_until=None)
+            next_wake = min(next_wake or due, due)
+        (gone if outcome.status_code == GONE else failing)[delivery.endpoint_id] = delivery.endpoint
+    return next_wake, healthy, failing, gone
+
+
+def _record_endpoint_health(
+    healthy: set[int], failing: dict[int, WebhookEndpoint], gone: dict[int, WebhookEndpoint], now: datetime
+) -> None:
+    """An endpoint that answered well is healthy again; one failing for WEBHOOK_DISABLE_AFTER_DAYS, or one
+    that answered 410 Gone, is disabled."""
+    if healthy:
+        WebhookEndpoint.objects.filter(pk__in=healthy, failing_since__isnull=False).update(failing_since=None)
+    failing_ids = set(failing) - healthy
+    if failing_ids:
+        WebhookEndpoint.objects.filter(pk__in=failing_ids, failing_since__isnull=True).update(failing_since=now)
+        cutoff = now - timedelta(days=settings.WEBHOOK_DISABLE_AFTER_DAYS)
+        for endpoint in WebhookEndpoint.objects.filter(pk__in=failing_ids, enabled=True, failing_since__lte=cutoff):
+            endpoint_disable(
+                endpoint=endpoint, reason=f"failing since {endpoint.failing_since:%Y-%m-%d %H:%M} UTC", now=now
+            )
+    for endpoint in gone.values():
+        endpoint_disable(endpoint=endpoint, reason="the endpoint answered 410 Gone", now=now)
 
 
 def _wake_worker_at(moment: datetime | None) -> None:

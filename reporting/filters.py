@@ -54,32 +54,46 @@ class Day:
         return self.start + timedelta(days=1)
 
 
-def _parse_one(f: ReportField, name: str, raw: str) -> Any:  # noqa: C901 - one branch per condition kind; still to split
+def _parse_one(f: ReportField, name: str, raw: str) -> Any:
     if f.width is not None and len(raw) > f.width:
         raise _fail(name, f"value longer than {f.width} characters")
-    kind = f.type
-    if kind in (FieldType.STRING, FieldType.ACCOUNT):
-        return raw
-    if kind == FieldType.UUID:
-        try:
-            return uuid.UUID(raw)
-        except ValueError:
-            raise _fail(name, "value is not a UUID") from None
-    if kind in (FieldType.INTEGER, FieldType.ID):
-        if not _INT.fullmatch(raw) or abs(int(raw)) > BIGINT_MAX:
-            raise _fail(name, "value is not an integer")
-        return int(raw)
-    if kind == FieldType.BOOLEAN:
-        if raw.lower() not in ("true", "false"):
-            raise _fail(name, "value must be true or false")
-        return raw.lower() == "true"
-    if kind == FieldType.JSON:
-        try:
-            return json_loads_bounded(raw)
-        except JsonRefused as exc:
-            raise _fail(name, str(exc)) from None
-        except ValueError:
-            raise _fail(name, "value is not JSON") from None
+    return _VALUE_PARSERS.get(f.type, _parse_moment)(f.type, name, raw)
+
+
+def _parse_text(kind: FieldType, name: str, raw: str) -> str:
+    return raw
+
+
+def _parse_uuid(kind: FieldType, name: str, raw: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(raw)
+    except ValueError:
+        raise _fail(name, "value is not a UUID") from None
+
+
+def _parse_integer(kind: FieldType, name: str, raw: str) -> int:
+    if not _INT.fullmatch(raw) or abs(int(raw)) > BIGINT_MAX:
+        raise _fail(name, "value is not an integer")
+    return int(raw)
+
+
+def _parse_boolean(kind: FieldType, name: str, raw: str) -> bool:
+    if raw.lower() not in ("true", "false"):
+        raise _fail(name, "value must be true or false")
+    return raw.lower() == "true"
+
+
+def _parse_json(kind: FieldType, name: str, raw: str) -> Any:
+    try:
+        return json_loads_bounded(raw)
+    except JsonRefused as exc:
+        raise _fail(name, str(exc)) from None
+    except ValueError:
+        raise _fail(name, "value is not JSON") from None
+
+
+def _parse_moment(kind: FieldType, name: str, raw: str) -> datetime | date | Day:
+    """A date or timestamp field's value: a timestamp, or a date (on a timestamp field, the whole UTC day)."""
     try:
         if _TIMESTAMP.fullmatch(raw):
             moment = datetime.strptime(raw, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
@@ -92,6 +106,18 @@ def _parse_one(f: ReportField, name: str, raw: str) -> Any:  # noqa: C901 - one 
     except ValueError:
         pass
     raise _fail(name, "value must be YYYY-MM-DDThh:mm:ssZ or YYYY-MM-DD")
+
+
+# How a filter value is read, by field type; any other type (date, timestamp) takes _parse_moment.
+_VALUE_PARSERS = {
+    FieldType.STRING: _parse_text,
+    FieldType.ACCOUNT: _parse_text,
+    FieldType.UUID: _parse_uuid,
+    FieldType.INTEGER: _parse_integer,
+    FieldType.ID: _parse_integer,
+    FieldType.BOOLEAN: _parse_boolean,
+    FieldType.JSON: _parse_json,
+}
 
 
 def _split(name: str, raw: str, condition: str) -> list[str]:
@@ -168,7 +194,7 @@ def _like_q(f: ReportField, path: str, fragment: str, company: Any) -> Q:
     return Q(**{f"{path}__in": values.values(path)})
 
 
-def condition_q(parsed: ParsedFilter, company: Any) -> Q:  # noqa: C901 - one branch per condition kind; still to split
+def condition_q(parsed: ParsedFilter, company: Any) -> Q:
     f, name, condition, raw = parsed.field, parsed.name, parsed.condition, parsed.raw
     if condition not in CONDITIONS[f.type]:
         raise _fail(name, f"condition {condition} does not apply to {f.type.value} fields")
@@ -178,14 +204,8 @@ def condition_q(parsed: ParsedFilter, company: Any) -> Q:  # noqa: C901 - one br
         for value in values:
             _parse_one(f, name, value)
         return _account_q(condition, values)
-    if condition == "nn":
-        return Q(**{f"{path}__isnull": False})
-    if condition == "null":
-        return Q(**{f"{path}__isnull": True})
-    if condition == "empty":
-        if f.type == FieldType.JSON:
-            return Q(**{path: {}})
-        return Q(**{path: ""}) if f.type == FieldType.STRING else NOTHING
+    if condition in ("nn", "null", "empty"):
+        return _presence_q(f, path, condition)
     if condition == "like":
         if f.width is not None and len(raw) > f.width:
             raise _fail(name, f"value longer than {f.width} characters")
@@ -195,19 +215,38 @@ def condition_q(parsed: ParsedFilter, company: Any) -> Q:  # noqa: C901 - one br
         exact = Q(**{path: value})
         return exact if condition == "eq" else Q(**{f"{path}__isnull": False}) & ~exact
     if condition == "in":
-        values = [_parse_one(f, name, v) for v in _split(name, raw, condition)]
-        if any(isinstance(v, Day) for v in values):
-            q = NOTHING
-            for v in values:
-                q |= _scalar_q(path, "eq", v)
-            return q
-        return Q(**{f"{path}__in": values})
+        return _in_q(f, name, path, raw)
     if condition == "between":
-        low, high = (_parse_one(f, name, v) for v in _split(name, raw, condition))
-        return Q(**{f"{path}__gte": _lo(low)}) & (
-            _day_q(path, "lte", high) if isinstance(high, Day) else Q(**{f"{path}__lte": high})
-        )
+        return _between_q(f, name, path, raw)
     return _scalar_q(path, condition, _parse_one(f, name, raw))
+
+
+def _presence_q(f: ReportField, path: str, condition: str) -> Q:
+    """nn, null and empty: no value to parse."""
+    if condition == "nn":
+        return Q(**{f"{path}__isnull": False})
+    if condition == "null":
+        return Q(**{f"{path}__isnull": True})
+    if f.type == FieldType.JSON:
+        return Q(**{path: {}})
+    return Q(**{path: ""}) if f.type == FieldType.STRING else NOTHING
+
+
+def _in_q(f: ReportField, name: str, path: str, raw: str) -> Q:
+    values = [_parse_one(f, name, v) for v in _split(name, raw, "in")]
+    if any(isinstance(v, Day) for v in values):
+        q = NOTHING
+        for v in values:
+            q |= _scalar_q(path, "eq", v)
+        return q
+    return Q(**{f"{path}__in": values})
+
+
+def _between_q(f: ReportField, name: str, path: str, raw: str) -> Q:
+    low, high = (_parse_one(f, name, v) for v in _split(name, raw, "between"))
+    return Q(**{f"{path}__gte": _lo(low)}) & (
+        _day_q(path, "lte", high) if isinstance(high, Day) else Q(**{f"{path}__lte": high})
+    )
 
 
 def parse_filters(params: Any) -> list[ParsedFilter]:

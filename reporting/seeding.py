@@ -163,7 +163,7 @@ class _Writer:
         )
 
 
-def seed_transactions(  # noqa: C901 - sample-data generator; still to split
+def seed_transactions(
     *,
     company: Company,
     count: int,
@@ -189,108 +189,136 @@ def seed_transactions(  # noqa: C901 - sample-data generator; still to split
         days = 365
         start_day = (now - timedelta(days=days)).date()
         pool = _account_pool(rng, min(ACCOUNT_POOL_SIZE, to_create), encrypt=writer.copy)
-        files = [(uuid.uuid4(), start_day + timedelta(days=d)) for d in range(0, days + 1, 7)]
-        file_start = ids.reserve(IngestionFile, len(files))
-        writer.write(
-            IngestionFile,
-            ("id", "uuid", "filename", "sha256", "file_format", "received_at", "summary"),
-            [
-                (file_start + i, u, f"returns-{d.isoformat()}.ach", hashlib.sha256(u.bytes).hexdigest(), "nacha",
-                 datetime(d.year, d.month, d.day, 14, tzinfo=UTC),
-                 json.dumps({"seeded": True}) if writer.copy else {"seeded": True})
-                for i, (u, d) in enumerate(files)
-            ],
-        )  # fmt: skip
-        day_batches: dict[date, int] = {}
-        day_settlements: dict[tuple[str, date], int] = {}
-        batch_rows: list[tuple] = []
-        settlement_rows: list[tuple] = []
-        existing_settlements = {
-            (kind, day): pk
-            for pk, kind, day in Settlement.objects.using(alias)
-            .filter(company_id=company.pk)
-            .values_list("id", "kind", "settlement_date")
-        }
-        batch_start = ids.reserve(Batch, days + 2)
-        settlement_ids = itertools.count(ids.reserve(Settlement, 2 * (days + 10)))
+        files = _write_ingestion_files(writer, ids, start_day, days)
+        parents = _Parents(company, ids, days, alias)
         txn_start = ids.reserve(Transaction, to_create)
         sub_start = {
             model: ids.reserve(model, to_create)
             for model in (TransactionReturn, ChangeNotice, TransactionHold, TransactionException)
         }
-
-        def batch_for(day: date) -> int:
-            if day not in day_batches:
-                pk = batch_start + len(batch_rows)
-                day_batches[day] = pk
-                batch_rows.append(
-                    (pk, uuid.uuid4(), "WEB", day, datetime(day.year, day.month, day.day, 21, tzinfo=UTC),
-                     1, 0, 0, 0, company.pk, None, DEFAULT_ENTRY_DESCRIPTION)
-                )  # fmt: skip
-            return day_batches[day]
-
-        def settlement_for(kind: str, day: date) -> int:
-            key = (kind, day)
-            if key in existing_settlements:
-                return existing_settlements[key]
-            if key not in day_settlements:
-                pk = next(settlement_ids)
-                day_settlements[key] = pk
-                settlement_rows.append(
-                    (pk, uuid.uuid4(), kind, day, datetime(day.year, day.month, day.day, 23, tzinfo=UTC), 0, 0,
-                     company.pk)
-                )  # fmt: skip
-            return day_settlements[key]
-
         rows = _transaction_rows(
             rng=rng, company=company, count=to_create, txn_start=txn_start, now=now, days=days, pool=pool,
-            files=[file_start + i for i in range(len(files))], batch_for=batch_for, settlement_for=settlement_for,
+            files=files, batch_for=parents.batch_for, settlement_for=parents.settlement_for,
             sub_start=sub_start, counts=counts, raw_json=writer.copy,
         )  # fmt: skip
-        subs: dict[type, list[tuple]] = {TransactionReturn: [], ChangeNotice: [], TransactionHold: [],
-                                         TransactionException: []}  # fmt: skip
-        chunk: list[tuple] = []
-        written = 0
-        pending_batches = 0
-        for txn_row, extra in rows:
-            chunk.append(txn_row)
-            for model, row in extra:
-                subs[model].append(row)
-            if len(chunk) >= CHUNK:
-                # Parents first: batches and settlements the chunk refers to, then the chunk, then its children.
-                writer.write(Batch, _BATCH_COLUMNS, batch_rows[pending_batches:])
-                pending_batches = len(batch_rows)
-                writer.write(Settlement, _SETTLEMENT_COLUMNS, settlement_rows)
-                existing_settlements.update(day_settlements)
-                day_settlements.clear()
-                settlement_rows.clear()
-                writer.write(Transaction, TRANSACTION_COLUMNS, chunk)
-                for model, sub_rows in subs.items():
-                    writer.write(model, _SUB_COLUMNS[model], sub_rows)
-                    sub_rows.clear()
-                written += len(chunk)
-                if progress:
-                    progress(len(chunk))
-                chunk = []
-        writer.write(Batch, _BATCH_COLUMNS, batch_rows[pending_batches:])
-        writer.write(Settlement, _SETTLEMENT_COLUMNS, settlement_rows)
-        writer.write(Transaction, TRANSACTION_COLUMNS, chunk)
-        for model, sub_rows in subs.items():
-            writer.write(model, _SUB_COLUMNS[model], sub_rows)
-        if progress:
-            progress(len(chunk))
-        written += len(chunk)
+        written = _write_in_chunks(writer, rows, parents, progress)
         if writer.copy:
-            with writer.connection.cursor() as cursor:
-                for model in (Transaction, TransactionReturn, ChangeNotice, TransactionHold, TransactionException,
-                              Batch, Settlement, IngestionFile):  # fmt: skip
-                    table = model._meta.db_table
-                    cursor.execute(
-                        f"SELECT setval(pg_get_serial_sequence(%s, 'id'), (SELECT COALESCE(MAX(id), 1) FROM {table}))",  # noqa: S608
-                        [table],
-                    )
+            _advance_sequences(writer)
     vacuumed = vacuum and vacuum_analyze(FILLED_TABLES, using=alias)
     return SeedResult(written, existing + written, **counts, vacuumed=vacuumed)
+
+
+def _write_ingestion_files(writer: _Writer, ids: _Ids, start_day: date, days: int) -> list[int]:
+    """One return file a week over the seeded year; returns their ids."""
+    files = [(uuid.uuid4(), start_day + timedelta(days=d)) for d in range(0, days + 1, 7)]
+    file_start = ids.reserve(IngestionFile, len(files))
+    writer.write(
+        IngestionFile,
+        ("id", "uuid", "filename", "sha256", "file_format", "received_at", "summary"),
+        [
+            (file_start + i, u, f"returns-{d.isoformat()}.ach", hashlib.sha256(u.bytes).hexdigest(), "nacha",
+             datetime(d.year, d.month, d.day, 14, tzinfo=UTC),
+             json.dumps({"seeded": True}) if writer.copy else {"seeded": True})
+            for i, (u, d) in enumerate(files)
+        ],
+    )  # fmt: skip
+    return [file_start + i for i in range(len(files))]
+
+
+class _Parents:
+    """The batches and settlements the transactions refer to, made on first use (one per day and kind) and
+    written before the chunk that refers to them; settlements the company already has are reused."""
+
+    def __init__(self, company: Company, ids: _Ids, days: int, alias: str) -> None:
+        self.company = company
+        self.day_batches: dict[date, int] = {}
+        self.day_settlements: dict[tuple[str, date], int] = {}
+        self.batch_rows: list[tuple] = []
+        self.settlement_rows: list[tuple] = []
+        self.pending_batches = 0
+        self.existing_settlements = {
+            (kind, day): pk
+            for pk, kind, day in Settlement.objects.using(alias)
+            .filter(company_id=company.pk)
+            .values_list("id", "kind", "settlement_date")
+        }
+        self.batch_start = ids.reserve(Batch, days + 2)
+        self.settlement_ids = itertools.count(ids.reserve(Settlement, 2 * (days + 10)))
+
+    def batch_for(self, day: date) -> int:
+        if day not in self.day_batches:
+            pk = self.batch_start + len(self.batch_rows)
+            self.day_batches[day] = pk
+            self.batch_rows.append(
+                (pk, uuid.uuid4(), "WEB", day, datetime(day.year, day.month, day.day, 21, tzinfo=UTC),
+                 1, 0, 0, 0, self.company.pk, None, DEFAULT_ENTRY_DESCRIPTION)
+            )  # fmt: skip
+        return self.day_batches[day]
+
+    def settlement_for(self, kind: str, day: date) -> int:
+        key = (kind, day)
+        if key in self.existing_settlements:
+            return self.existing_settlements[key]
+        if key not in self.day_settlements:
+            pk = next(self.settlement_ids)
+            self.day_settlements[key] = pk
+            self.settlement_rows.append(
+                (pk, uuid.uuid4(), kind, day, datetime(day.year, day.month, day.day, 23, tzinfo=UTC), 0, 0,
+                 self.company.pk)
+            )  # fmt: skip
+        return self.day_settlements[key]
+
+    def write_new(self, writer: _Writer) -> None:
+        """Writes the batches and settlements made since the last call."""
+        writer.write(Batch, _BATCH_COLUMNS, self.batch_rows[self.pending_batches :])
+        self.pending_batches = len(self.batch_rows)
+        writer.write(Settlement, _SETTLEMENT_COLUMNS, self.settlement_rows)
+        self.existing_settlements.update(self.day_settlements)
+        self.day_settlements.clear()
+        self.settlement_rows.clear()
+
+
+def _write_in_chunks(writer: _Writer, rows: Iterator, parents: _Parents, progress: Callable[[int], None] | None) -> int:
+    """Writes the transactions and their returns, notices, holds and exceptions CHUNK at a time, parents first:
+    the batches and settlements a chunk refers to, then the chunk, then its children. Returns how many."""
+    subs: dict[type, list[tuple]] = {TransactionReturn: [], ChangeNotice: [], TransactionHold: [],
+                                     TransactionException: []}  # fmt: skip
+    chunk: list[tuple] = []
+    written = 0
+    for txn_row, extra in rows:
+        chunk.append(txn_row)
+        for model, row in extra:
+            subs[model].append(row)
+        if len(chunk) >= CHUNK:
+            _write_chunk(writer, parents, chunk, subs)
+            written += len(chunk)
+            if progress:
+                progress(len(chunk))
+            chunk = []
+    _write_chunk(writer, parents, chunk, subs)
+    if progress:
+        progress(len(chunk))
+    return written + len(chunk)
+
+
+def _write_chunk(writer: _Writer, parents: _Parents, chunk: list[tuple], subs: dict[type, list[tuple]]) -> None:
+    parents.write_new(writer)
+    writer.write(Transaction, TRANSACTION_COLUMNS, chunk)
+    for model, sub_rows in subs.items():
+        writer.write(model, _SUB_COLUMNS[model], sub_rows)
+        sub_rows.clear()
+
+
+def _advance_sequences(writer: _Writer) -> None:
+    """COPY wrote explicit ids: each table's sequence moves past them."""
+    with writer.connection.cursor() as cursor:
+        for model in (Transaction, TransactionReturn, ChangeNotice, TransactionHold, TransactionException,
+                      Batch, Settlement, IngestionFile):  # fmt: skip
+            table = model._meta.db_table
+            cursor.execute(
+                f"SELECT setval(pg_get_serial_sequence(%s, 'id'), (SELECT COALESCE(MAX(id), 1) FROM {table}))",  # noqa: S608
+                [table],
+            )
 
 
 # Every table a seed writes, the trigger-kept ones included.
@@ -313,24 +341,21 @@ _SUB_COLUMNS: dict[type, tuple[str, ...]] = {
 }  # fmt: skip
 
 
-def _transaction_rows(  # noqa: C901 - sample-data generator; still to split
+def _transaction_rows(
     *, rng: random.Random, company: Company, count: int, txn_start: int, now: datetime, days: int, pool: list,
     files: list[int], batch_for: Callable, settlement_for: Callable, sub_start: dict, counts: dict, raw_json: bool,
 ) -> Iterator[tuple[tuple, list[tuple[type, tuple]]]]:  # fmt: skip
+    """Each transaction row with its return, notice, hold and exception rows. The random draws come in a fixed
+    order, so a seed always makes the same data."""
     pick_status = _weighted(rng, STATUSES)
     pick_method = _weighted(rng, METHODS)
-    pick_return = _weighted(rng, tuple((code, code, w) for code, w in RETURN_CODE_WEIGHTS))
-    reasons = {code: RETURN_CODES[code].reason for code, _ in RETURN_CODE_WEIGHTS}
+    children = _ChildRows(rng, company, now, days, files, sub_start, counts, raw_json)
     span = days * 86400
     rand = rng.random
-    randrange = rng.randrange
     choice = rng.choice
-    sub_ids = {model: start for model, start in sub_start.items()}
-    is_json = not raw_json
     for n in range(count):
         pk = txn_start + n
         created = now - timedelta(seconds=span * (1 - (n + rand()) / count))
-        created_day = created.date()
         method = pick_method()
         status = pick_status()
         card = method == "CRD"
@@ -340,7 +365,7 @@ def _transaction_rows(  # noqa: C901 - sample-data generator; still to split
         amount = max(100, int(rng.lognormvariate(8.5, 1.3)))
         if status == "HELD":
             amount = max(amount, 1_000_001)
-        effective = created_day + timedelta(days=1 + (created.weekday() >= 4) * 2)
+        effective = created.date() + timedelta(days=1 + (created.weekday() >= 4) * 2)
         if (
             not card
             and effective > now.date()
@@ -350,89 +375,149 @@ def _transaction_rows(  # noqa: C901 - sample-data generator; still to split
         name = f"{choice(FIRST)} {choice(LAST)}" if rand() < 0.8 else choice(COMPANIES)
         batched = (not card) and status not in ("Pending", "DECLINED", "HELD") and effective <= now.date()
         settled = batched and status in ("Settled", "Returned", "Reversed") and effective < now.date()
-        account = ("", "", "")
-        routing = ""
-        card_cols = ("", "", "", "", None, "", None)
-        if card:
-            first_six = choice(("411111", "555555", "378282", "601111"))
-            last = f"{randrange(10000):04d}"
-            authorized = created
-            card_cols = (first_six, last, f"{first_six}******{last}", f"{randrange(1, 13):02d}/{randrange(27, 32)}",
-                         authorized, "00" if status != "DECLINED" else "05",
-                         authorized + timedelta(hours=2) if status == "Settled" else None)  # fmt: skip
-        else:
-            account = choice(pool)
-            routing = choice(ROUTING)
+        account, routing, card_cols = _payment_columns(rng, pool, card, created, status)
         batch_id = batch_for(effective) if batched else None
         settlement_id = settlement_for("regular", effective + timedelta(days=1)) if settled else None
-        extra: list[tuple[type, tuple]] = []
-        late_at = None
-        late_settlement = None
-        ingestion_file = None
-        if status == "Returned" and not card:
-            returned_at = datetime.combine(effective + timedelta(days=randrange(1, 3)), created.timetz()).replace(
-                tzinfo=UTC
-            )
-            if rand() < 0.15:  # arrived after settlement: a late return with its own settlement
-                late_at = returned_at + timedelta(days=randrange(3, 50))
-                returned_at = late_at
-                late_settlement = settlement_for("late_return", min(late_at.date(), now.date()))
-                counts["late_returns"] += 1
-            code = pick_return()
-            ingestion_file = files[min(max((returned_at.date() - (now.date() - timedelta(days=days))).days // 7, 0),
-                                       len(files) - 1)]  # fmt: skip
-            extra.append((TransactionReturn, (sub_ids[TransactionReturn], uuid.uuid4(), code, reasons[code],
-                                              returned_at, company.pk, ingestion_file, pk)))  # fmt: skip
-            sub_ids[TransactionReturn] += 1
-            counts["returns"] += 1
-        if batched and method == "ACH" and rand() < 0.012:
-            code, key = choice(SAMPLE_CHANGE_CODES)
-            reason = CHANGE_CODES[code].reason
-            changed = created + timedelta(days=randrange(2, 6))
-            old, new = {key: "old"}, {key: "new"}
-            if key == "routingNumber":
-                old, new = {key: routing}, {key: choice(ROUTING)}
-            elif key == "accountNumber":
-                old, new = {key: f"****{account[2]}"}, {key: f"****{randrange(10000):04d}"}
-            elif key == "accountType":
-                old, new = {key: "Checking"}, {key: "Savings"}
-            if not is_json:
-                old, new = json.dumps(old), json.dumps(new)
-            extra.append((ChangeNotice, (sub_ids[ChangeNotice], uuid.uuid4(), code, reason, changed,
-                                         changed + timedelta(hours=3), old, new, company.pk, files[0],
-                                         pk)))  # fmt: skip
-            sub_ids[ChangeNotice] += 1
-            counts["notices"] += 1
-        if status == "HELD" or (rand() < 0.01 and amount > 100_000):
-            released = None if status == "HELD" else created + timedelta(hours=randrange(1, 48))
-            extra.append((TransactionHold, (sub_ids[TransactionHold], "AMT", "Amount over the company hold limit",
-                                            created, released, company.pk, pk)))  # fmt: skip
-            sub_ids[TransactionHold] += 1
-            counts["holds"] += 1
-        if status == "Rejected":
-            restored = created + timedelta(days=1) if rand() < 0.2 else None
-            acknowledged = created + timedelta(hours=5) if rand() < 0.5 else None
-            extra.append((TransactionException, (sub_ids[TransactionException],
-                                                 choice(("Invalid account", "Risk review failed", "Duplicate entry")),
-                                                 created + timedelta(hours=1), restored, acknowledged, company.pk,
-                                                 pk)))  # fmt: skip
-            sub_ids[TransactionException] += 1
-            counts["exceptions"] += 1
-        category = choice(CATEGORIES) if rand() < 0.3 else ""
-        yield (
-            pk, uuid.uuid4(), uuid.uuid4(), f"H{pk}" if rand() < 0.1 else "", method, kind, amount, status,
-            "WEB" if method == "ACH" else ("TEL" if method == "RCC" else ""), effective, rand() < 0.05, created,
-            f"ext-{pk}" if rand() < 0.3 else "", rand() < 0.005,
-            f"RTP{pk:012d}" if method == "RTP" else "", f"idem-{pk}" if rand() < 0.4 else "",
-            choice(("", "", "Monthly subscription", "Invoice payment", "Order")),
-            "Insufficient risk score" if status in ("DECLINED", "Rejected") else "",
-            category, uuid.UUID(int=CATEGORIES.index(category) + 1) if category else None,
-            card_cols[4], created + timedelta(hours=3) if status == "Voided" else None,
-            created + timedelta(days=2) if status == "Reversed" else None,
-            uuid.uuid4() if status == "Reversed" else None,
-            name, "" if card else choice(("Checking", "Checking", "Savings")), account[0] or None, account[1],
-            account[2], routing, *card_cols[:4], card_cols[4], card_cols[5], card_cols[6],
-            f"0910000{pk:08d}" if batched else "",
-            datetime(effective.year, effective.month, effective.day, 17, tzinfo=UTC) if batched else None,
-            late_at, batch_id, company.pk, ingestion_file, late_settlement, settlement_id, True,
-        ), extra  # fmt: skip
+        children.start(pk)
+        late = children.add_return(status, card, effective, created, settlement_for)
+        children.add_notice(batched, method, created, routing, account)
+        children.add_hold(status, amount, created)
+        children.add_exception(status, created)
+        yield _transaction_row(
+            rng, pk=pk, company=company, method=method, kind=kind, amount=amount, status=status,
+            effective=effective, created=created, name=name, card=card, account=account, routing=routing,
+            card_cols=card_cols, batched=batched, late=late, batch_id=batch_id, settlement_id=settlement_id,
+        ), children.rows  # fmt: skip
+
+
+def _payment_columns(
+    rng: random.Random, pool: list, card: bool, created: datetime, status: str
+) -> tuple[tuple[str, str, str], str, tuple]:
+    """(account number, keyed hash, last four), routing number and the card columns: a card or a bank account."""
+    if not card:
+        return rng.choice(pool), rng.choice(ROUTING), ("", "", "", "", None, "", None)
+    choice, randrange = rng.choice, rng.randrange
+    first_six = choice(("411111", "555555", "378282", "601111"))
+    last = f"{randrange(10000):04d}"
+    authorized = created
+    card_cols = (first_six, last, f"{first_six}******{last}", f"{randrange(1, 13):02d}/{randrange(27, 32)}",
+                 authorized, "00" if status != "DECLINED" else "05",
+                 authorized + timedelta(hours=2) if status == "Settled" else None)  # fmt: skip
+    return ("", "", ""), "", card_cols
+
+
+@dataclass(frozen=True)
+class _LateReturn:
+    """What a return puts on its transaction: when it came late (with its settlement) and from which file."""
+
+    late_at: datetime | None = None
+    late_settlement: int | None = None
+    ingestion_file: int | None = None
+
+
+class _ChildRows:
+    """The return, notice of change, hold and exception rows of one transaction at a time, with their ids."""
+
+    def __init__(self, rng: random.Random, company: Company, now: datetime, days: int, files: list[int],
+                 sub_start: dict, counts: dict, raw_json: bool) -> None:  # fmt: skip
+        self.rng, self.company, self.now, self.days, self.files = rng, company, now, days, files
+        self.counts = counts
+        self.is_json = not raw_json
+        self.sub_ids = {model: start for model, start in sub_start.items()}
+        self.pick_return = _weighted(rng, tuple((code, code, w) for code, w in RETURN_CODE_WEIGHTS))
+        self.reasons = {code: RETURN_CODES[code].reason for code, _ in RETURN_CODE_WEIGHTS}
+        self.pk = 0
+        self.rows: list[tuple[type, tuple]] = []
+
+    def start(self, pk: int) -> None:
+        self.pk = pk
+        self.rows = []
+
+    def _add(self, model: type, *columns: Any) -> None:
+        self.rows.append((model, (self.sub_ids[model], *columns, self.pk)))
+        self.sub_ids[model] += 1
+
+    def add_return(self, status: str, card: bool, effective: date, created: datetime, settlement_for: Callable):
+        if status != "Returned" or card:
+            return _LateReturn()
+        rng, now = self.rng, self.now
+        late_at = late_settlement = None
+        returned_at = datetime.combine(effective + timedelta(days=rng.randrange(1, 3)), created.timetz()).replace(
+            tzinfo=UTC
+        )
+        if rng.random() < 0.15:  # arrived after settlement: a late return with its own settlement
+            late_at = returned_at + timedelta(days=rng.randrange(3, 50))
+            returned_at = late_at
+            late_settlement = settlement_for("late_return", min(late_at.date(), now.date()))
+            self.counts["late_returns"] += 1
+        code = self.pick_return()
+        ingestion_file = self.files[min(max((returned_at.date() - (now.date() - timedelta(days=self.days))).days
+                                            // 7, 0), len(self.files) - 1)]  # fmt: skip
+        self._add(TransactionReturn, uuid.uuid4(), code, self.reasons[code], returned_at, self.company.pk,
+                  ingestion_file)  # fmt: skip
+        self.counts["returns"] += 1
+        return _LateReturn(late_at, late_settlement, ingestion_file)
+
+    def add_notice(self, batched: bool, method: str, created: datetime, routing: str, account: tuple) -> None:
+        rng = self.rng
+        if not (batched and method == "ACH" and rng.random() < 0.012):
+            return
+        code, key = rng.choice(SAMPLE_CHANGE_CODES)
+        reason = CHANGE_CODES[code].reason
+        changed = created + timedelta(days=rng.randrange(2, 6))
+        old, new = {key: "old"}, {key: "new"}
+        if key == "routingNumber":
+            old, new = {key: routing}, {key: rng.choice(ROUTING)}
+        elif key == "accountNumber":
+            old, new = {key: f"****{account[2]}"}, {key: f"****{rng.randrange(10000):04d}"}
+        elif key == "accountType":
+            old, new = {key: "Checking"}, {key: "Savings"}
+        if not self.is_json:
+            old, new = json.dumps(old), json.dumps(new)
+        self._add(ChangeNotice, uuid.uuid4(), code, reason, changed, changed + timedelta(hours=3), old, new,
+                  self.company.pk, self.files[0])  # fmt: skip
+        self.counts["notices"] += 1
+
+    def add_hold(self, status: str, amount: int, created: datetime) -> None:
+        if not (status == "HELD" or (self.rng.random() < 0.01 and amount > 100_000)):
+            return
+        released = None if status == "HELD" else created + timedelta(hours=self.rng.randrange(1, 48))
+        self._add(TransactionHold, "AMT", "Amount over the company hold limit", created, released, self.company.pk)
+        self.counts["holds"] += 1
+
+    def add_exception(self, status: str, created: datetime) -> None:
+        if status != "Rejected":
+            return
+        rng = self.rng
+        restored = created + timedelta(days=1) if rng.random() < 0.2 else None
+        acknowledged = created + timedelta(hours=5) if rng.random() < 0.5 else None
+        self._add(TransactionException, rng.choice(("Invalid account", "Risk review failed", "Duplicate entry")),
+                  created + timedelta(hours=1), restored, acknowledged, self.company.pk)  # fmt: skip
+        self.counts["exceptions"] += 1
+
+
+def _transaction_row(
+    rng: random.Random, *, pk: int, company: Company, method: str, kind: str, amount: int, status: str,
+    effective: date, created: datetime, name: str, card: bool, account: tuple, routing: str, card_cols: tuple,
+    batched: bool, late: _LateReturn, batch_id: int | None, settlement_id: int | None,
+) -> tuple:  # fmt: skip
+    """The transaction's columns in TRANSACTION_COLUMNS order (the remaining random draws in that order too)."""
+    rand, choice = rng.random, rng.choice
+    category = choice(CATEGORIES) if rand() < 0.3 else ""
+    return (
+        pk, uuid.uuid4(), uuid.uuid4(), f"H{pk}" if rand() < 0.1 else "", method, kind, amount, status,
+        "WEB" if method == "ACH" else ("TEL" if method == "RCC" else ""), effective, rand() < 0.05, created,
+        f"ext-{pk}" if rand() < 0.3 else "", rand() < 0.005,
+        f"RTP{pk:012d}" if method == "RTP" else "", f"idem-{pk}" if rand() < 0.4 else "",
+        choice(("", "", "Monthly subscription", "Invoice payment", "Order")),
+        "Insufficient risk score" if status in ("DECLINED", "Rejected") else "",
+        category, uuid.UUID(int=CATEGORIES.index(category) + 1) if category else None,
+        card_cols[4], created + timedelta(hours=3) if status == "Voided" else None,
+        created + timedelta(days=2) if status == "Reversed" else None,
+        uuid.uuid4() if status == "Reversed" else None,
+        name, "" if card else choice(("Checking", "Checking", "Savings")), account[0] or None, account[1],
+        account[2], routing, *card_cols[:4], card_cols[4], card_cols[5], card_cols[6],
+        f"0910000{pk:08d}" if batched else "",
+        datetime(effective.year, effective.month, effective.day, 17, tzinfo=UTC) if batched else None,
+        late.late_at, batch_id, company.pk, late.ingestion_file, late.late_settlement, settlement_id, True,
+    )  # fmt: skip

@@ -9,16 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 60
-STILL_LONG = {
-    # Sample-data generators that write every lifecycle table in one pass (review 5.1); split still to do.
-    "reporting/seeding.py:seed_transactions",
-    "reporting/seeding.py:_transaction_rows",
-    # One pass over a return file's records, checking each control record as it goes; split still to do.
-    "transactions/lifecycle/nacha.py:read_returns",
-    # The webhook delivery's bookkeeping and its benchmark (events app, landed today by engineer i16).
-    "events/delivery.py:_record",
-    "bench/webhooks.py:main",
-}
+STILL_LONG: set[str] = set()
 
 
 def long_functions(root: Path) -> set[str]:

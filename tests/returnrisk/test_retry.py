@@ -203,9 +203,13 @@ def test_a_retry_goes_out_in_the_next_file_through_the_real_commands(api_client,
     summary = run("originate", "--at", later.strftime("%Y-%m-%dT%H:%M:%SZ"))
     files = summary["files"]
     assert files, (summary, list(Transaction.objects.values("status", "effective_date", "batch_id")))
-    (read,) = [nacha_reader.read(open(name).read()) for name in files]
-    (entry,) = [entry for batch in read.batches for entry in batch.entries]
+    (text,) = [open(name).read() for name in files]
+    (entry,) = [entry for batch in nacha_reader.read(text).batches for entry in batch.entries]
     assert entry.amount == 2500
+    # The batch header carries the retry's Company Entry Description (Nacha 2.12.4).
+    new = Transaction.objects.select_related("batch").get(uuid=response.json()["data"]["uuid"])
+    assert new.batch.entry_description == "RETRY PYMT"
+    assert "RETRY PYMT" in text
 
 
 @pytest.mark.postgres

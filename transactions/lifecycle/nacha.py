@@ -471,10 +471,26 @@ class _Totals:
                 raise NachaFormatError(f"line {line}: {what} {name} is {found}, the entries add up to {value}")
 
 
-def read_returns(text: str) -> ReturnFile:  # noqa: C901 - one pass over the records; still to split
+def read_returns(text: str) -> ReturnFile:
     """Returns and NOCs of a NACHA return file, in file order, after checking its structure and every batch and
     file control record (counts, entry hash, totals). Raises NachaFormatError naming the line."""
-    items: list[ReturnedItem] = []
+    lines = _return_file_records(text)
+    header = parse(FILE_HEADER, lines[0])
+    reader = _ReturnFileReader()
+    for number, line in enumerate(lines[1:], start=2):
+        reader.read(line, number)
+    if reader.control_line is None:
+        raise NachaFormatError("the file has no file control record (record type 9)")
+    return ReturnFile(
+        immediate_destination=header["immediate_destination"].strip(),
+        immediate_origin=header["immediate_origin"].strip(),
+        items=reader.items,
+    )
+
+
+def _return_file_records(text: str) -> list[str]:
+    """The file's records, trailing blank lines dropped, after checking it opens with a file header and every
+    record has the NACHA length."""
     lines = [line.rstrip("\r") for line in text.split("\n")]
     while lines and lines[-1] == "":
         lines.pop()
@@ -483,67 +499,86 @@ def read_returns(text: str) -> ReturnFile:  # noqa: C901 - one pass over the rec
     for number, line in enumerate(lines, start=1):
         if len(line) != RECORD_LENGTH:
             raise NachaFormatError(f"line {number}: record is {len(line)} characters, expected {RECORD_LENGTH}")
-    header = parse(FILE_HEADER, lines[0])
-    file_totals, batch_totals, batches = _Totals(), None, 0
-    batch_header: dict[str, str] = {}
-    entry: dict[str, str] | None = None
-    control_line = None
-    for number, line in enumerate(lines[1:], start=2):
+    return lines
+
+
+class _ReturnFileReader:
+    """One pass over the records after the file header: the open batch, its last entry and the running totals,
+    each control record checked as it comes."""
+
+    def __init__(self) -> None:
+        self.items: list[ReturnedItem] = []
+        self.file_totals = _Totals()
+        self.batch_totals: _Totals | None = None
+        self.batches = 0
+        self.batch_header: dict[str, str] = {}
+        self.entry: dict[str, str] | None = None
+        self.control_line: int | None = None
+
+    def read(self, line: str, number: int) -> None:
         record_type = line[0]
-        if control_line is not None:
+        if self.control_line is not None:
             if line != PADDING_RECORD:
                 raise NachaFormatError(f"line {number}: only padding may follow the file control record")
-            continue
+            return
         if record_type == "5":
-            if batch_totals is not None:
-                raise NachaFormatError(f"line {number}: batch header inside an open batch")
-            batch_header, batch_totals, entry = parse(BATCH_HEADER, line), _Totals(), None
-        elif record_type in "678" and batch_totals is None:
+            self._batch_header(line, number)
+        elif record_type in "678" and self.batch_totals is None:
             raise NachaFormatError(f"line {number}: record type {record_type} outside a batch")
         elif record_type == "6":
-            entry = parse(ENTRY_DETAIL, line)
-            amount = _number(entry, "amount", number)
-            batch_totals.count += 1
-            batch_totals.hash += _number(entry, "receiving_dfi", number)
-            if entry["transaction_code"][1:] in "6789":
-                batch_totals.debits += amount
-            else:
-                batch_totals.credits += amount
+            self._entry_detail(line, number)
         elif record_type == "7":
-            if entry is None:
-                raise NachaFormatError(f"line {number}: addenda without an entry")
-            batch_totals.count += 1
-            item = _returned_item(line, entry, number)
-            if item is not None:
-                items.append(item)
+            self._addenda(line, number)
         elif record_type == "8":
-            control = parse(BATCH_CONTROL, line)
-            batch_totals.check(control, number, "batch control")
-            for name in ("service_class_code", "batch_number"):
-                if control[name] != batch_header[name]:
-                    raise NachaFormatError(f"line {number}: batch control {name} differs from its batch header")
-            file_totals.add(batch_totals)
-            batches, batch_totals, entry = batches + 1, None, None
+            self._batch_control(line, number)
         elif record_type == "9" and line != PADDING_RECORD:
-            if batch_totals is not None:
-                raise NachaFormatError(f"line {number}: file control inside an open batch")
-            control = parse(FILE_CONTROL, line)
-            file_totals.check(control, number, "file control")
-            if _number(control, "batch_count", number) != batches:
-                raise NachaFormatError(f"line {number}: file control batch_count differs from the {batches} batches")
-            blocks = -(-number // BLOCKING_FACTOR)
-            if _number(control, "block_count", number) != blocks:
-                raise NachaFormatError(f"line {number}: file control block_count differs from {blocks} blocks")
-            control_line = number
+            self._file_control(line, number)
         else:
             raise NachaFormatError(f"line {number}: unexpected record type {record_type!r}")
-    if control_line is None:
-        raise NachaFormatError("the file has no file control record (record type 9)")
-    return ReturnFile(
-        immediate_destination=header["immediate_destination"].strip(),
-        immediate_origin=header["immediate_origin"].strip(),
-        items=items,
-    )
+
+    def _batch_header(self, line: str, number: int) -> None:
+        if self.batch_totals is not None:
+            raise NachaFormatError(f"line {number}: batch header inside an open batch")
+        self.batch_header, self.batch_totals, self.entry = parse(BATCH_HEADER, line), _Totals(), None
+
+    def _entry_detail(self, line: str, number: int) -> None:
+        entry = self.entry = parse(ENTRY_DETAIL, line)
+        amount = _number(entry, "amount", number)
+        self.batch_totals.count += 1
+        self.batch_totals.hash += _number(entry, "receiving_dfi", number)
+        if entry["transaction_code"][1:] in "6789":
+            self.batch_totals.debits += amount
+        else:
+            self.batch_totals.credits += amount
+
+    def _addenda(self, line: str, number: int) -> None:
+        if self.entry is None:
+            raise NachaFormatError(f"line {number}: addenda without an entry")
+        self.batch_totals.count += 1
+        item = _returned_item(line, self.entry, number)
+        if item is not None:
+            self.items.append(item)
+
+    def _batch_control(self, line: str, number: int) -> None:
+        control = parse(BATCH_CONTROL, line)
+        self.batch_totals.check(control, number, "batch control")
+        for name in ("service_class_code", "batch_number"):
+            if control[name] != self.batch_header[name]:
+                raise NachaFormatError(f"line {number}: batch control {name} differs from its batch header")
+        self.file_totals.add(self.batch_totals)
+        self.batches, self.batch_totals, self.entry = self.batches + 1, None, None
+
+    def _file_control(self, line: str, number: int) -> None:
+        if self.batch_totals is not None:
+            raise NachaFormatError(f"line {number}: file control inside an open batch")
+        control = parse(FILE_CONTROL, line)
+        self.file_totals.check(control, number, "file control")
+        if _number(control, "batch_count", number) != self.batches:
+            raise NachaFormatError(f"line {number}: file control batch_count differs from the {self.batches} batches")
+        blocks = -(-number // BLOCKING_FACTOR)
+        if _number(control, "block_count", number) != blocks:
+            raise NachaFormatError(f"line {number}: file control block_count differs from {blocks} blocks")
+        self.control_line = number
 
 
 def _returned_item(line: str, entry: dict[str, str], number: int) -> ReturnedItem | None:
