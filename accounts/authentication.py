@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hmac
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -16,7 +15,7 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework_simplejwt.authentication import JWTAuthentication
 
 from accounts.models import ApiKey, Company
-from accounts.selectors import api_key_by_prefix
+from accounts.selectors import api_key_matching
 from accounts.services import hash_api_key, split_api_key, token_matches_password
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -70,8 +69,8 @@ class ApiKeyAuthentication(BaseAuthentication):
         parts = split_api_key(raw_key) if raw_key else None
         if parts is None:
             raise exceptions.AuthenticationFailed(self.failure)
-        api_key = api_key_by_prefix(parts[0])
-        if api_key is None or not hmac.compare_digest(api_key.key_hash, hash_api_key(raw_key)):
+        api_key = api_key_matching(parts[0], hash_api_key(raw_key))
+        if api_key is None:
             raise exceptions.AuthenticationFailed(self.failure)
         if api_key.is_revoked:
             raise exceptions.AuthenticationFailed("API key has been revoked.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import time
 
 from accounts.actions import LIVE_API_KEY_GROUP
@@ -11,8 +12,12 @@ _GROUP_CACHE_SECONDS = 5.0
 _group_cache: dict[str, tuple[float, frozenset[str] | None]] = {}
 
 
-def api_key_by_prefix(prefix: str) -> ApiKey | None:
-    return ApiKey.objects.select_related("company").filter(prefix=prefix).first()
+def api_key_matching(prefix: str, key_hash: str) -> ApiKey | None:
+    """The key with this prefix and hash. Prefixes are unique per company only (UNIQUE (prefix, company_id), CONTRACT
+    8), so the hash is checked against every key holding the prefix; two matches (never issued) are refused."""
+    candidates = ApiKey.objects.select_related("company").filter(prefix=prefix)
+    matches = [key for key in candidates if hmac.compare_digest(key.key_hash, key_hash)]
+    return matches[0] if len(matches) == 1 else None
 
 
 def membership_for(*, user_id: int, company_uuid) -> Membership | None:

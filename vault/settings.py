@@ -111,6 +111,10 @@ if DATABASE_POOL_MODE == "transaction":
         if _alias["ENGINE"].endswith("postgresql"):
             _alias["OPTIONS"] = {**_alias.get("OPTIONS", {}), "prepare_threshold": None}
             _alias["DISABLE_SERVER_SIDE_CURSORS"] = True
+for _alias in DATABASES.values():
+    if _alias["ENGINE"] == "django.db.backends.postgresql":
+        # Django's backend, grouping by what the (id, company_id) primary keys need (vault/backends/postgresql).
+        _alias["ENGINE"] = "vault.backends.postgresql"
 DATABASE_ROUTERS = ["vault.db_router.ReportingReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

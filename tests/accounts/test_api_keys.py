@@ -99,3 +99,28 @@ def test_key_is_stored_only_as_its_sha256(issued_key):
 def test_two_keys_of_one_company_are_distinct(company):
     first, second = factories.issue_api_key(company), factories.issue_api_key(company)
     assert first.raw_key != second.raw_key and first.api_key.prefix != second.api_key.prefix
+
+
+@pytest.mark.postgres
+def test_a_prefix_held_by_two_companies_authenticates_each_key_as_its_own_company(company, other_company):
+    # Prefixes are unique per company only (UNIQUE (prefix, company_id), CONTRACT 8): the secret picks the key.
+    prefix = secrets.token_hex(6)
+    keys = {}
+    for owner in (company, other_company):
+        raw_key = f"vk_{prefix}_{secrets.token_urlsafe(32)}"
+        ApiKey.objects.create(company=owner, prefix=prefix, key_hash=hash_api_key(raw_key))
+        keys[owner.uuid] = raw_key
+    for owner_uuid, raw_key in keys.items():
+        response = _client(basic_authorization(raw_key)).get("/probe/reports")
+        assert response.status_code == 200
+        assert response.json()["data"]["companyUuid"] == str(owner_uuid)
+    wrong_secret = f"vk_{prefix}_{secrets.token_urlsafe(32)}"
+    assert _client(basic_authorization(wrong_secret)).get("/probe/reports").status_code == 401
+
+
+@pytest.mark.postgres
+def test_one_key_stored_for_two_companies_authenticates_as_neither(company, other_company):
+    raw_key = f"vk_{secrets.token_hex(6)}_{secrets.token_urlsafe(32)}"
+    for owner in (company, other_company):
+        ApiKey.objects.create(company=owner, prefix=raw_key.split("_")[1], key_hash=hash_api_key(raw_key))
+    assert _client(basic_authorization(raw_key)).get("/probe/reports").status_code == 401

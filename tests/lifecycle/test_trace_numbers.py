@@ -80,3 +80,18 @@ def test_an_entry_older_than_the_return_window_is_not_matched(company, tmp_path)
     assert (summary["returns"], summary["unmatched"]) == (0, [entry.trace_number])
     entry.refresh_from_db()
     assert entry.status == "Processing"
+
+
+def test_trace_numbers_stay_unique_across_companies_within_a_day(company, other_company, settings):
+    # One NACHA file carries many merchants, but the database key is (trace_number, trace_date, company_id) on
+    # PostgreSQL (CONTRACT 8): `originate` allots from one serialized sequence per day across companies.
+    for owner in (company, other_company, company):
+        bank_txn(owner)
+    run("originate", "--at", MONDAY_MORNING)
+    for owner in (other_company, company):
+        bank_txn(owner)
+    run("originate", "--at", "2026-12-07T16:00:00Z")
+    traces = list(Transaction.objects.filter(trace_date=MONDAY).values_list("company_id", "trace_number"))
+    assert {company_id for company_id, _ in traces} == {company.pk, other_company.pk}
+    odfi = settings.ACH_ORIGINATING_DFI
+    assert sorted(trace for _, trace in traces) == [odfi + str(n).rjust(7, "0") for n in range(1, 6)]
