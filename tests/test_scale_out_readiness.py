@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import pytest
 from django.apps import apps
-from django.db import connection, models
+from django.db import IntegrityError, connection, models, transaction
 
+from tests import factories
 from vault.company_keys import is_merchant_owned
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
@@ -148,3 +149,11 @@ def test_the_checks_can_fail():
     fks = {name: (columns, referenced_columns) for _, name, columns, _, referenced_columns in _foreign_keys()}
     composite = [pair for pair in fks.values() if pair == (["transaction_id", "company_id"], ["id", "company_id"])]
     assert len(composite) >= 5
+
+
+def test_a_row_cannot_point_into_another_companys_row(company, other_company):
+    customer = factories.CustomerFactory(company=company)
+    assert factories.PaymentMethodFactory(customer=customer).company_id == company.pk
+    with pytest.raises(IntegrityError), transaction.atomic():
+        factories.PaymentMethodFactory(customer=customer, company=other_company)
+        connection.check_constraints()  # the foreign keys are deferred to the commit
