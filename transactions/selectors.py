@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from uuid import UUID
 
-from django.db.models import QuerySet
+from django.db.models import Exists, QuerySet
 
 from accounts.models import Company
 from customers.models import Customer
@@ -75,7 +75,7 @@ def saved_method_for_charge(
     return customer_get(company=company, customer_uuid=customer_uuid), None
 
 
-def duplicate_exists(
+def duplicate_of(
     *,
     company: Company,
     amount: int,
@@ -84,8 +84,9 @@ def duplicate_exists(
     account_number_hash: str = "",
     card_first_six: str = "",
     card_last_four: str = "",
-) -> bool:
-    """Another charge of the same account, amount and type in the last 24 hours."""
+) -> Exists:
+    """Whether another charge of the same account, amount and type was made in the last 24 hours: an expression
+    for the new row's `is_duplicate`, so the INSERT answers it (no query of its own)."""
     recent = Transaction.objects.filter(
         company=company, amount=amount, type=type, created_at__gte=now - timedelta(hours=DUPLICATE_WINDOW_HOURS)
     )
@@ -93,4 +94,4 @@ def duplicate_exists(
         recent = recent.filter(account_number_hash=account_number_hash)
     else:
         recent = recent.filter(card_first_six=card_first_six, card_last_four=card_last_four)
-    return recent.exists()
+    return Exists(recent)
