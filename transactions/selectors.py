@@ -13,6 +13,7 @@ from customers.selectors import customer_get
 from payments.models import PaymentMethod
 from transactions.models import Transaction, TransactionEvent
 from transactions.rules import DUPLICATE_WINDOW_HOURS
+from vault.db import unique_row
 from vault.errors import NotFound
 
 TRANSACTION_NOT_FOUND = "Transaction not found"
@@ -64,11 +65,10 @@ def saved_method_for_charge(
 
     Returns (customer, None) when the method is unknown, deleted or another customer's; raises 404 for an
     unknown customer, which the charge reports first (SPEC 4.7 order)."""
-    method = (
+    method = unique_row(
         PaymentMethod.objects.select_related("customer")
         .only(*SAVED_METHOD_FIELDS)
         .filter(company=company, customer__company=company, uuid=payment_method_uuid, deleted_at__isnull=True)
-        .first()
     )
     if method is not None and method.customer.uuid == customer_uuid:
         return method.customer, method
