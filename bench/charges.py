@@ -4,11 +4,13 @@ inserts one transaction row.
 
 Creates (drops first) its own database, migrates it, adds a company, an API key, 50 payers with saved methods,
 starts gunicorn with bench.floor_settings, drives N concurrent keep-alive clients for a fixed time against our
-charge and then against the floor, and prints requests/s, p50/p95/p99 latency, errors and CPU per charge for
-both, and how ours compares (target: at least half the floor's throughput, p95 under 3 times the floor's).
+charge and then against the floor (or in turn, --rounds), and prints requests/s, p50/p95/p99 latency, errors and
+CPU per charge for both, and how ours compares (target: at least half the floor's throughput, p95 under 3 times
+the floor's).
 
     .venv/bin/python bench/charges.py                       # 16 clients, 50 payers, 20 s each, 4 sync workers
     .venv/bin/python bench/charges.py --profile var/charge.svg   # also py-spy (pip install py-spy) on our run
+    .venv/bin/python bench/charges.py --rounds 4    # ours, floor, ours, floor...: a shared machine's load hits both
     .venv/bin/python bench/charges.py --clients 32 --duration 60 --worker-class gthread --workers 4 --threads 4
 """
 
@@ -133,13 +135,12 @@ def database_backend_pids(server_url: str, name: str) -> set[int]:
     return {pid for (pid,) in rows}
 
 
-def cpu_seconds(*, pgid: int, pids: set[int]) -> tuple[float, float]:
-    """(CPU seconds of gunicorn's process group, CPU seconds of the given PostgreSQL backends) so far."""
+def cpu_seconds(*, pgid: int, pids: set[int]) -> tuple[float, dict[int, float]]:
+    """(CPU seconds of gunicorn's process group, {pid: CPU seconds} of the given live PostgreSQL backends) so far."""
     ticks = _cpu_ticks()
     app = sum(used for group, used in ticks.values() if group == pgid)
-    database = sum(ticks[pid][1] for pid in pids if pid in ticks)
     clock = os.sysconf("SC_CLK_TCK")
-    return app / clock, database / clock
+    return app / clock, {pid: ticks[pid][1] / clock for pid in pids if pid in ticks}
 
 
 def start_server(env: dict[str, str], args) -> subprocess.Popen:
@@ -267,14 +268,14 @@ def _profiler(server: subprocess.Popen, profile: str, seconds: float) -> subproc
     )  # fmt: skip
 
 
-def _figures(args, path: str, latencies: list[float], errors: int, cpu_before: tuple, cpu_after: tuple) -> dict:
-    (app_before, db_before), (app_after, db_after) = cpu_before, cpu_after
+def _figures(args, path: str, latencies: list[float], errors: int, app_cpu: float, db_cpu: float) -> dict:
     return {
         "path": path,
         "clients": args.clients,
         "payers": args.customers,
         "workers": f"{args.workers} {args.worker_class} x {args.threads} threads",
         "seconds": args.duration,
+        "rounds": args.rounds,
         "requests": len(latencies),
         "requestsPerSecond": round(len(latencies) / args.duration, 1),
         "p50Ms": round(statistics.median(latencies) * 1000, 1) if latencies else None,
@@ -282,13 +283,13 @@ def _figures(args, path: str, latencies: list[float], errors: int, cpu_before: t
         "p99Ms": round(percentile(latencies, 0.99) * 1000, 1),
         "errors": errors,
         # Less load-dependent than requests/s: what one charge costs the app servers and the database.
-        "appCpuMsPerCharge": round((app_after - app_before) * 1000 / len(latencies), 2) if latencies else None,
-        "dbCpuMsPerCharge": round((db_after - db_before) * 1000 / len(latencies), 2) if latencies else None,
+        "appCpuMsPerCharge": round(app_cpu * 1000 / len(latencies), 2) if latencies else None,
+        "dbCpuMsPerCharge": round(db_cpu * 1000 / len(latencies), 2) if latencies else None,
     }
 
 
-def measure(args, setup: dict, server: subprocess.Popen, path: str, profile: str | None = None) -> dict:
-    """Warm-up, then `args.duration` seconds of load on `path`; figures of that window."""
+def measure(args, setup: dict, server: subprocess.Popen, path: str, seconds: float, profile: str | None = None):
+    """Warm-up, then `seconds` of load on `path`: (latencies, errors, app CPU seconds, database CPU seconds)."""
     queue: multiprocessing.Queue = multiprocessing.Queue()
     warm = _clients(args, setup, path, time.monotonic() + 1.0, time.monotonic() + 1.0 + args.warmup, queue)
     for proc in warm:
@@ -299,10 +300,10 @@ def measure(args, setup: dict, server: subprocess.Popen, path: str, profile: str
         proc.join()
 
     start_at = time.monotonic() + 1.0
-    procs = _clients(args, setup, path, start_at, start_at + args.duration, queue)
+    procs = _clients(args, setup, path, start_at, start_at + seconds, queue)
     for proc in procs:
         proc.start()
-    spy = _profiler(server, profile, args.duration) if profile else None
+    spy = _profiler(server, profile, seconds) if profile else None
     while time.monotonic() < start_at:
         time.sleep(0.001)
     backends = database_backend_pids(args.pg, args.database)  # persistent (CONN_MAX_AGE), opened in warm-up
@@ -318,7 +319,24 @@ def measure(args, setup: dict, server: subprocess.Popen, path: str, profile: str
         proc.join()
     if spy:
         spy.wait(timeout=120)
-    return _figures(args, path, latencies, errors, cpu_before, cpu_after)
+    # A backend that closed during the window (CONN_MAX_AGE) is left out, not counted as negative time.
+    database = sum(used - cpu_before[1][pid] for pid, used in cpu_after[1].items() if pid in cpu_before[1])
+    return latencies, errors, cpu_after[0] - cpu_before[0], database
+
+
+def measure_both(args, setup: dict, server: subprocess.Popen) -> tuple[dict, dict]:
+    """Ours then the floor, `args.rounds` times in turn (each window duration/rounds seconds), so a change in
+    the machine's other load falls on both sides alike; figures of all windows of a side together."""
+    paths = {"ours": "/transactions", "floor": "/bench/floor/transactions"}
+    totals = {side: ([], 0, 0.0, 0.0) for side in paths}
+    for round_number in range(args.rounds):
+        for side, path in paths.items():
+            profile = args.profile if side == "ours" and round_number == 0 else None
+            latencies, errors, app, db = measure(args, setup, server, path, args.duration / args.rounds, profile)
+            kept = totals[side]
+            totals[side] = (kept[0] + latencies, kept[1] + errors, kept[2] + app, kept[3] + db)
+    ours, floor = (_figures(args, paths[side], *totals[side]) for side in paths)
+    return ours, floor
 
 
 def _line(label: str, figures: dict) -> str:
@@ -334,6 +352,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--duration", type=float, default=20.0, help="measured seconds, for each of ours and floor")
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds of load before measuring")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="alternate ours and the floor this many times (duration split over them)"
+    )
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread)")
     # On 2 cores sync workers cost less CPU per charge than gthread (no GIL hand-offs); gthread keeps
@@ -353,13 +374,15 @@ def main() -> None:
     args.port = args.port or free_port()
     server = start_server(env, args)
     try:
-        ours = measure(args, setup, server, "/transactions", profile=args.profile)
-        floor = measure(args, setup, server, "/bench/floor/transactions")
+        ours, floor = measure_both(args, setup, server)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
 
-    print(f"({args.clients} clients, {args.customers} payers, {ours['workers']}, {args.duration:g} s each)")
+    print(
+        f"({args.clients} clients, {args.customers} payers, {ours['workers']}, {args.duration:g} s each"
+        f"{f' in {args.rounds} alternating rounds' if args.rounds > 1 else ''})"
+    )
     print(_line("ours", ours))
     print(_line("floor", floor))
     throughput = ours["requestsPerSecond"] / floor["requestsPerSecond"] if floor["requestsPerSecond"] else 0

@@ -3,7 +3,9 @@
 - GET /bench/naive/transactions: the reporting listing as a plain DRF app would write it (ListAPIView, a
   ModelSerializer with nested serializers for the one-to-one lifecycle rows on the wide query, select_related,
   a django-filter FilterSet, PageNumberPagination with its count);
-- PUT /bench/floor/transactions: a bare charge (the same body validated by a plain Serializer, one INSERT).
+- PUT /bench/floor/transactions: a bare charge (the same body validated by a plain Serializer, one INSERT);
+- GET /bench/empty: an empty body through the same gunicorn, middleware, authentication, permission and
+  renderer: the part of every request both listings share (bench/reporting.py measures it).
 
 Same authentication, company scoping and JSON envelope as the service, so the difference is the work itself."""
 
@@ -186,10 +188,16 @@ class FloorCharge(APIView):
         return Response({"uuid": str(txn.uuid)}, status=status.HTTP_201_CREATED)
 
 
+class Empty(APIView):
+    def get(self, request):
+        return Response({})
+
+
 # The route names are the service's, so the same action permission (ROUTE_ACTIONS) applies.
 urlpatterns = [
     path("bench/naive/transactions", NaiveTransactionList.as_view(), name="reporting-transactions"),
     path("bench/floor/transactions", FloorCharge.as_view(), name="transaction-create"),
+    path("bench/empty", Empty.as_view(), name="reporting-transactions"),
     path("", include("vault.urls")),
 ]
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 from accounts.models import Company
 from customers.models import Customer
 from payments.models import PaymentMethod
-from vault.fields import EncryptedTextField
+from vault.fields import EncryptedTextField, ReturnedBooleanField
 
 
 class Method(models.TextChoices):
@@ -209,7 +209,8 @@ class Transaction(models.Model):
     is_same_day = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     external_unique_id = models.CharField(max_length=255, blank=True)
-    is_duplicate = models.BooleanField(default=False)
+    # A charge's INSERT computes it (transactions.selectors.duplicate_of) and reads it back in one statement.
+    is_duplicate = ReturnedBooleanField(default=False)
     rtp_transaction_id = models.CharField(max_length=64, blank=True)
     # True on rows made by `seed_transactions` (sample data), NULL on real ones: originate and settle read only
     # NOT_SEEDED rows. Nullable without a default, so adding it never rebuilds this table on SQLite.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from uuid import UUID
 
-from django.db.models import QuerySet
+from django.db.models import Exists, QuerySet
 
 from accounts.models import Company
 from customers.models import Customer
@@ -13,6 +13,7 @@ from customers.selectors import customer_get
 from payments.models import PaymentMethod
 from transactions.models import Transaction, TransactionEvent
 from transactions.rules import DUPLICATE_WINDOW_HOURS
+from vault.db import unique_row
 from vault.errors import NotFound
 
 TRANSACTION_NOT_FOUND = "Transaction not found"
@@ -64,18 +65,17 @@ def saved_method_for_charge(
 
     Returns (customer, None) when the method is unknown, deleted or another customer's; raises 404 for an
     unknown customer, which the charge reports first (SPEC 4.7 order)."""
-    method = (
+    method = unique_row(
         PaymentMethod.objects.select_related("customer")
         .only(*SAVED_METHOD_FIELDS)
         .filter(company=company, customer__company=company, uuid=payment_method_uuid, deleted_at__isnull=True)
-        .first()
     )
     if method is not None and method.customer.uuid == customer_uuid:
         return method.customer, method
     return customer_get(company=company, customer_uuid=customer_uuid), None
 
 
-def duplicate_exists(
+def duplicate_of(
     *,
     company: Company,
     amount: int,
@@ -84,8 +84,9 @@ def duplicate_exists(
     account_number_hash: str = "",
     card_first_six: str = "",
     card_last_four: str = "",
-) -> bool:
-    """Another charge of the same account, amount and type in the last 24 hours."""
+) -> Exists:
+    """Whether another charge of the same account, amount and type was made in the last 24 hours: an expression
+    for the new row's `is_duplicate`, so the INSERT answers it (no query of its own)."""
     recent = Transaction.objects.filter(
         company=company, amount=amount, type=type, created_at__gte=now - timedelta(hours=DUPLICATE_WINDOW_HOURS)
     )
@@ -93,4 +94,4 @@ def duplicate_exists(
         recent = recent.filter(account_number_hash=account_number_hash)
     else:
         recent = recent.filter(card_first_six=card_first_six, card_last_four=card_last_four)
-    return recent.exists()
+    return Exists(recent)

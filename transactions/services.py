@@ -38,7 +38,7 @@ from transactions.rules import (
     MethodRule,
     signed_amount,
 )
-from transactions.selectors import duplicate_exists, transaction_get
+from transactions.selectors import duplicate_of, transaction_get
 from transactions.state import Actor, Event, target_of, transaction_create, transaction_lock, transition
 from transactions.validation import web_debit_gate
 from vault.errors import (
@@ -210,7 +210,7 @@ def _charge(charge: ChargeRequest) -> Transaction:
 def _unsaved_transaction(
     charge: ChargeRequest, *, rule: MethodRule, customer, saved, payer: dict[str, Any], day: date
 ) -> Transaction:
-    is_duplicate = duplicate_exists(
+    is_duplicate = duplicate_of(
         company=charge.company,
         amount=charge.amount,
         type=charge.type,

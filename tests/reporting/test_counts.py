@@ -68,6 +68,8 @@ def test_filtered_total_is_exact_up_to_the_limit_then_a_lower_bound(api_client, 
     assert (unfiltered["totalFilteredRows"], unfiltered["totalFilteredRowsIsLowerBound"]) == (total, False)
     # A page past the counted 10,000 still has its rows.
     assert len(report(api_client, page=1000, pageSize=10, amount="100").json()["data"]) == 5
+    # Also one that starts past the capped count itself (offset 10,002 of 10,005 matches).
+    assert len(report(api_client, page=5001, pageSize=2, amount="100").json()["data"]) == 2
 
 
 @pytest.mark.parametrize("count", ["estimate", "EXACT", "1"])

@@ -125,6 +125,54 @@ def test_report_planner_settings_stay_inside_the_report_transaction(api_client, 
         assert cursor.fetchone()[0] == before == "8"
 
 
+@pytest.mark.postgres
+def test_a_page_is_one_statement_on_postgresql(api_client, build):
+    """The counter, the capped count and the page come back in one statement, read under the report's planner
+    settings sent in the same message: one round trip to the database for the whole page."""
+    from django.db import connections
+    from django.test.utils import CaptureQueriesContext
+
+    from vault.db_router import reporting_database
+
+    made = [build(amount=100) for _ in range(3)] + [build(amount=200)]
+    with CaptureQueriesContext(connections[reporting_database()]) as queries:
+        body = report(api_client, amount="100", pageSize=2).json()
+    reads = [q["sql"] for q in queries.captured_queries if "transactions_transaction" in q["sql"]]
+    assert len(reads) == 1, reads
+    assert reads[0].startswith("SELECT current_setting('join_collapse_limit')")
+    assert "reporting_transactioncount" in reads[0]
+    pagination = body["meta"]["pagination"]
+    assert (pagination["totalRows"], pagination["totalFilteredRows"]) == (4, 3)
+    assert [row["numericId"] for row in body["data"]] == [made[2].pk, made[1].pk]
+    assert pagination["nextCursor"]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_planner_settings_end_with_a_report_read_outside_a_transaction(api_client, build):
+    """Outside a transaction the report's message is its own implicit transaction: its settings end with it."""
+    from django.db import connection
+
+    build()
+    assert report(api_client, columns="returnCode,batchUuid,settlementUuid").status_code == 200
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('join_collapse_limit'), current_setting('jit')")
+        assert cursor.fetchone() == ("8", "on")
+
+
+@pytest.mark.parametrize("params", [{}, {"amount": "100"}, {"amount": "100", "count": "exact"}])
+def test_a_page_past_the_last_match_is_empty_with_its_totals(api_client, build, params):
+    for amount in (100, 100, 200):
+        build(amount=amount)
+    body = report(api_client, page=5, pageSize=2, **params).json()
+    matching = 2 if params else 3
+    assert body["data"] == []
+    pagination = body["meta"]["pagination"]
+    assert (pagination["totalRows"], pagination["totalFilteredRows"]) == (3, matching)
+    assert pagination["nextCursor"] is None
+    assert len(report(api_client, page=0, pageSize=2, **params).json()["data"]) == 2
+
+
 def _cursor_pages(client, size, **params):
     """Every page by following nextCursor from page 0; each page's row count, and the rows in order."""
     response = report(client, page=0, pageSize=size, columns="returnCode", **params)
