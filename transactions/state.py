@@ -20,6 +20,7 @@ from events.types import EventType
 from transactions.events import transaction_created_event, transaction_webhook, transactions_webhook
 from transactions.models import Method, Status, Transaction, TransactionEvent, TransactionHold, TransactionType
 from vault.commands import Progress, no_progress
+from vault.db import RowInsert
 from vault.error_codes import ErrorCode
 from vault.errors import Conflict
 
@@ -221,6 +222,9 @@ def _append(events: Sequence[TransactionEvent]) -> None:
     TransactionEvent.objects.bulk_create(events, batch_size=1000)
 
 
+_TRANSACTION_INSERT = RowInsert(Transaction)
+
+
 def transaction_create(
     txn: Transaction, *, status: str, actor: Actor, hold: TransactionHold | None = None
 ) -> Transaction:
@@ -233,7 +237,7 @@ def transaction_create(
     _check_caller(move, actor)
     txn.status = status
     txn.created_by_caller, txn.created_by = actor.caller, actor.id
-    txn.save(force_insert=True)
+    _TRANSACTION_INSERT.insert(txn)
     if hold is not None:
         hold.transaction = txn
         hold.save(force_insert=True)

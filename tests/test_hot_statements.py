@@ -1,0 +1,159 @@
+"""vault.db's prebuilt statements behave as the ORM calls they replace on the charge path: the same row written,
+the same rows found and refused, values encrypted and decrypted alike (both databases)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.db.models.signals import pre_save
+from django.utils import timezone
+
+from payments.models import PaymentMethod
+from tests import factories
+from transactions.models import Transaction
+from transactions.selectors import duplicate_of, saved_method_for_charge
+from vault import crypto
+from vault.db import RowInsert
+from vault.errors import NotFound
+
+pytestmark = pytest.mark.django_db
+
+COMPARED = [f.attname for f in Transaction._meta.concrete_fields if f.attname not in ("id", "uuid", "sequence_uuid")]
+
+
+NOW = timezone.now()
+
+
+def _unsaved(company, **overrides) -> Transaction:
+    now = NOW
+    fields = {
+        "company": company,
+        "method": "ACH",
+        "type": "Debit",
+        "amount": 4321,
+        "status": "Pending",
+        "standard_entry_class_code": "WEB",
+        "effective_date": now.date(),
+        "created_at": now,
+        "name": "Ada Lovelace",
+        "account_type": "Checking",
+        "account_number": "123456789",
+        "account_number_hash": crypto.account_number_hash("123456789"),
+        "account_last_four": "6789",
+        "routing_number": "021000021",
+        "description": "",
+        "entry_description": None,
+    }
+    return Transaction(**fields | overrides)
+
+
+def _stored(pk: int) -> dict:
+    return Transaction.objects.filter(pk=pk).values(*COMPARED).get()
+
+
+def test_row_insert_writes_the_row_model_save_writes(company):
+    saved, inserted = _unsaved(company), _unsaved(company)
+    saved.save(force_insert=True)
+    RowInsert(Transaction).insert(inserted)
+
+    assert inserted.pk is not None and inserted.pk != saved.pk
+    assert inserted._state.adding is False and inserted._state.db == "default"
+    assert _stored(inserted.pk) == _stored(saved.pk)
+    assert Transaction.objects.get(pk=inserted.pk).uuid == inserted.uuid
+
+
+def test_row_insert_stores_the_account_number_encrypted(company):
+    txn = _unsaved(company)
+    RowInsert(Transaction).insert(txn)
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT account_number FROM transactions_transaction WHERE id = %s", [txn.pk])
+        (raw,) = cursor.fetchone()
+    assert "123456789" not in raw
+    assert Transaction.objects.get(pk=txn.pk).account_number == "123456789"
+
+
+def test_row_insert_returns_what_the_database_computes(company):
+    """is_duplicate is an Exists the INSERT evaluates: false for the first charge, true for the same again."""
+    insert = RowInsert(Transaction)
+    first, again = _unsaved(company), _unsaved(company)
+    for txn in (first, again):
+        txn.is_duplicate = duplicate_of(
+            company=company,
+            amount=txn.amount,
+            type=txn.type,
+            now=txn.created_at + timedelta(seconds=1),
+            account_number_hash=txn.account_number_hash,
+        )
+        insert.insert(txn)
+
+    assert (first.is_duplicate, again.is_duplicate) == (False, True)
+    assert list(
+        Transaction.objects.filter(pk__in=[first.pk, again.pk]).order_by("pk").values_list("is_duplicate", flat=True)
+    ) == [False, True]
+
+
+def test_row_insert_saves_the_ordinary_way_when_something_listens(company):
+    heard = []
+
+    def listener(sender, instance, **kwargs):
+        heard.append(instance.amount)
+
+    pre_save.connect(listener, sender=Transaction)
+    try:
+        RowInsert(Transaction).insert(_unsaved(company, amount=777))
+    finally:
+        pre_save.disconnect(listener, sender=Transaction)
+    assert heard == [777]
+    assert Transaction.objects.filter(company=company, amount=777).exists()
+
+
+@pytest.fixture
+def saved_method(company) -> PaymentMethod:
+    return factories.PaymentMethodFactory(customer=factories.CustomerFactory(company=company, first_name="Grace"))
+
+
+def test_saved_method_lookup_reads_method_and_customer_in_one_query(company, saved_method, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        customer, method = saved_method_for_charge(
+            company=company, customer_uuid=saved_method.customer.uuid, payment_method_uuid=saved_method.uuid
+        )
+        assert (method.pk, method.account_number, method.routing_number) == (
+            saved_method.pk,
+            saved_method.account_number,
+            "021000021",
+        )
+        assert (customer.pk, customer.first_name, customer.status) == (saved_method.customer.pk, "Grace", "active")
+        assert method.customer is customer
+
+
+def test_saved_method_lookup_reads_a_deferred_field_on_demand(company, saved_method):
+    _, method = saved_method_for_charge(
+        company=company, customer_uuid=saved_method.customer.uuid, payment_method_uuid=saved_method.uuid
+    )
+    assert method.last_four == saved_method.account_number[-4:]
+
+
+def test_saved_method_lookup_finds_no_deleted_method(company, saved_method):
+    PaymentMethod.objects.filter(pk=saved_method.pk).update(deleted_at=timezone.now())
+    customer, method = saved_method_for_charge(
+        company=company, customer_uuid=saved_method.customer.uuid, payment_method_uuid=saved_method.uuid
+    )
+    assert (customer.pk, method) == (saved_method.customer.pk, None)
+
+
+def test_saved_method_lookup_finds_no_other_customers_method(company, saved_method):
+    someone_else = factories.CustomerFactory(company=company)
+    customer, method = saved_method_for_charge(
+        company=company, customer_uuid=someone_else.uuid, payment_method_uuid=saved_method.uuid
+    )
+    assert (customer.pk, method) == (someone_else.pk, None)
+
+
+def test_saved_method_lookup_is_404_for_another_companys_method(company, other_company, saved_method):
+    with pytest.raises(NotFound):
+        saved_method_for_charge(
+            company=other_company, customer_uuid=saved_method.customer.uuid, payment_method_uuid=saved_method.uuid
+        )
