@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 from uuid import UUID
 
-from django.db.models import Exists, QuerySet
+from django.db.models import BooleanField, Expression, QuerySet
 
 from accounts.models import Company
 from customers.models import Customer
@@ -74,14 +75,34 @@ def duplicate_of(
     account_number_hash: str = "",
     card_first_six: str = "",
     card_last_four: str = "",
-) -> Exists:
+) -> RecentSameCharge:
     """Whether another charge of the same account, amount and type was made in the last 24 hours: an expression
     for the new row's `is_duplicate`, so the INSERT answers it (no query of its own)."""
-    recent = Transaction.objects.filter(
-        company=company, amount=amount, type=type, created_at__gte=now - timedelta(hours=DUPLICATE_WINDOW_HOURS)
-    )
     if account_number_hash:
-        recent = recent.filter(account_number_hash=account_number_hash)
+        same_payer = {"account_number_hash": account_number_hash}
     else:
-        recent = recent.filter(card_first_six=card_first_six, card_last_four=card_last_four)
-    return Exists(recent)
+        same_payer = {"card_first_six": card_first_six, "card_last_four": card_last_four}
+    since = now - timedelta(hours=DUPLICATE_WINDOW_HOURS)
+    return RecentSameCharge({"company_id": company.pk, "amount": amount, "type": type} | same_payer, since)
+
+
+class RecentSameCharge(Expression):
+    """EXISTS (a transaction with these column values created at or after `since`), the SQL written from the
+    model's columns: `Exists(Transaction.objects.filter(...))` says the same, but resolving and compiling that
+    queryset inside every charge's INSERT was about a tenth of a charge's CPU."""
+
+    output_field = BooleanField()
+
+    def __init__(self, equal: dict[str, Any], since: datetime) -> None:
+        super().__init__()
+        self.equal, self.since = equal, since
+
+    def as_sql(self, compiler, connection):
+        meta, quote = Transaction._meta, connection.ops.quote_name
+        conditions, params = [], []
+        for name, value in [*self.equal.items(), ("created_at", self.since)]:
+            field = meta.get_field(name)
+            conditions.append(f"U0.{quote(field.column)} {'>=' if name == 'created_at' else '='} %s")
+            params.append(field.get_db_prep_value(value, connection))
+        table = quote(meta.db_table)
+        return f"EXISTS(SELECT 1 FROM {table} U0 WHERE {' AND '.join(conditions)})", params  # noqa: S608 (names only)
