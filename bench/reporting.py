@@ -14,9 +14,8 @@ shared path (read in process, run as sent) with the ceiling that puts on the rat
 reporting.seeding.seed_transactions, the function behind `manage.py seed_transactions`, in interleaved steps of
 10,000 rows per merchant; every step but the last skips the VACUUM, and the last step ends the load as the command
 does, with VACUUM (ANALYZE) of the tables it filled. When this run seeded, the mix runs first right after that
-load (and a CHECKPOINT, so that the checkpointer is not still writing the load out while the first queries run),
-then again after a further VACUUM (ANALYZE) of the same tables (the state a table reaches once autovacuum has been
-round). A reused database runs only the second phase. Then it exports every row of a merchant as CSV
+load, then again after a further VACUUM (ANALYZE) of the same tables (the state a table reaches once autovacuum
+has been round). A reused database runs only the second phase. Then it exports every row of a merchant as CSV
 and prints rows/s and the server's peak RSS.
 
 PostgreSQL settings relied on: none beyond the defaults of .ci/run's cluster (128 MB shared_buffers).
@@ -133,18 +132,6 @@ def _vacuum() -> float:
 
     started = time.perf_counter()
     vacuum_analyze(FILLED_TABLES)
-    return time.perf_counter() - started
-
-
-def _checkpoint() -> float:
-    """Writes out what the load left in shared buffers: a checkpoint still flushing a 2M-row load competes with the
-    first queries for this machine's two cores and disk (one query's p50 ran 40% slower until it ended), which says
-    nothing about the tables' state."""
-    from django.db import connection
-
-    started = time.perf_counter()
-    with connection.cursor() as cursor:
-        cursor.execute("CHECKPOINT")
     return time.perf_counter() - started
 
 
@@ -390,7 +377,6 @@ def main() -> None:
         conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=600)
         results = []
         if loaded:
-            print(f"CHECKPOINT after the load: {_checkpoint():.1f} s", flush=True)
             results += _run_mix(conn, merchants, args, "right after the bulk load (ended with VACUUM (ANALYZE))")
             print(f"VACUUM (ANALYZE) of the filled tables: {_vacuum():.0f} s", flush=True)
         results += _run_mix(conn, merchants, args, "after a further VACUUM (ANALYZE)")
