@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import math
 import os
 import socket
 import statistics
@@ -252,8 +253,9 @@ def _run_mix(conn, merchants, args, phase: str) -> list[dict]:
             results.append({"phase": phase, "merchant": merchant, "query": name, "oursP50": round(our_p50, 1),
                             "oursP95": round(our_p95, 1), "naiveP50": round(naive_p50, 1), "ratio": round(ratio, 1),
                             "sharedP50": round(shared, 1), "ceiling": round(ceiling, 1),
-                            "oursSqlP50": None if sql != sql else round(sql, 1),
-                            "sqlCeiling": None if sql != sql else round(sql_ceiling, 1), "target": met})  # fmt: skip
+                            "oursSqlP50": None if math.isnan(sql) else round(sql, 1),
+                            "sqlCeiling": None if math.isnan(sql) else round(sql_ceiling, 1),
+                            "target": met})  # fmt: skip
             print(f"{merchant[:14]:14} {name:34} {our_p50:9.1f} {naive_p50:10.1f} {ratio:11.1f} {ceiling:8.1f} "
                   f"{sql:8.1f} {sql_ceiling:12.1f} {'>=5x,<150ms ' + met:>12}", flush=True)  # fmt: skip
     return results

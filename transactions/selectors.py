@@ -99,10 +99,11 @@ class RecentSameCharge(Expression):
 
     def as_sql(self, compiler, connection):
         meta, quote = Transaction._meta, connection.ops.quote_name
+        compared = [(name, "=", value) for name, value in self.equal.items()] + [("created_at", ">=", self.since)]
         conditions, params = [], []
-        for name, value in [*self.equal.items(), ("created_at", self.since)]:
+        for name, operator, value in compared:
             field = meta.get_field(name)
-            conditions.append(f"U0.{quote(field.column)} {'>=' if name == 'created_at' else '='} %s")
+            conditions.append(f"U0.{quote(field.column)} {operator} %s")
             params.append(field.get_db_prep_value(value, connection))
         table = quote(meta.db_table)
         return f"EXISTS(SELECT 1 FROM {table} U0 WHERE {' AND '.join(conditions)})", params  # noqa: S608 (names only)

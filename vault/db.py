@@ -55,9 +55,7 @@ class RowInsert:
         with connection.cursor() as cursor:
             cursor.execute(f"{head}{', '.join(placeholders)}{tail}", params)
             row = connection.ops.fetch_returned_insert_columns(cursor, returning_params)
-        for field, value, field_converters in zip(self.returning, row, converters, strict=True):
-            for convert, column in field_converters:
-                value = convert(value, column, connection)
+        for field, value in zip(self.returning, _converted(row, converters, connection), strict=True):
             setattr(obj, field.attname, value)
         obj._state.adding, obj._state.db = False, using
 
@@ -68,11 +66,7 @@ class RowInsert:
             table = self.model._meta.db_table
             columns = ", ".join(quote(f.column) for f in self.fields)
             returning_sql, returning_params = connection.ops.return_insert_columns(self.returning)
-            converters = []
-            for field in self.returning:
-                column = field.get_col(table)
-                found = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
-                converters.append([(convert, column) for convert in found])
+            converters = _converters([field.get_col(table) for field in self.returning], connection)
             self._statements[using] = (
                 f"INSERT INTO {quote(table)} ({columns}) VALUES (",  # noqa: S608 (model names only; values are parameters)
                 f") {returning_sql}",
@@ -80,6 +74,23 @@ class RowInsert:
                 converters,
             )
         return self._statements[using]
+
+
+def _converters(columns: Sequence[Any], connection: Any) -> list[tuple[int, Any, Any]]:
+    """(position, converter, column) for each database and field converter of the selected columns, as Django's
+    compiler applies them to what it reads (decryption, SQLite's booleans and UUIDs)."""
+    return [
+        (index, convert, column)
+        for index, column in enumerate(columns)
+        for convert in connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+    ]
+
+
+def _converted(row: Sequence[Any], converters: list[tuple[int, Any, Any]], connection: Any) -> list[Any]:
+    values = list(row)
+    for index, convert, column in converters:
+        values[index] = convert(values[index], column, connection)
+    return values
 
 
 def _has_save_receivers(obj: Model) -> bool:
@@ -130,9 +141,7 @@ class RowLookup:
             row = cursor.fetchone()
         if row is None:
             return None
-        values = list(row)
-        for index, (convert, column) in converters:
-            values[index] = convert(values[index], column, connection)
+        values = _converted(row, converters, connection)
         width = len(self.fields)
         obj = self.model.from_db(using, [f.attname for f in self.fields], values[:width])
         related = self.related_model.from_db(using, [f.attname for f in self.related_fields], values[width:])
@@ -145,11 +154,7 @@ class RowLookup:
             quote = connection.ops.quote_name
             selected = [("m", f) for f in self.fields] + [("r", f) for f in self.related_fields]
             tables = {"m": self.model._meta.db_table, "r": self.related_model._meta.db_table}
-            converters = []
-            for index, (alias, field) in enumerate(selected):
-                column = field.get_col(alias)
-                for convert in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
-                    converters.append((index, (convert, column)))
+            converters = _converters([field.get_col(alias) for alias, field in selected], connection)
             conditions = [f"{alias}.{quote(field.column)} = %s" for alias, field in self.where]
             conditions += [f"{alias}.{quote(field.column)} IS NULL" for alias, field in self.null]
             sql = (
