@@ -21,6 +21,7 @@ from django.db import connections, transaction
 from accounts.models import Company
 from reporting.models import PayerName, TransactionCount
 from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES
+from transactions.methods import method_kind
 from transactions.models import (
     Batch,
     ChangeNotice,
@@ -358,7 +359,8 @@ def _transaction_rows(
         created = now - timedelta(seconds=span * (1 - (n + rand()) / count))
         method = pick_method()
         status = pick_status()
-        card = method == "CRD"
+        paid_by = method_kind(method)
+        card = paid_by.pays_by_card
         if card and status in ("Returned",):
             status = "Settled"
         kind = "Credit" if rand() < 0.12 else "Debit"
@@ -380,7 +382,7 @@ def _transaction_rows(
         settlement_id = settlement_for("regular", effective + timedelta(days=1)) if settled else None
         children.start(pk)
         late = children.add_return(status, card, effective, created, settlement_for)
-        children.add_notice(batched, method, created, routing, account)
+        children.add_notice(batched and paid_by.in_nacha_file, created, routing, account)
         children.add_hold(status, amount, created)
         children.add_exception(status, created)
         yield _transaction_row(
@@ -458,9 +460,9 @@ class _ChildRows:
         self.counts["returns"] += 1
         return _LateReturn(late_at, late_settlement, ingestion_file)
 
-    def add_notice(self, batched: bool, method: str, created: datetime, routing: str, account: tuple) -> None:
+    def add_notice(self, sent_in_file: bool, created: datetime, routing: str, account: tuple) -> None:
         rng = self.rng
-        if not (batched and method == "ACH" and rng.random() < 0.012):
+        if not (sent_in_file and rng.random() < 0.012):
             return
         code, key = rng.choice(SAMPLE_CHANGE_CODES)
         reason = CHANGE_CODES[code].reason
@@ -503,12 +505,13 @@ def _transaction_row(
 ) -> tuple:  # fmt: skip
     """The transaction's columns in TRANSACTION_COLUMNS order (the remaining random draws in that order too)."""
     rand, choice = rng.random, rng.choice
+    paid_by = method_kind(method)
     category = choice(CATEGORIES) if rand() < 0.3 else ""
     return (
         pk, uuid.uuid4(), uuid.uuid4(), f"H{pk}" if rand() < 0.1 else "", method, kind, amount, status,
-        "WEB" if method == "ACH" else ("TEL" if method == "RCC" else ""), effective, rand() < 0.05, created,
+        paid_by.default_sec_code or paid_by.file_sec_code, effective, rand() < 0.05, created,
         f"ext-{pk}" if rand() < 0.3 else "", rand() < 0.005,
-        f"RTP{pk:012d}" if method == "RTP" else "", f"idem-{pk}" if rand() < 0.4 else "",
+        f"RTP{pk:012d}" if paid_by.settles_at_birth else "", f"idem-{pk}" if rand() < 0.4 else "",
         choice(("", "", "Monthly subscription", "Invoice payment", "Order")),
         "Insufficient risk score" if status in ("DECLINED", "Rejected") else "",
         category, uuid.UUID(int=CATEGORIES.index(category) + 1) if category else None,

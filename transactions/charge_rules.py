@@ -14,13 +14,11 @@ from customers.selectors import customer_get
 from payments import numbers
 from payments.models import PaymentMethod
 from transactions import calendar
-from transactions.models import BANK_METHODS
+from transactions.methods import PaymentMethodKind
 from transactions.rules import (
     DEFAULT_ENTRY_DESCRIPTION,
-    ORIGINATED_METHODS,
     RESERVED_DESCRIPTIONS,
     STANDARD_DESCRIPTIONS,
-    MethodRule,
 )
 from transactions.selectors import saved_method_for_charge
 from vault.crypto import account_number_hash
@@ -41,17 +39,17 @@ def saved_method_needs_customer(body: object) -> None:
         raise ApiError(PAYMENT_METHOD_NEEDS_CUSTOMER, field="customerUuid", code=ErrorCode.REQUIRED)
 
 
-def bank_details_required(rule: MethodRule, details: dict | None) -> None:
+def bank_details_required(method: PaymentMethodKind, details: dict | None) -> None:
     """Rule 2: a bank charge carries structurally valid paymentDetails, even when a saved method replaces them
     (the serializer checks their structure)."""
-    if details is None and not rule.is_card:
+    if details is None and not method.pays_by_card:
         raise ApiError(BANK_DETAILS_REQUIRED, field="paymentDetails", code=ErrorCode.REQUIRED)
 
 
-def saved_payer(*, method: str, customer: Customer, saved: PaymentMethod) -> dict[str, Any]:
+def saved_payer(*, method: PaymentMethodKind, customer: Customer, saved: PaymentMethod) -> dict[str, Any]:
     """Rules 3 and 5: a saved bank method charges ACH, RCC or RTP only, never once blocked by a return, and
     its stored holder and account replace whatever paymentDetails held."""
-    if method not in BANK_METHODS:
+    if method.pays_by_card:
         raise IncompatibleMethod(METHOD_INCOMPATIBLE)
     if saved.blocked_at is not None:
         raise PaymentMethodBlocked(f"payment method is blocked: {saved.blocked_reason or 'blocked'}")
@@ -84,14 +82,14 @@ def payer_resolve(
 
 
 def payer_fields(
-    *, method: str, rule: MethodRule, details: dict | None, customer: Customer | None, saved: PaymentMethod | None
+    *, method: PaymentMethodKind, details: dict | None, customer: Customer | None, saved: PaymentMethod | None
 ) -> dict[str, Any]:
     """Who pays, as the transaction stores it: the saved method (rules 3, 5), else the request's details (7)."""
     if saved is not None:
         return saved_payer(method=method, customer=customer, saved=saved)
     if details is None:
         raise ApiError(DETAILS_REQUIRED, field="paymentDetails", code=ErrorCode.REQUIRED)
-    if rule.is_card:
+    if method.pays_by_card:
         return card_fields(details)
     return bank_fields(
         name=details["name"],
@@ -124,13 +122,13 @@ def bank_fields(*, name: str, account_type: str, account_number: str, routing_nu
     }
 
 
-def effective_date_resolve(*, requested: date | None, now: datetime, cutoff: time, rule: MethodRule) -> date:
+def effective_date_resolve(*, requested: date | None, now: datetime, cutoff: time, kind: PaymentMethodKind) -> date:
     """The processing day of a charge: omitted -> the next processing window; a weekend or holiday moves to
     the next Fed business day; a day whose window has passed moves to the next one; a past date is 400."""
     today = calendar.eastern_now(now).date()
     if requested is not None and requested < today:
         raise ApiError("effectiveDate must not be in the past", field="effectiveDate", code=ErrorCode.PAST_DATE)
-    if rule.real_time:
+    if kind.settles_at_birth:
         if requested not in (None, today):
             raise ApiError("RTP settles immediately: effectiveDate must be today or omitted", field="effectiveDate")
         return today
@@ -147,11 +145,11 @@ def company_cutoff(company: Company) -> time:
 
 
 def entry_description_resolve(
-    *, method: str, sec_code: str, type: str, purpose: str | None, requested: str | None
+    *, method: PaymentMethodKind, sec_code: str, type: str, purpose: str | None, requested: str | None
 ) -> str | None:
     """CONTRACT 11: the Company Entry Description a charge's batch carries: the standard one its purpose, SEC
     code and direction require (PURCHASE, PAYROLL), else the merchant's, else PAYMENT; None for RTP and cards."""
-    if method not in ORIGINATED_METHODS:
+    if not method.in_nacha_file:
         if requested:
             raise ApiError("entryDescription applies to ACH and RCC entries only", field="entryDescription")
         return None

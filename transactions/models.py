@@ -26,9 +26,6 @@ class Method(models.TextChoices):
     CRD = "CRD"
 
 
-BANK_METHODS = frozenset({Method.ACH, Method.RCC, Method.RTP})
-
-
 class TransactionType(models.TextChoices):
     DEBIT = "Debit"
     CREDIT = "Credit"

@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from transactions.methods import method_kind
 from transactions.models import Status, Transaction, TransactionEvent
-from transactions.rules import METHOD_RULES
 from vault.crypto import mask
 
 
@@ -24,7 +24,7 @@ def _text(value: str) -> str | None:
 
 
 def payment_details(txn: Transaction) -> dict[str, Any]:
-    if METHOD_RULES[txn.method].is_card:
+    if method_kind(txn.method).pays_by_card:
         return {
             "name": txn.name,
             "cardNumber": txn.card_masked,
@@ -69,7 +69,7 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         "reversalUuid": str(txn.reversal_uuid) if txn.reversal_uuid else None,
         "reversedAt": iso_utc(txn.reversed_at),
     }
-    if METHOD_RULES[txn.method].is_card:
+    if method_kind(txn.method).pays_by_card:
         record["authorizedAt"] = iso_utc(txn.authorized_at)
         record["authResponseCode"] = _text(txn.auth_response_code)
     if txn.status == Status.HELD:

@@ -11,7 +11,8 @@ from django.db.models import F, Q, Sum
 from accounts.models import Company
 from customers.models import Customer
 from transactions.calendar import EASTERN
-from transactions.models import DebitHold, Method, Status, Transaction, TransactionType
+from transactions.methods import PaymentMethodKind
+from transactions.models import DebitHold, Status, Transaction, TransactionType
 
 # Charges that never move money do not count towards the daily volume.
 VOLUME_EXCLUDED_STATUSES = (Status.DECLINED, Status.VOIDED, Status.REJECTED)
@@ -82,10 +83,6 @@ def daily_volume(*, company: Company, now: datetime) -> int:
     )
 
 
-# The debits the return-rate program can hold: those that go out in NACHA files and come back as returns.
-RETURN_HELD_METHODS = (Method.ACH, Method.RCC)
-
-
 def debit_hold_reason(*, company: Company, customer: Customer | None) -> str | None:
     """The reason of the active return-rate hold on the company's debits, or on this customer's, if any."""
     customers = Q(customer__isnull=True) if customer is None else Q(customer__isnull=True) | Q(customer=customer)
@@ -103,7 +100,7 @@ def risk_assess(
     company: Company,
     amount: int,
     now: datetime,
-    method: str,
+    method: PaymentMethodKind,
     type: str,
     customer: Customer | None,
 ) -> RiskOutcome | None:
@@ -115,7 +112,9 @@ def risk_assess(
         if company.daily_volume_limit is not None:
             volume = daily_volume(company=company, now=now)
     held = None
-    if company.has_debit_holds and type == TransactionType.DEBIT and method in RETURN_HELD_METHODS:
+    if (
+        company.has_debit_holds and type == TransactionType.DEBIT and method.returnable
+    ):  # debits that come back as returns
         held = debit_hold_reason(company=company, customer=customer)
     checked = RiskInput(company=company, amount=amount, daily_volume=volume, debit_hold=held)
     for rule in RISK_RULES:

@@ -6,10 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import UUID
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import Company
@@ -22,56 +21,20 @@ from transactions.charge_rules import (
     payer_resolve,
 )
 from transactions.idempotency import ChargeResult, idempotent
+from transactions.methods import PaymentMethodKind, method_kind
 from transactions.models import (
-    Method,
-    Settlement,
     Status,
     Transaction,
     TransactionHold,
 )
 from transactions.records import transaction_record
 from transactions.risk import risk_assess
-from transactions.rules import (
-    CARD_APPROVED_CODE,
-    CARD_EXPIRED_CODE,
-    METHOD_RULES,
-    MethodRule,
-    signed_amount,
-)
 from transactions.selectors import duplicate_of, transaction_get
 from transactions.state import Actor, Event, target_of, transaction_create, transaction_lock, transition
 from transactions.validation import web_debit_gate
 from vault.errors import (
     NotFound,
 )
-
-
-def real_time_settle(*, txn: Transaction, now: datetime) -> None:
-    settlement, _ = Settlement.objects.get_or_create(
-        company=txn.company,
-        kind=Settlement.Kind.REGULAR,
-        settlement_date=calendar.eastern_now(now).date(),
-        defaults={"processed_at": now},
-    )
-    signed = signed_amount(txn.type, txn.amount)
-    Settlement.objects.filter(pk=settlement.pk).update(
-        transaction_count=F("transaction_count") + 1, net_amount=F("net_amount") + signed
-    )
-    txn.settlement = settlement
-    txn.expected_to_settle_at = now
-    txn.rtp_transaction_id = f"RTP{uuid4().hex.upper()}"
-
-
-def card_expired(expiration: str, now: datetime) -> bool:
-    """`MM/YY`: valid through the last day of that month."""
-    month, year = expiration.split("/")
-    return (2000 + int(year), int(month)) < (now.year, now.month)
-
-
-def card_authorize(*, txn: Transaction, now: datetime) -> None:
-    txn.authorized_at = now
-    txn.auth_response_code = CARD_APPROVED_CODE
-
 
 # The fields `accepted_charge_process` may change besides the status, for a save(update_fields=...) after it.
 PROCESSED_FIELDS = (
@@ -88,19 +51,11 @@ def accepted_charge_process(*, txn: Transaction, now: datetime) -> Event | None:
     """What a Pending charge that passed risk goes through: at creation, and again when an operator releases
     its hold or restores it. RTP settles at once; a card is authorised (declined when it has expired since),
     then captured by `settle`; ACH and RCC stay Pending for `originate`. Idempotent: a charge already
-    settled or authorised is left as it is. Sets the fields that go with it and answers the move the charge
-    makes from Pending (settled, declined), if any; the caller has transactions.state write it."""
-    rule = METHOD_RULES[txn.method]
-    if rule.real_time and txn.settlement_id is None:
-        real_time_settle(txn=txn, now=now)
-        return Event.SETTLED
-    if rule.is_card and txn.authorized_at is None:
-        if card_expired(txn.card_expiration, now):
-            txn.auth_response_code = CARD_EXPIRED_CODE
-            txn.failure_reason = "card has expired"
-            return Event.DECLINED
-        card_authorize(txn=txn, now=now)
-    return None
+    settled or authorised is left as it is. The method's `accept` sets the fields that go with it and answers
+    the move the charge makes from Pending (settled, declined), if any; the caller has transactions.state
+    write it."""
+    then = method_kind(txn.method).accept(txn, now)
+    return None if then is None else Event(then.value)
 
 
 def accepted_charge_resume(*, txn: Transaction, actor: Actor, at: datetime) -> None:
@@ -157,10 +112,10 @@ def _charged(charge: ChargeRequest) -> tuple[Transaction, dict[str, Any]]:
 
 def _charge(charge: ChargeRequest) -> Transaction:
     """SPEC 4.7 in order (transactions.charge_rules): who pays, on which day, then risk decides how it is born."""
-    rule = METHOD_RULES[charge.method]
+    kind = method_kind(charge.method)
     entry_description = entry_description_resolve(
-        method=charge.method,
-        sec_code=charge.standard_entry_class_code or rule.file_sec_code,
+        method=kind,
+        sec_code=charge.standard_entry_class_code or kind.file_sec_code,
         type=charge.type,
         purpose=charge.purpose,
         requested=charge.entry_description,
@@ -168,23 +123,21 @@ def _charge(charge: ChargeRequest) -> Transaction:
     customer, saved = payer_resolve(
         company=charge.company, customer_uuid=charge.customer_uuid, payment_method_uuid=charge.payment_method_uuid
     )
-    payer = payer_fields(
-        method=charge.method, rule=rule, details=charge.payment_details, customer=customer, saved=saved
-    )
+    payer = payer_fields(method=kind, details=charge.payment_details, customer=customer, saved=saved)
     day = effective_date_resolve(
-        requested=charge.effective_date, now=charge.now, cutoff=company_cutoff(charge.company), rule=rule
+        requested=charge.effective_date, now=charge.now, cutoff=company_cutoff(charge.company), kind=kind
     )
-    txn = _unsaved_transaction(charge, rule=rule, customer=customer, saved=saved, payer=payer, day=day)
+    txn = _unsaved_transaction(charge, kind=kind, customer=customer, saved=saved, payer=payer, day=day)
     txn.entry_description, txn.purpose = entry_description, charge.purpose
     outcome = risk_assess(  # rule 9, and the return-rate program's debit holds
         company=charge.company,
         amount=charge.amount,
         now=charge.now,
-        method=charge.method,
+        method=kind,
         type=charge.type,
         customer=customer,
     )
-    if outcome is None and saved is not None and charge.method == Method.ACH:  # CONTRACT 11: the WEB debit rule
+    if outcome is None and saved is not None:  # CONTRACT 11: the WEB debit rule (the gate reads the SEC code)
         outcome = web_debit_gate(
             company=charge.company,
             customer=customer,
@@ -208,7 +161,7 @@ def _charge(charge: ChargeRequest) -> Transaction:
 
 
 def _unsaved_transaction(
-    charge: ChargeRequest, *, rule: MethodRule, customer, saved, payer: dict[str, Any], day: date
+    charge: ChargeRequest, *, kind: PaymentMethodKind, customer, saved, payer: dict[str, Any], day: date
 ) -> Transaction:
     is_duplicate = duplicate_of(
         company=charge.company,
@@ -226,9 +179,9 @@ def _unsaved_transaction(
         method=charge.method,
         type=charge.type,
         amount=charge.amount,
-        standard_entry_class_code=charge.standard_entry_class_code or rule.default_sec_code,
+        standard_entry_class_code=charge.standard_entry_class_code or kind.default_sec_code,
         effective_date=day,
-        is_same_day=rule.same_day_ach and calendar.is_same_day_eligible(charge.now, day),
+        is_same_day=kind.same_day_ach and calendar.is_same_day_eligible(charge.now, day),
         created_at=charge.now,
         external_unique_id=charge.external_unique_id,
         idempotency_key=charge.idempotency_key,

@@ -18,7 +18,8 @@ from django.db.models import QuerySet
 from accounts.authentication import ApiKeyPrincipal
 from events.types import EventType
 from transactions.events import transaction_created_event, transaction_webhook, transactions_webhook
-from transactions.models import Method, Status, Transaction, TransactionEvent, TransactionHold, TransactionType
+from transactions.methods import method_kind
+from transactions.models import Status, Transaction, TransactionEvent, TransactionHold, TransactionType
 from vault.commands import Progress, no_progress
 from vault.db import RowInsert
 from vault.error_codes import ErrorCode
@@ -72,16 +73,16 @@ def _is_debit(txn: Transaction) -> bool:
     return txn.type == TransactionType.DEBIT
 
 
-def _is_real_time_or_card(txn: Transaction) -> bool:
-    return txn.method in (Method.RTP, Method.CRD)
+def _settles_outside_file(txn: Transaction) -> bool:
+    return method_kind(txn.method).settles_outside_file
 
 
-def _is_card(txn: Transaction) -> bool:
-    return txn.method == Method.CRD
+def _is_captured_by_settle(txn: Transaction) -> bool:
+    return method_kind(txn.method).captured_by_settle
 
 
-def _is_batched_method(txn: Transaction) -> bool:
-    return txn.method in (Method.ACH, Method.RCC)
+def _is_in_nacha_file(txn: Transaction) -> bool:
+    return method_kind(txn.method).in_nacha_file
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ MOVES: tuple[Move, ...] = (
     Move(None, Event.CREATED, P, frozenset({API, COMMAND}), why="accepted; ACH/RCC wait for originate"),
     Move(None, Event.CREATED, H, frozenset({API, COMMAND}), why="risk hold"),
     Move(None, Event.CREATED, D, frozenset({API, COMMAND}), why="risk decline, or a card that has expired"),
-    Move(None, Event.CREATED, S, frozenset({API, COMMAND}), _is_real_time_or_card, why="RTP settles at once"),
+    Move(None, Event.CREATED, S, frozenset({API, COMMAND}), _settles_outside_file, why="RTP settles at once"),
     # release_holds, or the account validation a `prenote_first` debit waited for (settle, or a confirm route).
     Move(H, Event.RELEASED, P, frozenset({COMMAND, ADMIN, API}), why="release_holds, or its account validated"),
     Move(H, Event.DECLINED, D, frozenset({COMMAND, API}), why="the account validation it waited for failed"),
@@ -114,12 +115,12 @@ MOVES: tuple[Move, ...] = (
     Move(Status.REJECTED, Event.RESTORED, P, frozenset({ADMIN}), why="processed again as a new charge"),
     # A void by the merchant, or import_returns voiding a reversal credit whose debit came back unsent.
     Move(P, Event.VOIDED, Status.VOIDED, frozenset({API, COMMAND})),
-    Move(P, Event.ORIGINATED, Status.PROCESSING, frozenset({COMMAND}), _is_batched_method, why="in a NACHA file"),
+    Move(P, Event.ORIGINATED, Status.PROCESSING, frozenset({COMMAND}), _is_in_nacha_file, why="in a NACHA file"),
     Move(Status.PROCESSING, Event.SETTLED, S, frozenset({COMMAND}), why="its file was sent and the day came"),
     # A card captured by settle; an RTP charge settling at once when its hold is released or it is restored.
-    Move(P, Event.SETTLED, S, frozenset({COMMAND, ADMIN}), _is_real_time_or_card),
+    Move(P, Event.SETTLED, S, frozenset({COMMAND, ADMIN}), _settles_outside_file),
     # A card that expired before its hold was released or it was restored.
-    Move(P, Event.DECLINED, D, frozenset({COMMAND, ADMIN}), _is_card),
+    Move(P, Event.DECLINED, D, frozenset({COMMAND, ADMIN}), _is_captured_by_settle),
     Move(Status.PROCESSING, Event.RETURNED, Status.RETURNED, frozenset({COMMAND})),
     Move(S, Event.RETURNED, Status.RETURNED, frozenset({COMMAND}), why="a late return"),
     Move(Status.REVERSED, Event.RETURNED, Status.RETURNED, frozenset({COMMAND}), why="a late return"),

@@ -28,9 +28,9 @@ from payments.services import (
 )
 from transactions import calendar
 from transactions.charge_rules import bank_fields, company_cutoff
+from transactions.methods import ACH
 from transactions.models import (
     AccountValidation,
-    Method,
     Status,
     Transaction,
     TransactionHold,
@@ -74,7 +74,7 @@ def _entry(validation: AccountValidation, customer: Customer, method: PaymentMet
         company_id=validation.company_id,
         customer=customer,
         payment_method=method,
-        method=Method.ACH,
+        method=ACH.code,
         standard_entry_class_code=_sec_code(customer),
         effective_date=validation.effective_date,
         created_at=validation.created_at,

@@ -24,9 +24,10 @@ from payments.models import PaymentMethod
 from transactions.charge_rules import bank_details_required, saved_method_needs_customer
 from transactions.idempotency import IDEMPOTENCY_HEADER, idempotency_key, request_fingerprint
 from transactions.lifecycle.reversal import transaction_reverse
+from transactions.methods import method_kind
 from transactions.models import Method, Purpose, Status, TransactionType
 from transactions.records import transaction_event_record, transaction_record
-from transactions.rules import ENTRY_DESCRIPTION_MAX, ENTRY_DESCRIPTION_PATTERN, MAX_AMOUNT_CENTS, METHOD_RULES
+from transactions.rules import ENTRY_DESCRIPTION_MAX, ENTRY_DESCRIPTION_PATTERN, MAX_AMOUNT_CENTS
 from transactions.selectors import transaction_events, transaction_get
 from transactions.services import ChargeRequest, transaction_charge, transaction_void
 from transactions.state import Actor
@@ -140,17 +141,17 @@ class ChargeInputSerializer(StrictSerializer):
         return super().to_internal_value(data)
 
     def validate(self, attrs):
-        rule = METHOD_RULES[attrs["method"]]
+        kind = method_kind(attrs["method"])
         code = attrs.get("standardEntryClassCode") or ""
-        if code and code not in rule.sec_codes:
-            allowed = ", ".join(rule.sec_codes) or "none"
+        if code and code not in kind.sec_codes:
+            allowed = ", ".join(kind.sec_codes) or "none"
             raise serializers.ValidationError(
                 {"standardEntryClassCode": f"{attrs['method']} takes these codes: {allowed}."}
             )
         details = attrs.get("paymentDetails")
-        bank_details_required(rule, details)
+        bank_details_required(kind, details)
         if details is not None:  # rule 2: structurally valid even when a saved method will replace it
-            details_serializer = (CardDetailsSerializer if rule.is_card else BankDetailsSerializer)(
+            details_serializer = (CardDetailsSerializer if kind.pays_by_card else BankDetailsSerializer)(
                 data=details, context=self.context
             )
             if not details_serializer.is_valid():

@@ -9,8 +9,8 @@ import pytest
 
 from tests.transactions.conftest import bank_details, put_charge, saved_charge
 from transactions.charge_rules import effective_date_resolve
+from transactions.methods import method_kind
 from transactions.models import Transaction
-from transactions.rules import METHOD_RULES
 from transactions.services import ChargeRequest, transaction_charge
 from transactions.state import Actor
 from vault.errors import ApiError
@@ -38,34 +38,32 @@ WEDNESDAY_BEFORE_THANKSGIVING_EVENING = datetime(2026, 11, 25, 22, 0, tzinfo=UTC
     ],
 )
 def test_effective_date_for_ach(now, requested, expected):
-    assert effective_date_resolve(requested=requested, now=now, cutoff=CUTOFF, rule=METHOD_RULES["ACH"]) == expected
+    assert effective_date_resolve(requested=requested, now=now, cutoff=CUTOFF, kind=method_kind("ACH")) == expected
 
 
 def test_past_effective_date_is_rejected():
     with pytest.raises(ApiError) as raised:
-        effective_date_resolve(
-            requested=date(2026, 11, 19), now=FRIDAY_MORNING, cutoff=CUTOFF, rule=METHOD_RULES["ACH"]
-        )
+        effective_date_resolve(requested=date(2026, 11, 19), now=FRIDAY_MORNING, cutoff=CUTOFF, kind=method_kind("ACH"))
     assert raised.value.status == 400
 
 
 def test_company_cut_off_decides_the_window():
     ten_to_ten_eastern = datetime(2026, 11, 20, 14, 50, tzinfo=UTC)
-    rule = METHOD_RULES["ACH"]
-    assert effective_date_resolve(requested=None, now=ten_to_ten_eastern, cutoff=time(10, 0), rule=rule) == date(
+    kind = method_kind("ACH")
+    assert effective_date_resolve(requested=None, now=ten_to_ten_eastern, cutoff=time(10, 0), kind=kind) == date(
         2026, 11, 20
     )
-    assert effective_date_resolve(requested=None, now=ten_to_ten_eastern, cutoff=time(9, 0), rule=rule) == date(
+    assert effective_date_resolve(requested=None, now=ten_to_ten_eastern, cutoff=time(9, 0), kind=kind) == date(
         2026, 11, 23
     )
 
 
 def test_rtp_is_today_even_on_a_weekend():
-    assert effective_date_resolve(requested=None, now=SATURDAY, cutoff=CUTOFF, rule=METHOD_RULES["RTP"]) == date(
+    assert effective_date_resolve(requested=None, now=SATURDAY, cutoff=CUTOFF, kind=method_kind("RTP")) == date(
         2026, 11, 21
     )
     with pytest.raises(ApiError):
-        effective_date_resolve(requested=date(2026, 11, 23), now=SATURDAY, cutoff=CUTOFF, rule=METHOD_RULES["RTP"])
+        effective_date_resolve(requested=date(2026, 11, 23), now=SATURDAY, cutoff=CUTOFF, kind=method_kind("RTP"))
 
 
 @pytest.mark.django_db

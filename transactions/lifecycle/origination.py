@@ -24,8 +24,9 @@ from django.db.models import Max
 
 from transactions import calendar
 from transactions.lifecycle import nacha
+from transactions.methods import ORIGINATED_METHODS, method_kind
 from transactions.models import NOT_SEEDED, Batch, OriginationFile, Status, Transaction, TransactionType
-from transactions.rules import DEFAULT_ENTRY_DESCRIPTION, METHOD_RULES, ORIGINATED_METHODS
+from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
 from transactions.state import Actor, Event, transaction_lock, transition_rows
 from vault.commands import Progress, no_progress
 
@@ -64,7 +65,7 @@ def window_start(day: date) -> datetime:
 
 
 def sec_code_for(txn: Transaction) -> str:
-    return txn.standard_entry_class_code or METHOD_RULES[txn.method].file_sec_code
+    return txn.standard_entry_class_code or method_kind(txn.method).file_sec_code
 
 
 def description_for(txn: Transaction) -> str:

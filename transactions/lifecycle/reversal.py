@@ -16,8 +16,8 @@ from accounts.models import Company
 from payments.models import PaymentMethod
 from transactions import calendar
 from transactions.lifecycle.return_codes import Corrected
-from transactions.models import BANK_METHODS, ChangeNotice, Method, Status, Transaction, TransactionType
-from transactions.services import card_authorize, real_time_settle
+from transactions.methods import method_kind
+from transactions.models import ChangeNotice, Status, Transaction, TransactionType
 from transactions.state import Actor, Event, move_for, transaction_create, transaction_lock, transition
 from vault.crypto import account_number_hash
 from vault.errors import NotFound, PaymentMethodBlocked
@@ -37,7 +37,7 @@ CARD_FIELDS = ("card_first_six", "card_last_four", "card_masked", "card_expirati
 
 def _payee(original: Transaction) -> dict:
     """Where the credit goes: the card charged, or the bank account as it is now."""
-    if original.method not in BANK_METHODS:
+    if method_kind(original.method).pays_by_card:
         return {name: getattr(original, name) for name in CARD_FIELDS}
     if original.payment_method_id is None:
         return _one_off_payee(original)
@@ -86,13 +86,7 @@ def transaction_reverse(*, company: Company, transaction_uuid: UUID, actor: Acto
         **{name: getattr(original, name) for name in COPIED_FIELDS},
         **_payee(original),
     )
-    born = Status.PENDING
-    if original.method == Method.RTP:
-        credit.effective_date = calendar.eastern_now(at).date()
-        real_time_settle(txn=credit, now=at)
-        born = Status.SETTLED
-    elif original.method == Method.CRD:
-        card_authorize(txn=credit, now=at)
+    born = Status.SETTLED if method_kind(original.method).reversal_accept(credit, at) else Status.PENDING
     transition(original, Event.REVERSED, actor=actor, at=at, reversed_at=at, reversal_uuid=credit.uuid)
     transaction_create(credit, status=born, actor=actor)
     return credit

@@ -15,7 +15,8 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 
 from transactions import calendar
-from transactions.models import NOT_SEEDED, Batch, Method, Settlement, Status, Transaction
+from transactions.methods import CAPTURED_BY_SETTLE_METHODS
+from transactions.models import NOT_SEEDED, Batch, Settlement, Status, Transaction
 from transactions.rules import signed_amount
 from transactions.state import Actor, Event, transaction_lock, transition_many
 from transactions.validation import validations_settle
@@ -112,7 +113,7 @@ def transactions_settle(*, at: datetime, actor: Actor = SETTLE, progress: Progre
     rows = Transaction.objects.filter(due).values_list("pk", "company_id", "expected_to_settle_at")
     card = NOT_SEEDED & Q(
         status=Status.PENDING,
-        method=Method.CRD,
+        method__in=CAPTURED_BY_SETTLE_METHODS,
         authorized_at__isnull=False,
         captured_at__isnull=True,
         settlement__isnull=True,

@@ -21,8 +21,8 @@ from django.db.models.functions import Cast, Coalesce, NullIf, TruncDate
 from accounts.models import Company
 from transactions.calendar import EASTERN
 from transactions.lifecycle.return_codes import RETURN_CODES, RateCategory
-from transactions.models import NOT_SEEDED, Method, Transaction, TransactionReturn, TransactionType
-from transactions.rules import METHOD_RULES
+from transactions.methods import RETURNABLE_METHODS, method_kind
+from transactions.models import NOT_SEEDED, Transaction, TransactionReturn, TransactionType
 
 WINDOW_DAYS = 60
 # Nacha's levels; a rate is compared as returns / debits, unrounded.
@@ -32,8 +32,6 @@ THRESHOLDS: dict[RateCategory, float] = {
     RateCategory.OVERALL: 0.15,
 }
 CATEGORIES = tuple(THRESHOLDS)
-# The methods whose debits go out in NACHA files and come back through import_returns.
-FILE_METHODS = (Method.ACH, Method.RCC)
 
 
 class RateMethod(str, Enum):
@@ -137,13 +135,17 @@ CSV_HEADER = ("method", "firstDay", "lastDay", "secCode", "category", "returns",
 
 
 def _sec_code(method: str, code: str) -> str:
-    return code or METHOD_RULES[method].file_sec_code
+    return code or method_kind(method).file_sec_code
 
 
 def originated_debits(*, company_id: int) -> QuerySet[Transaction]:
     """The company's debit entries that went out in a NACHA file (seeded sample rows never do)."""
     return Transaction.objects.filter(
-        NOT_SEEDED, company_id=company_id, type=TransactionType.DEBIT, method__in=FILE_METHODS, batch__isnull=False
+        NOT_SEEDED,
+        company_id=company_id,
+        type=TransactionType.DEBIT,
+        method__in=RETURNABLE_METHODS,
+        batch__isnull=False,
     )
 
 
@@ -151,7 +153,7 @@ def returns_of_debits(*, company_id: int) -> QuerySet[TransactionReturn]:
     return TransactionReturn.objects.filter(
         company_id=company_id,
         transaction__type=TransactionType.DEBIT,
-        transaction__method__in=FILE_METHODS,
+        transaction__method__in=RETURNABLE_METHODS,
         transaction__batch__isnull=False,
     )
 
@@ -308,7 +310,7 @@ def current_rate_annotations(*, today: date) -> dict[str, Expression]:
             NOT_SEEDED,
             company_id=OuterRef("pk"),
             type=TransactionType.DEBIT,
-            method__in=FILE_METHODS,
+            method__in=RETURNABLE_METHODS,
             batch__batched_at__gte=start,
             batch__batched_at__lt=end,
         )
@@ -316,7 +318,7 @@ def current_rate_annotations(*, today: date) -> dict[str, Expression]:
     received = TransactionReturn.objects.filter(
         company_id=OuterRef("pk"),
         transaction__type=TransactionType.DEBIT,
-        transaction__method__in=FILE_METHODS,
+        transaction__method__in=RETURNABLE_METHODS,
         transaction__batch__isnull=False,
         returned_at__gte=start,
         returned_at__lt=end,

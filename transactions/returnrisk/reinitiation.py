@@ -13,8 +13,8 @@ from accounts.models import Company
 from transactions import calendar
 from transactions.idempotency import ChargeResult
 from transactions.lifecycle.return_codes import RETURN_CODES
+from transactions.methods import method_kind
 from transactions.models import Status, Transaction, TransactionType
-from transactions.returnrisk.rates import FILE_METHODS
 from transactions.services import ChargeRequest, transaction_charge
 from transactions.state import Actor
 from vault.error_codes import ErrorCode
@@ -58,7 +58,7 @@ def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime
             .filter(company=company, pk=returned.retry_of_id or returned.pk)
             .get()
         )
-        if returned.type != TransactionType.DEBIT or returned.method not in FILE_METHODS:
+        if returned.type != TransactionType.DEBIT or not method_kind(returned.method).returnable:
             raise NotRetryable("only a returned ACH or RCC debit can be re-presented", code=ErrorCode.NOT_RETRYABLE)
         entry = getattr(returned, "return_entry", None)
         if returned.status != Status.RETURNED or entry is None:
