@@ -46,6 +46,9 @@ class PaymentMethod(models.Model):
     deleted_at = models.DateTimeField(null=True, blank=True)
     blocked_at = models.DateTimeField(null=True, blank=True)
     blocked_reason = models.CharField(max_length=255, blank=True)
+    # The holder's name as the RDFI corrected it (NOC C04): charges go out in it instead of the customer's name.
+    # Nullable without a default, so adding it never rebuilds this table on SQLite.
+    corrected_name = models.CharField(max_length=22, null=True, blank=True)
     # Nacha WEB debit account validation (CONTRACT 11): the state of the account's latest validation.
     validation_status = models.CharField(
         max_length=12, choices=ValidationStatus.choices, default=ValidationStatus.UNVALIDATED

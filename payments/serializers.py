@@ -25,6 +25,12 @@ class PaymentMethodCreatedOutput(serializers.Serializer):
         source="validation_method", choices=PaymentMethod.ValidationMethod.choices, allow_null=True
     )
     validatedAt = serializers.DateTimeField(source="validated_at", allow_null=True)
+    correctedName = serializers.CharField(
+        source="corrected_name",
+        allow_null=True,
+        help_text="The account holder's name as the bank corrected it (notice of change C04); charges of this method "
+        "go out in it instead of the customer's name. Null until such a notice arrives.",
+    )
 
     def to_representation(self, instance):
         data = super().to_representation(instance)

@@ -54,7 +54,7 @@ def saved_payer(*, method: PaymentMethodKind, customer: Customer, saved: Payment
     if saved.blocked_at is not None:
         raise PaymentMethodBlocked(f"payment method is blocked: {saved.blocked_reason or 'blocked'}")
     return bank_fields(
-        name=customer.holder_name,
+        name=saved.corrected_name or customer.holder_name,  # a NOC C04 corrects the holder's name
         account_type=saved.account_type,
         account_number=saved.account_number,
         routing_number=saved.routing_number,

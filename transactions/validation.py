@@ -81,7 +81,7 @@ def _entry(validation: AccountValidation, customer: Customer, method: PaymentMet
         account_validation=validation,
         entry_description=fields.pop("entry_description", DEFAULT_ENTRY_DESCRIPTION),
         **bank_fields(
-            name=customer.holder_name,
+            name=method.corrected_name or customer.holder_name,
             account_type=method.account_type,
             account_number=method.account_number,
             routing_number=method.routing_number,

@@ -7,10 +7,12 @@ import json
 from datetime import date
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 
 from tests import factories
 from tests.lifecycle import nacha_reader
+from transactions.lifecycle.return_files import trace_hash
 
 # Monday 2026-12-07, 10:00 Eastern: before the last same-day window, so the processing day is that Monday.
 MONDAY = date(2026, 12, 7)
@@ -69,3 +71,24 @@ def saved_method_txn(method, *, effective_date=MONDAY, **overrides):
         routing_number=method.routing_number,
         **overrides,
     )
+
+
+CSV_COLUMNS = (
+    "record_type,original_trace_number,code,corrected_routing_number,corrected_account_number,corrected_account_type"
+)
+
+
+def return_csv(rows: list[str], *, columns: str = CSV_COLUMNS, count: int | None = None, hash_value: str = "") -> str:
+    """A return / NOC CSV as our bank would send it (README "Return and NOC CSV format"): its file header line
+    (from our bank, to us, with the rows' count and trace hash), the column header, the rows."""
+    traces = [row.split(",")[1] for row in rows]
+    header = ",".join(
+        [
+            "file_header",
+            settings.ACH_IMMEDIATE_ORIGIN,
+            settings.ACH_IMMEDIATE_DESTINATION,
+            str(len(rows) if count is None else count),
+            hash_value or trace_hash(traces),
+        ]
+    )
+    return "\n".join([header, columns, *rows]) + "\n"

@@ -7,7 +7,15 @@ from django.core.management.base import CommandError
 
 from tests.concurrency import at_once
 from tests.lifecycle import nacha_reader
-from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, NO_VALIDATIONS, bank_txn, run, saved_method_txn
+from tests.lifecycle.conftest import (
+    MONDAY_MORNING,
+    MONDAY_SETTLED,
+    NO_VALIDATIONS,
+    bank_txn,
+    return_csv,
+    run,
+    saved_method_txn,
+)
 from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES
 from transactions.lifecycle.returns import return_file_for
 from transactions.models import ChangeNotice, IngestionFile, Transaction, TransactionReturn
@@ -45,7 +53,15 @@ def test_return_of_a_processing_transaction(company, tmp_path):
     summary = run("import_returns", str(path), "--at", RETURN_TIME)
 
     ingestion = IngestionFile.objects.get()
-    assert summary == {"ingestionFileUuid": str(ingestion.uuid), "returns": 1, "notices": 0, "unmatched": []}
+    assert summary == {
+        "ingestionFileUuid": str(ingestion.uuid),
+        "returns": 1,
+        "notices": 0,
+        "dishonoredReturns": 0,
+        "contestedReturns": 0,
+        "unmatched": [],
+        "exceptions": [],
+    }
     assert ingestion.file_format == "nacha" and ingestion.filename == "returns.ach"
     processing.refresh_from_db()
     assert processing.status == "Returned"
@@ -210,11 +226,13 @@ def test_csv_returns_and_notices(method, company, tmp_path):
     returned, corrected = _originated(bank_txn(company), saved_method_txn(method))
     path = tmp_path / "returns.csv"
     path.write_text(
-        "record_type,original_trace_number,code,corrected_routing_number,corrected_account_number,"
-        "corrected_account_type\n"
-        f"return,{returned.trace_number},R01,,,\n"
-        f"noc,{corrected.trace_number},C06,,5550001111,savings\n"
-        "return,999999999999999,R01,,,\n"
+        return_csv(
+            [
+                f"return,{returned.trace_number},R01,,,",
+                f"noc,{corrected.trace_number},C06,,5550001111,savings",
+                "return,999999999999999,R01,,,",
+            ]
+        )
     )
     summary = run("import_returns", str(path), "--at", RETURN_TIME)
     assert (summary["returns"], summary["notices"], summary["unmatched"]) == (1, 1, ["999999999999999"])
@@ -258,7 +276,14 @@ def test_notice_for_a_one_off_transaction_is_recorded_without_a_method(company, 
 def test_notice_with_an_invalid_routing_number_is_not_applied(method, tmp_path):
     (txn,) = _originated(saved_method_txn(method))
     summary = run("import_returns", str(_return_file(tmp_path, [(txn, "C02", {"routingNumber": "123456789"})])))
-    assert summary["unmatched"] == [txn.trace_number]
+    assert summary["unmatched"] == []
+    assert summary["exceptions"] == [
+        {
+            "trace": txn.trace_number,
+            "code": "C02",
+            "reason": "corrected routingNumber is not a 9-digit routing number with a valid check digit",
+        }
+    ]
     method.refresh_from_db()
     assert method.routing_number == "021000021"
 

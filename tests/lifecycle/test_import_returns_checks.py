@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from django.core.management.base import CommandError
 
-from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, run
+from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, return_csv, run
 from transactions.lifecycle.returns import return_file_for
 from transactions.models import IngestionFile, Transaction
 
@@ -107,17 +107,19 @@ def test_a_file_over_the_size_limit_is_refused_unread(originated, tmp_path, sett
 
 
 @pytest.mark.parametrize(
-    ("content", "message"),
+    ("rows", "message"),
     [
-        ("record_type,original_trace_number,code\nreturn,021000020000001,R01" + "x" * 200_000 + "\n", "malformed CSV"),
-        ('record_type,original_trace_number,code\nreturn,"021000020000001"x,R01\n', "malformed CSV"),
-        ('record_type,original_trace_number,code\nreturn,"021000020000001,R01', "malformed CSV"),
+        (["return,021000020000001,R01" + "x" * 200_000], "malformed CSV"),
+        (['return,"021000020000001"x,R01'], "malformed CSV"),
+        (['return,"021000020000001,R01'], "malformed CSV"),
     ],
     ids=["field over the csv module's limit", "text after a closing quote", "unterminated quote"],
 )
-def test_a_malformed_csv_is_a_clear_error(originated, tmp_path, content, message):
+def test_a_malformed_csv_is_a_clear_error(originated, tmp_path, rows, message):
     path = tmp_path / "returns.csv"
-    path.write_text(content)
+    path.write_text(
+        return_csv(rows, columns="record_type,original_trace_number,code", hash_value="0021000020000001"[-10:])
+    )
     with pytest.raises(CommandError, match=f"returns.csv: line [0-9]+: {message}"):
         run("import_returns", str(path), "--at", RETURN_TIME)
     assert not IngestionFile.objects.exists()

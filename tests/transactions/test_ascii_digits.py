@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests import factories
-from tests.lifecycle.conftest import MONDAY_MORNING, run
+from tests.lifecycle.conftest import MONDAY_MORNING, return_csv, run
 from tests.transactions.conftest import bank_details, card_details, put_charge
 from transactions.lifecycle import nacha
 from transactions.models import OriginationFile, Transaction
@@ -68,12 +68,16 @@ def test_notice_with_superscript_digits_in_the_account_is_not_applied(company, t
     trace = Transaction.objects.get().trace_number
     path = tmp_path / "noc.csv"
     path.write_text(
-        "record_type,original_trace_number,code,corrected_account_number\n"
-        f"noc,{trace},C01,5550001{SUPERSCRIPT_TWO}11\n",
+        return_csv(
+            [f"noc,{trace},C01,5550001{SUPERSCRIPT_TWO}11"],
+            columns="record_type,original_trace_number,code,corrected_account_number",
+        ),
         encoding="utf-8",
     )
     summary = run("import_returns", str(path))
-    assert summary["unmatched"] == [trace]
+    assert summary["exceptions"] == [
+        {"trace": trace, "code": "C01", "reason": "corrected accountNumber is not 4 to 17 digits"}
+    ]
     method.refresh_from_db()
     assert method.account_number == "000123456789"
 

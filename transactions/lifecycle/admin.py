@@ -16,6 +16,7 @@ from transactions.lifecycle.exceptions import (
     transaction_restore,
 )
 from transactions.lifecycle.holds import transaction_hold_release
+from transactions.lifecycle.return_admin import ParkedReturnItemInline
 from transactions.models import Batch, IngestionFile, OriginationFile, Settlement, Transaction
 from transactions.state import Actor
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, SuperuserOnlyAdminMixin
@@ -262,4 +263,4 @@ class IngestionFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdmin):
     list_filter = ("file_format",)
     search_fields = ("=uuid", "filename", "=sha256")
     date_hierarchy = "received_at"
-    inlines = [TransactionInline]
+    inlines = [TransactionInline, ParkedReturnItemInline]

@@ -489,17 +489,17 @@ def read_returns(text: str) -> ReturnFile:
 
 
 def _return_file_records(text: str) -> list[str]:
-    """The file's records, trailing blank lines dropped, after checking it opens with a file header and every
-    record has the NACHA length."""
+    """The file's records, trailing blank lines dropped, after checking it opens with a file header and no
+    record is longer than the NACHA length. Shorter records are padded with spaces: banks trim them."""
     lines = [line.rstrip("\r") for line in text.split("\n")]
     while lines and lines[-1] == "":
         lines.pop()
     if not lines or not lines[0].startswith("1"):
         raise NachaFormatError("line 1: not a NACHA file header (record type 1)")
     for number, line in enumerate(lines, start=1):
-        if len(line) != RECORD_LENGTH:
+        if len(line) > RECORD_LENGTH:
             raise NachaFormatError(f"line {number}: record is {len(line)} characters, expected {RECORD_LENGTH}")
-    return lines
+    return [line.ljust(RECORD_LENGTH) for line in lines]
 
 
 class _ReturnFileReader:
@@ -587,6 +587,8 @@ def _returned_item(line: str, entry: dict[str, str], number: int) -> ReturnedIte
         "amount": _number(entry, "amount", number),
         "is_debit": entry["transaction_code"][1:] in "6789",
     }
+    if addenda_type in ("98", "99") and not numbers.is_ascii_digits(line[6:21]):
+        raise NachaFormatError(f"line {number}: the original entry trace number is not 15 digits")
     if addenda_type == "99":
         values = parse(RETURN_ADDENDA, line)
         return ReturnedItem("return", values["original_trace"], values["reason_code"].strip(), **facts)

@@ -7,26 +7,41 @@ rolls the whole file back and a rerun applies it afresh."""
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from events.types import EventType
-from payments import numbers
 from payments.models import PaymentMethod
 from payments.services import VALIDATION_FIELDS, payment_method_event, payment_method_validation_reset
 from transactions import calendar
 from transactions.lifecycle import nacha
 from transactions.lifecycle.origination import sec_code_for
-from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES, Corrected, PolicyAction
-from transactions.models import ChangeNotice, IngestionFile, Status, Transaction, TransactionReturn, TransactionType
+from transactions.lifecycle.return_codes import (
+    CHANGE_CODES,
+    RETURN_CODES,
+    Corrected,
+    PolicyAction,
+    ReturnCode,
+    TimeFrame,
+)
+from transactions.lifecycle.return_files import CODE, FileItem, ReturnFileError, read_return_file
+from transactions.models import (
+    Batch,
+    ChangeNotice,
+    DishonoredReturn,
+    IngestionFile,
+    ParkedReturnItem,
+    Status,
+    Transaction,
+    TransactionReturn,
+    TransactionType,
+)
 from transactions.returnrisk.policy import (
     PolicyBook,
     ReturnFollowUp,
@@ -47,89 +62,6 @@ IMPORT_RETURNS = Actor.command("import_returns")
 RETURNABLE = (Status.PROCESSING, Status.SETTLED, Status.REVERSED)
 LATE = (Status.SETTLED, Status.REVERSED)
 REVERSAL_VOIDED = "voided: the reversed debit was returned before this credit was sent"
-
-# The CSV equivalent of a NACHA return file (README: "Return and NOC CSV format").
-CSV_COLUMNS = (
-    "record_type",
-    "original_trace_number",
-    "code",
-    "corrected_routing_number",
-    "corrected_account_number",
-    "corrected_account_type",
-)
-CSV_REQUIRED = CSV_COLUMNS[:3]
-CSV_CORRECTED = {
-    "corrected_routing_number": "routingNumber",
-    "corrected_account_number": "accountNumber",
-    "corrected_account_type": "accountType",
-}
-
-
-class ReturnFileError(ValueError):
-    """The file cannot be imported as a whole (bad format, unknown code); nothing was applied."""
-
-
-def _read_csv(text: str) -> list[nacha.ReturnedItem]:
-    reader = csv.DictReader(io.StringIO(text), strict=True)
-    try:
-        return _csv_items(reader)
-    except csv.Error as exc:
-        raise ReturnFileError(f"line {reader.line_num}: malformed CSV ({exc})") from None
-
-
-def _csv_items(reader: csv.DictReader) -> list[nacha.ReturnedItem]:
-    columns = [name.strip() for name in (reader.fieldnames or [])]
-    missing = [name for name in CSV_REQUIRED if name not in columns]
-    unknown = [name for name in columns if name not in CSV_COLUMNS]
-    if missing or unknown:
-        raise ReturnFileError(f"CSV columns: missing {missing or 'none'}, unknown {unknown or 'none'}")
-    items = []
-    for number, row in enumerate(reader, start=2):
-        row = {key.strip(): (value or "").strip() for key, value in row.items() if key}
-        kind = row["record_type"].lower()
-        if kind not in ("return", "noc"):
-            raise ReturnFileError(f"line {number}: record_type must be return or noc")
-        corrected = {CSV_CORRECTED[column]: row[column] for column in CSV_CORRECTED if row.get(column)}
-        if kind == "noc" and "accountType" in corrected:
-            corrected["accountType"] = corrected["accountType"].capitalize()
-        items.append(nacha.ReturnedItem(kind, row["original_trace_number"], row["code"].upper(), corrected))
-    return items
-
-
-def _check_routing(return_file: nacha.ReturnFile) -> None:
-    """Returns come back the way our files went, reversed: from the bank we send to (our immediate
-    destination), addressed to us (our immediate origin). Any other file is not ours to apply."""
-    expected = {
-        "immediate destination": (return_file.immediate_destination, settings.ACH_IMMEDIATE_ORIGIN),
-        "immediate origin": (return_file.immediate_origin, settings.ACH_IMMEDIATE_DESTINATION),
-    }
-    for name, (found, ours) in expected.items():
-        if found != ours:
-            raise ReturnFileError(f"file header {name} is {found!r}, expected {ours!r}: not a file for us")
-
-
-def read_items(text: str) -> tuple[str, list[nacha.ReturnedItem]]:
-    """(format, items): NACHA when the first record is a 94-character file header, else CSV."""
-    first = text.split("\n", 1)[0].rstrip("\r")
-    if first.startswith("1") and len(first) == nacha.RECORD_LENGTH:
-        try:
-            return_file = nacha.read_returns(text)
-        except nacha.NachaFormatError as exc:
-            raise ReturnFileError(str(exc)) from None
-        _check_routing(return_file)
-        items, file_format = return_file.items, "nacha"
-    else:
-        items, file_format = _read_csv(text), "csv"
-    for item in items:
-        table = RETURN_CODES if item.kind == "return" else CHANGE_CODES
-        if item.code not in table:
-            raise ReturnFileError(f"unknown {'return' if item.kind == 'return' else 'change'} code {item.code!r}")
-        if "transactionCode" in item.corrected:
-            account_type = nacha.account_type_for_code(item.corrected.pop("transactionCode"))
-            if account_type:
-                item.corrected["accountType"] = account_type
-    return file_format, items
-
 
 LOCK_CHUNK = 500
 # Trace numbers repeat from one processing day to the next, so a return is matched to the most recent entry
@@ -166,8 +98,25 @@ def _matches(items: Sequence[nacha.ReturnedItem], at: datetime) -> list[int | No
 
 @dataclass
 class _Applied:
+    """What the import did, for its summary: counts, the unmatched trace numbers and the parked items."""
+
     returns: int = 0
     notices: int = 0
+    dishonored: int = 0
+    contested: int = 0
+    unmatched: list[str] = field(default_factory=list)
+    exceptions: list[dict] = field(default_factory=list)
+    touched: set[int] = field(default_factory=set)  # companies whose return rates may have moved
+
+
+def return_due_by(code: ReturnCode, settled_on: date | None) -> date | None:
+    """The last day a return of this code is timely for an entry that settled on `settled_on` (None when the code
+    has no fixed window or the entry has no settlement day yet)."""
+    if settled_on is None or code.time_frame is None:
+        return None
+    if code.time_frame == TimeFrame.SIXTY_DAYS:
+        return settled_on + timedelta(days=60)
+    return calendar.add_business_days(settled_on, 2)
 
 
 @dataclass
@@ -181,45 +130,71 @@ class _Chunk:
     transactions: dict[int, Transaction]
     matched: list[int | None]
     methods: dict[int, PaymentMethod]
-    returned: set[int]
+    returns: dict[int, TransactionReturn]  # by transaction id: the return each entry already has (or got here)
+    answered: set[tuple[int, str]]  # (transaction id, kind) of the dishonored / contested returns it has
+    settled_on: dict[int, date]  # batch id -> its effective (settlement) date
     noticed: set[int]
     policies: PolicyBook
+    applied: _Applied
     new_returns: list[TransactionReturn] = field(default_factory=list)
     new_notices: list[ChangeNotice] = field(default_factory=list)
+    new_dishonors: list[DishonoredReturn] = field(default_factory=list)
+    parked: list[ParkedReturnItem] = field(default_factory=list)
     late_ids: list[int] = field(default_factory=list)
     returned_reversals: list = field(default_factory=list)
     followups: list[ReturnFollowUp] = field(default_factory=list)
 
     @classmethod
-    def lock(cls, items: Sequence[nacha.ReturnedItem], ingestion: IngestionFile, at: datetime, actor: Actor) -> _Chunk:
+    def lock(
+        cls,
+        items: Sequence[nacha.ReturnedItem],
+        ingestion: IngestionFile,
+        at: datetime,
+        actor: Actor,
+        applied: _Applied,
+    ) -> _Chunk:
         matched = _matches(items, at)
         matching = Transaction.objects.filter(pk__in={pk for pk in matched if pk is not None})
         method_ids = set(matching.exclude(payment_method=None).values_list("payment_method_id", flat=True))
         methods = PaymentMethod.objects.select_for_update().filter(pk__in=method_ids).order_by("pk")
-        txns = transaction_lock(matching).defer("account_number").order_by("pk")
-        chunk = cls(
+        txns = {txn.pk: txn for txn in transaction_lock(matching).defer("account_number").order_by("pk")}
+        ids = list(txns)
+        batches = Batch.objects.filter(pk__in={txn.batch_id for txn in txns.values() if txn.batch_id})
+        return cls(
             ingestion=ingestion,
             at=at,
             actor=actor,
-            transactions={txn.pk: txn for txn in txns},
+            transactions=txns,
             matched=matched,
             methods={method.pk: method for method in methods},
-            returned=set(),
-            noticed=set(),
-            policies=PolicyBook({txn.company_id for txn in txns}),
+            returns={entry.transaction_id: entry for entry in TransactionReturn.objects.filter(transaction_id__in=ids)},
+            answered=set(DishonoredReturn.objects.filter(transaction_id__in=ids).values_list("transaction_id", "kind")),
+            settled_on=dict(batches.values_list("pk", "effective_date")),
+            noticed=set(ChangeNotice.objects.filter(transaction_id__in=ids).values_list("transaction_id", flat=True)),
+            policies=PolicyBook({txn.company_id for txn in txns.values()}),
+            applied=applied,
         )
-        ids = [txn.pk for txn in chunk.transactions.values()]
-        chunk.returned = set(
-            TransactionReturn.objects.filter(transaction_id__in=ids).values_list("transaction_id", flat=True)
+
+    def park(self, item: nacha.ReturnedItem, txn: Transaction | None, reason: str) -> None:
+        code = item.code if CODE.match(item.code) else ""  # never more of the file's text than a code
+        self.applied.exceptions.append({"trace": item.original_trace, "code": code or None, "reason": reason})
+        self.parked.append(
+            ParkedReturnItem(
+                ingestion_file=self.ingestion,
+                company_id=txn.company_id if txn else None,
+                transaction=txn,
+                trace_number=item.original_trace,
+                code=code,
+                reason=reason[:255],
+                created_at=self.at,
+            )
         )
-        chunk.noticed = set(
-            ChangeNotice.objects.filter(transaction_id__in=ids).values_list("transaction_id", flat=True)
-        )
-        return chunk
 
     def flush(self) -> None:
         TransactionReturn.objects.bulk_create(self.new_returns)
         ChangeNotice.objects.bulk_create(self.new_notices)
+        DishonoredReturn.objects.bulk_create(self.new_dishonors)  # after the returns they may answer
+        ParkedReturnItem.objects.bulk_create(self.parked)
         transition_many(
             Transaction.objects.filter(pk__in=[entry.transaction_id for entry in self.new_returns]),
             Event.RETURNED,
@@ -250,21 +225,43 @@ class _Chunk:
         )
 
 
+def _apply(file_item: FileItem, txn: Transaction | None, chunk: _Chunk) -> None:
+    item, applied = file_item.item, chunk.applied
+    if file_item.parked:
+        chunk.park(item, txn, file_item.parked)
+        return
+    if item.kind == "noc":
+        done = txn is not None and _apply_notice(item, txn, chunk)
+        applied.notices += done
+    elif RETURN_CODES[item.code].is_return:
+        done = txn is not None and _apply_return(item, txn, chunk)
+        applied.returns += done
+        if done:
+            applied.touched.add(txn.company_id)
+    else:
+        _apply_dishonor(item, txn, chunk)
+        return
+    if not done:
+        applied.unmatched.append(item.original_trace)
+
+
 def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> bool:
-    if txn.status not in RETURNABLE or txn.pk in chunk.returned:
+    if txn.status not in RETURNABLE or txn.pk in chunk.returns:
         return False
     code = RETURN_CODES[item.code]
-    chunk.returned.add(txn.pk)
-    chunk.new_returns.append(
-        TransactionReturn(
-            company_id=txn.company_id,
-            transaction=txn,
-            return_code=item.code,
-            return_reason=code.reason,
-            returned_at=chunk.at,
-            ingestion_file=chunk.ingestion,
-        )
+    due_by = return_due_by(code, chunk.settled_on.get(txn.batch_id))
+    entry = TransactionReturn(
+        company_id=txn.company_id,
+        transaction=txn,
+        return_code=item.code,
+        return_reason=code.reason,
+        returned_at=chunk.at,
+        ingestion_file=chunk.ingestion,
+        due_by=due_by,
+        is_untimely=due_by is not None and calendar.eastern_now(chunk.at).date() > due_by,
     )
+    chunk.returns[txn.pk] = entry
+    chunk.new_returns.append(entry)
     if txn.status in LATE:
         chunk.late_ids.append(txn.pk)
     if txn.status == Status.REVERSED:
@@ -284,15 +281,34 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
     return True
 
 
-def _valid_correction(corrected: dict[str, str]) -> bool:
-    routing = corrected.get(Corrected.ROUTING.value)
-    account = corrected.get(Corrected.ACCOUNT.value)
-    account_type = corrected.get(Corrected.ACCOUNT_TYPE.value)
-    return (
-        (routing is None or numbers.is_routing_number(routing))
-        and (account is None or numbers.is_account_number(account))
-        and (account_type is None or account_type in PaymentMethod.AccountType.values)
+def _apply_dishonor(item: nacha.ReturnedItem, txn: Transaction | None, chunk: _Chunk) -> None:
+    """A dishonored or contested dishonored return: recorded beside the return it answers, and nothing else."""
+    code = RETURN_CODES[item.code]
+    kind = DishonoredReturn.Kind(code.kind.value)
+    answered = chunk.returns.get(txn.pk) if txn is not None else None
+    if answered is None:
+        chunk.park(item, txn, f"{kind.value} return with no return of this entry to answer")
+        return
+    if (txn.pk, kind.value) in chunk.answered:
+        chunk.park(item, txn, f"the return of this entry already has a {kind.value} return")
+        return
+    chunk.answered.add((txn.pk, kind.value))
+    chunk.new_dishonors.append(
+        DishonoredReturn(
+            company_id=txn.company_id,
+            kind=kind,
+            transaction=txn,
+            transaction_return=answered,
+            code=item.code,
+            reason=code.reason,
+            received_at=chunk.at,
+            ingestion_file=chunk.ingestion,
+        )
     )
+    if kind == DishonoredReturn.Kind.DISHONORED:
+        chunk.applied.dishonored += 1
+    else:
+        chunk.applied.contested += 1
 
 
 def _method_values(method: PaymentMethod | None, txn: Transaction, fields: Sequence[str]) -> dict[str, str]:
@@ -307,7 +323,7 @@ def _method_values(method: PaymentMethod | None, txn: Transaction, fields: Seque
 
 
 def _apply_notice(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> bool:
-    if txn.pk in chunk.noticed or not _valid_correction(item.corrected):
+    if txn.pk in chunk.noticed:
         return False
     chunk.noticed.add(txn.pk)
     code = CHANGE_CODES[item.code]
@@ -331,9 +347,24 @@ def _apply_notice(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
             ingestion_file=chunk.ingestion,
         )
     )
-    if method is not None:
+    if method is not None and Corrected.NAME.value in corrected:
+        _correct_name(method, corrected[Corrected.NAME.value])
+    elif method is not None and corrected:
         _correct_method(method, corrected)
     return True
+
+
+def _correct_name(method: PaymentMethod, name: str) -> None:
+    """C04: later charges of the method go out in the corrected name, and so do its entries not yet in a file."""
+    method.corrected_name = name
+    method.save(update_fields=["corrected_name"])
+    Transaction.objects.filter(
+        company_id=method.company_id,
+        payment_method=method,
+        batch__isnull=True,
+        status__in=(Status.PENDING, Status.HELD),
+    ).update(name=name)
+    payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
 
 
 def _correct_method(method: PaymentMethod, corrected: dict[str, str]) -> None:
@@ -373,12 +404,15 @@ def _correct_method(method: PaymentMethod, corrected: dict[str, str]) -> None:
     payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
 
 
-def summary_of(ingestion: IngestionFile, applied: _Applied, unmatched: list[str]) -> dict:
+def summary_of(ingestion: IngestionFile, applied: _Applied) -> dict:
     return {
         "ingestionFileUuid": str(ingestion.uuid),
         "returns": applied.returns,
         "notices": applied.notices,
-        "unmatched": unmatched,
+        "dishonoredReturns": applied.dishonored,
+        "contestedReturns": applied.contested,
+        "unmatched": applied.unmatched,
+        "exceptions": applied.exceptions,
     }
 
 
@@ -395,31 +429,24 @@ def returns_import(
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ReturnFileError("the file is not UTF-8 / ASCII text") from None
-    file_format, items = read_items(text)
+    if "\0" in text:
+        raise ReturnFileError("the file holds a NUL character: not a return file")
+    content_read = read_return_file(text)
+    items = content_read.items
     try:
         with transaction.atomic():
             ingestion = IngestionFile.objects.create(
-                filename=filename[-500:], sha256=digest, file_format=file_format, received_at=at
+                filename=filename[-500:], sha256=digest, file_format=content_read.file_format, received_at=at
             )
-            applied, unmatched, touched = _Applied(), [], set()
+            applied = _Applied()
             chunks = [items[start : start + LOCK_CHUNK] for start in range(0, len(items), LOCK_CHUNK)]
             for part in progress(chunks, desc="import", unit="chunk"):
-                chunk = _Chunk.lock(part, ingestion, at, actor)
-                for item, pk in zip(part, chunk.matched, strict=True):
-                    txn = chunk.transactions.get(pk)
-                    if item.kind == "return":
-                        done = txn is not None and _apply_return(item, txn, chunk)
-                        applied.returns += done
-                        if done:
-                            touched.add(txn.company_id)
-                    else:
-                        done = txn is not None and _apply_notice(item, txn, chunk)
-                        applied.notices += done
-                    if not done:
-                        unmatched.append(item.original_trace)
+                chunk = _Chunk.lock([entry.item for entry in part], ingestion, at, actor, applied)
+                for entry, pk in zip(part, chunk.matched, strict=True):
+                    _apply(entry, chunk.transactions.get(pk), chunk)
                 chunk.flush()
-            return_rate_alerts_evaluate(company_ids=touched, at=at)
-            ingestion.summary = summary_of(ingestion, applied, unmatched)
+            return_rate_alerts_evaluate(company_ids=applied.touched, at=at)
+            ingestion.summary = summary_of(ingestion, applied)
             ingestion.save(update_fields=["summary"])
     except IntegrityError:
         # The same file imported concurrently: the run that committed first has the summary.
@@ -428,11 +455,14 @@ def returns_import(
             raise
         return existing.summary
     logger.info(
-        "imported %s: %s returns, %s notices, %s unmatched",
+        "imported %s: %s returns, %s notices, %s dishonored, %s contested, %s unmatched, %s exceptions",
         ingestion.uuid,
         applied.returns,
         applied.notices,
-        len(unmatched),
+        applied.dishonored,
+        applied.contested,
+        len(applied.unmatched),
+        len(applied.exceptions),
     )
     return ingestion.summary
 

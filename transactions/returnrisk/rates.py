@@ -20,7 +20,7 @@ from django.db.models.functions import Cast, Coalesce, NullIf, TruncDate
 
 from accounts.models import Company
 from transactions.calendar import EASTERN
-from transactions.lifecycle.return_codes import RETURN_CODES, RateCategory
+from transactions.lifecycle.return_codes import NOT_RETURNS, RETURN_CODES, RateCategory
 from transactions.methods import RETURNABLE_METHODS, method_kind
 from transactions.models import NOT_SEEDED, Transaction, TransactionReturn, TransactionType
 
@@ -75,6 +75,8 @@ class Counts:
     returns: dict[RateCategory, int] = field(default_factory=lambda: dict.fromkeys(CATEGORIES, 0))
 
     def add_return(self, code: str, count: int = 1) -> None:
+        if code in NOT_RETURNS:
+            return
         self.returns[RateCategory.OVERALL] += count
         category = RETURN_CODES[code].category if code in RETURN_CODES else None
         if category is not None:
@@ -138,24 +140,36 @@ def _sec_code(method: str, code: str) -> str:
     return code or method_kind(method).file_sec_code
 
 
+# Prenotes (the only zero-amount entries) move no money: they count neither as debits nor, returned, as returns.
+# Micro-entry debits are real debits and count in both.
+MONEY_MOVING = {"amount__gt": 0}
+
+
 def originated_debits(*, company_id: int) -> QuerySet[Transaction]:
-    """The company's debit entries that went out in a NACHA file (seeded sample rows never do)."""
+    """The company's debit entries that went out in a NACHA file (seeded sample rows never do), prenotes left out."""
     return Transaction.objects.filter(
         NOT_SEEDED,
         company_id=company_id,
         type=TransactionType.DEBIT,
         method__in=RETURNABLE_METHODS,
         batch__isnull=False,
+        **MONEY_MOVING,
     )
 
 
-def returns_of_debits(*, company_id: int) -> QuerySet[TransactionReturn]:
+def _debit_returns() -> QuerySet[TransactionReturn]:
+    """Returns of debit entries that went out in a file, prenotes left out; never an R61-R77 (older rows may hold
+    one booked as a return before dishonored returns had their own records)."""
     return TransactionReturn.objects.filter(
-        company_id=company_id,
         transaction__type=TransactionType.DEBIT,
         transaction__method__in=RETURNABLE_METHODS,
         transaction__batch__isnull=False,
-    )
+        transaction__amount__gt=0,
+    ).exclude(return_code__in=NOT_RETURNS)
+
+
+def returns_of_debits(*, company_id: int) -> QuerySet[TransactionReturn]:
+    return _debit_returns().filter(company_id=company_id)
 
 
 @dataclass
@@ -313,16 +327,10 @@ def current_rate_annotations(*, today: date) -> dict[str, Expression]:
             method__in=RETURNABLE_METHODS,
             batch__batched_at__gte=start,
             batch__batched_at__lt=end,
+            **MONEY_MOVING,
         )
     )
-    received = TransactionReturn.objects.filter(
-        company_id=OuterRef("pk"),
-        transaction__type=TransactionType.DEBIT,
-        transaction__method__in=RETURNABLE_METHODS,
-        transaction__batch__isnull=False,
-        returned_at__gte=start,
-        returned_at__lt=end,
-    )
+    received = _debit_returns().filter(company_id=OuterRef("pk"), returned_at__gte=start, returned_at__lt=end)
     annotations = {}
     for category in CATEGORIES:
         counted = received

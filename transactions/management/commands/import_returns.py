@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
 
 from transactions.lifecycle.returns import ReturnFileError, returns_import
 from vault.commands import add_at_argument, emit, parse_at, progress_for
@@ -21,11 +25,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         path = Path(options["file"])
         limit = settings.IMPORT_RETURNS_MAX_BYTES
-        try:
-            with path.open("rb") as handle:
-                content = handle.read(limit + 1)  # never more than the limit (and one byte to see it is over)
-        except OSError as exc:
-            raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+        content = _read_regular_file(path, limit)
         if len(content) > limit:
             raise CommandError(f"{path.name}: the file is larger than {limit} bytes (IMPORT_RETURNS_MAX_BYTES)")
         try:
@@ -34,4 +34,23 @@ class Command(BaseCommand):
             )
         except ReturnFileError as exc:
             raise CommandError(f"{path.name}: {exc}") from None
+        except DatabaseError as exc:  # one line, never a traceback; nothing was applied (one transaction)
+            raise CommandError(f"{path.name}: the database refused the import ({type(exc).__name__})") from None
         emit(self, summary)
+
+
+def _read_regular_file(path: Path, limit: int) -> bytes:
+    """At most limit + 1 bytes (one more shows it is over) of a regular file: never through a symlink, and never a
+    FIFO or device, which would hang the command or read what is not a bank file."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        reason = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
+        raise CommandError(f"cannot read {path}: {reason}") from None
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise CommandError(f"cannot read {path}: not a regular file")
+        try:
+            return handle.read(limit + 1)
+        except OSError as exc:
+            raise CommandError(f"cannot read {path}: {exc.strerror}") from None

@@ -1,0 +1,227 @@
+"""The ACH review's sample files (ach-samples, copied under data/: CI's shared copy may differ) give the right
+outcome: imported, refused whole with a clear one-line reason, or parked as exceptions; never a traceback.
+
+Each return / NOC sample names entries of the review's own run. To aim them at entries this test originates,
+each entry of ours copies what the sample's entry record says (direction, account type, routing number, amount)
+and the sample's original trace numbers are replaced by ours: trace numbers enter no control total, so the
+file's batch and file controls still add up."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from django.core.management.base import CommandError
+
+from tests import factories
+from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run
+from transactions.lifecycle.returns import return_file_for
+from transactions.models import DishonoredReturn, ParkedReturnItem, Settlement, Transaction, TransactionReturn
+
+pytestmark = pytest.mark.django_db
+
+SAMPLES = Path(__file__).parent / "data" / "ach-samples"
+RETURN_TIME = "2026-12-08T14:00:00Z"
+NOT_FOR_US = "file header immediate destination is '091000019', expected '021000021': not a file for us"
+# A saved-method charge still carries valid paymentDetails (SPEC 4.7 rule 2); the saved method's replace them.
+PLACEHOLDER_DETAILS = {"name": "x", "accountType": "Checking", "accountNumber": "1111", "routingNumber": "021000021"}
+NO_RETURN_TO_ANSWER = {
+    "dishonored": "dishonored return with no return of this entry to answer",
+    "contested": "contested return with no return of this entry to answer",
+}
+
+
+def _addenda_entries(lines: list[str]) -> list[tuple[int, str]]:
+    """(line index of each addenda 98/99, the entry record before it)."""
+    found, entry = [], None
+    for index, line in enumerate(lines):
+        if line.startswith("6"):
+            entry = line
+        elif line.startswith(("798", "799")):
+            found.append((index, entry))
+    return found
+
+
+def _entry_like(company, entry: str, *, method=None) -> Transaction:
+    """A transaction of ours as the sample's entry record describes it (a NOC's amount is 0: any amount matches)."""
+    code, routing, amount = entry[1:3], entry[3:12], int(entry[29:39]) or 500
+    fields = {
+        "type": "Debit" if code[1] in "6789" else "Credit",
+        "account_type": "Savings" if code[0] == "3" else "Checking",
+        "routing_number": routing,
+        "amount": amount,
+        "standard_entry_class_code": "PPD",
+    }
+    if method is not None:
+        fields.update(customer=method.customer, payment_method=method, account_number=method.account_number)
+        method.routing_number, method.account_type = routing, fields["account_type"]
+        method.save(update_fields=["routing_number", "account_type"])
+    return bank_txn(company, **fields)
+
+
+def _adapted(name: str, company, tmp_path, *, methods=None) -> tuple[Path, list[Transaction]]:
+    """The sample aimed at entries this test originates: (the file, our entry per addenda, in file order).
+    `methods` maps an addenda's position to the saved method its entry charges."""
+    lines = (SAMPLES / name).read_text().split("\n")
+    addenda = _addenda_entries(lines)
+    methods = methods or {}
+    txns = [_entry_like(company, entry, method=methods.get(n)) for n, (_, entry) in enumerate(addenda)]
+    run("originate", "--at", MONDAY_MORNING)
+    for (index, _), txn in zip(addenda, txns, strict=True):
+        txn.refresh_from_db()
+        lines[index] = lines[index][:6] + txn.trace_number + lines[index][21:]
+    path = tmp_path / name
+    path.write_text("\n".join(lines))
+    return path, txns
+
+
+def _return_first(txns, tmp_path, code: str = "R01") -> None:
+    """The returns the dishonors answer, as the RDFI sent them earlier."""
+    path = tmp_path / "earlier-returns.ach"
+    path.write_text(return_file_for([(txn, code, {}) for txn in txns], at=datetime(2026, 12, 8, 12, tzinfo=UTC)))
+    assert run("import_returns", str(path), "--at", "2026-12-08T13:00:00Z")["returns"] == len(txns)
+
+
+def _import(path: Path) -> dict:
+    return run("import_returns", str(path), "--at", RETURN_TIME)
+
+
+def _statuses(txns) -> list[str]:
+    return [Transaction.objects.get(pk=txn.pk).status for txn in txns]
+
+
+def test_every_sample_file_is_imported_refused_or_parked_never_a_traceback(company, tmp_path):
+    """As the review left them (their entries are not ours): nothing applied, nothing lost, no traceback."""
+    for path in sorted(SAMPLES.glob("*.ach")):
+        if path.name.startswith("out_"):  # files we sent: not addressed to us
+            with pytest.raises(CommandError, match=f"^{path.name}: {NOT_FOR_US}$"):
+                _import(path)
+            continue
+        summary = _import(path)
+        items = len(_addenda_entries(path.read_text().split("\n")))
+        assert (summary["returns"], summary["notices"]) == (0, 0), path.name
+        assert len(summary["unmatched"]) + len(summary["exceptions"]) == items, path.name
+    assert Transaction.objects.count() == 0 and TransactionReturn.objects.count() == 0
+
+
+def test_r01_beside_an_unknown_r97_is_applied_and_the_r97_parked(company, tmp_path):
+    path, (r01, r97) = _adapted("ret_R01_plus_R97_whole_file_refused.ach", company, tmp_path)
+    summary = _import(path)
+    assert (summary["returns"], summary["unmatched"]) == (1, [])
+    assert summary["exceptions"] == [{"trace": r97.trace_number, "code": "R97", "reason": "unknown return code"}]
+    assert _statuses([r01, r97]) == ["Returned", "Processing"]
+    parked = ParkedReturnItem.objects.get()
+    assert (parked.trace_number, parked.code, parked.transaction_id, parked.company_id) == (
+        r97.trace_number,
+        "R97",
+        r97.pk,
+        company.pk,
+    )
+
+
+def test_a_file_with_trimmed_trailing_spaces_is_read_as_nacha(company, tmp_path):
+    path, (txn,) = _adapted("ret_trailing_spaces_trimmed_R01.ach", company, tmp_path)
+    assert min(len(line) for line in path.read_text().split("\n") if line) < 94
+    summary = _import(path)
+    assert (summary["returns"], summary["unmatched"], summary["exceptions"]) == (1, [], [])
+    assert _statuses([txn]) == ["Returned"]
+
+
+@pytest.mark.parametrize(
+    ("name", "kinds"),
+    [
+        ("ret_R61_R69_dishonored.ach", ["dishonored", "dishonored"]),
+        ("ret_R68_dishonored_applied_as_return.ach", ["dishonored"]),
+        ("ret_R71_contested_dishonored.ach", ["contested"]),
+    ],
+)
+def test_dishonor_samples_on_settled_entries_move_no_money_and_are_parked(company, tmp_path, name, kinds):
+    """Review d-1: an R61 on a settled $2M debit became a -$1,999,918.12 late-return settlement. With no return
+    of the entry to answer, a dishonor is parked: the entry stays Settled and `settle` moves nothing."""
+    path, txns = _adapted(name, company, tmp_path)
+    run("settle", "--at", MONDAY_SETTLED)
+    summary = _import(path)
+    assert (summary["returns"], summary["dishonoredReturns"], summary["contestedReturns"]) == (0, 0, 0)
+    assert [item["reason"] for item in summary["exceptions"]] == [NO_RETURN_TO_ANSWER[kind] for kind in kinds]
+    assert _statuses(txns) == ["Settled"] * len(txns)
+    assert all(txn.late_returned_at is None for txn in Transaction.objects.all())
+    assert run("settle", "--at", "2026-12-08T22:00:00Z")["lateReturnSettlements"] == 0
+    assert not Settlement.objects.filter(kind="late_return").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "kinds"),
+    [
+        ("ret_R61_R69_dishonored.ach", ["dishonored", "dishonored"]),
+        ("ret_R68_dishonored_applied_as_return.ach", ["dishonored"]),
+        ("ret_R71_contested_dishonored.ach", ["contested"]),
+    ],
+)
+def test_dishonor_samples_answering_our_returns_are_recorded_beside_them(company, tmp_path, name, kinds):
+    path, txns = _adapted(name, company, tmp_path)
+    _return_first(txns, tmp_path)
+    summary = _import(path)
+    assert summary["returns"] == 0 and summary["exceptions"] == [] and summary["unmatched"] == []
+    assert (summary["dishonoredReturns"], summary["contestedReturns"]) == (
+        kinds.count("dishonored"),
+        kinds.count("contested"),
+    )
+    records = DishonoredReturn.objects.order_by("pk")
+    assert [(record.kind, record.transaction_id) for record in records] == list(
+        zip(kinds, [txn.pk for txn in txns], strict=True)
+    )
+    assert all(record.transaction_return.return_code == "R01" for record in records)
+    assert all(record.company_id == company.pk for record in records)
+    assert _statuses(txns) == ["Returned"] * len(txns)  # still the R01's doing, nothing more
+
+
+def test_a_refused_c61_is_parked_and_the_c01_beside_it_applied(company, tmp_path):
+    method = factories.PaymentMethodFactory(customer=factories.CustomerFactory(company=company))
+    path, (_, c61) = _adapted("noc_C61_refused_whole_file.ach", company, tmp_path, methods={0: method})
+
+    summary = _import(path)
+
+    assert (summary["notices"], summary["unmatched"]) == (1, [])
+    assert summary["exceptions"] == [
+        {
+            "trace": c61.trace_number,
+            "code": "C61",
+            "reason": "refused notification of change (Misrouted Notification of Change): nothing to correct",
+        }
+    ]
+    method.refresh_from_db()
+    assert method.account_number == "5550001111"
+
+
+def test_a_c04_corrects_the_name_the_method_charges_in(company, api_client, tmp_path):
+    customer = factories.CustomerFactory(company=company, first_name="No", last_name="Type")
+    method = factories.PaymentMethodFactory(customer=customer)
+    path, _ = _adapted("noc_C04_name_not_applied.ach", company, tmp_path, methods={0: method})
+    waiting = bank_txn(
+        company, customer=customer, payment_method=method, name="No Type", effective_date=datetime(2026, 12, 9).date()
+    )
+
+    summary = _import(path)
+
+    assert (summary["notices"], summary["exceptions"]) == (1, [])
+    method.refresh_from_db()
+    assert method.corrected_name == "NEWNAME NOHOLD"
+    waiting.refresh_from_db()
+    assert waiting.name == "NEWNAME NOHOLD"  # not yet in a file: goes out in the corrected name
+    shown = api_client.get(f"/customers/{customer.uuid}/payment-methods/{method.uuid}").json()["data"]
+    assert shown["correctedName"] == "NEWNAME NOHOLD"
+    charged = api_client.put(
+        "/transactions",
+        {
+            "amount": 700,
+            "method": "ACH",
+            "type": "Credit",
+            "customerUuid": str(customer.uuid),
+            "paymentMethodUuid": str(method.uuid),
+            "paymentDetails": PLACEHOLDER_DETAILS,
+        },
+        format="json",
+    )
+    assert charged.status_code == 201, charged.content
+    assert charged.json()["data"]["paymentDetails"]["name"] == "NEWNAME NOHOLD"
