@@ -47,9 +47,10 @@ def _read_regular_file(path: Path, limit: int) -> bytes:
     except OSError as exc:
         reason = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror
         raise CommandError(f"cannot read {path}: {reason}") from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise CommandError(f"cannot read {path}: not a regular file")
     with os.fdopen(descriptor, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise CommandError(f"cannot read {path}: not a regular file")
         try:
             return handle.read(limit + 1)
         except OSError as exc:
