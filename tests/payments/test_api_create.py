@@ -28,6 +28,7 @@ def test_create_is_201_without_account_or_routing_number(api_client, customer):
         "validationStatus",
         "validationMethod",
         "validatedAt",
+        "correctedName",
     }
     assert (data["validationStatus"], data["validationMethod"], data["validatedAt"]) == ("unvalidated", None, None)
     assert data["customerUuid"] == str(customer.uuid)

@@ -42,6 +42,7 @@ def test_list_returns_full_numbers(api_client, customer):
             "validationStatus": "unvalidated",
             "validationMethod": None,
             "validatedAt": None,
+            "correctedName": None,
         }
     ]
 
