@@ -1,9 +1,11 @@
 """`import_returns`: apply an RDFI's return / notice-of-change file (NACHA or CSV) to the transactions it
 names by original entry trace number.
 
-The file is parsed before any row is locked; then one database transaction records the IngestionFile
-(unique by SHA-256, so a re-import answers the first summary) and applies every entry. A crash midway
-rolls the whole file back and a rerun applies it afresh."""
+The file is read and checked whole first (transactions.lifecycle.return_files); then one database transaction
+records the IngestionFile (unique by SHA-256, so a re-import answers the first summary) and applies every item it
+can: returns, notices of change, and dishonored / contested dishonored returns, which are recorded beside the
+return they answer and change nothing else. What it cannot apply is parked (ParkedReturnItem) and listed under
+`exceptions`. A crash midway rolls the whole file back and a rerun applies it afresh."""
 
 from __future__ import annotations
 
