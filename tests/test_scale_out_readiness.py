@@ -25,6 +25,7 @@ GLOBAL_TABLES = {
     "accounts_user", "accounts_user_groups", "accounts_user_user_permissions",  # users log in before a company
     "accounts_loginthrottle", "token_blacklist_outstandingtoken", "token_blacklist_blacklistedtoken",  # login
     "transactions_originationfile", "transactions_ingestionfile",  # one NACHA file spans many merchants
+    "transactions_parkedreturnitem",  # an item of an imported file not applied: spans merchants as its file does
     "auth_group", "auth_group_permissions", "auth_permission", "django_admin_log", "django_content_type",
     "django_migrations", "django_session", "vault_cache",
     "django_tasks_database_dbtaskresult",  # the task queue: plumbing, a local table on the coordinator

@@ -376,14 +376,14 @@ class DishonoredReturn(models.Model):
 class ParkedReturnItem(models.Model):
     """An item of an imported return / NOC file that was not applied (an unknown or refused code, a NOC whose
     corrected data cannot be applied, a dishonor with no return to answer): kept with why, for the operator.
-    Like the file, it spans companies; `company` is set when its trace number matched one of our entries."""
+    Like the file, it spans companies (a global table: no foreign key into a merchant's rows, CONTRACT 8); the
+    entry its trace number matched, if any, is named by uuid."""
 
     ingestion_file = models.ForeignKey(IngestionFile, on_delete=models.PROTECT, related_name="parked_items")
-    company = models.ForeignKey(Company, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
-    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     trace_number = models.CharField(max_length=15)
     code = models.CharField(max_length=4)
     reason = models.CharField(max_length=255)
+    transaction_uuid = models.UUIDField(null=True, blank=True, help_text="The entry its trace number matched.")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     def __str__(self) -> str:

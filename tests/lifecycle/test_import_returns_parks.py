@@ -89,7 +89,7 @@ def test_unknown_and_refused_change_codes_are_parked(method, noticed, tmp_path, 
     lines = _addenda_code(_nacha([(noticed, "C01", {"accountNumber": "5550001111"})]), code)
     summary = _import(_write(tmp_path, "\n".join(lines)))
     assert summary["exceptions"] == [{"trace": noticed.trace_number, "code": shown, "reason": reason}]
-    assert ParkedReturnItem.objects.get().transaction_id == noticed.pk
+    assert ParkedReturnItem.objects.get().transaction_uuid == noticed.uuid
     method.refresh_from_db()
     assert method.account_number == "000123456789"
 

@@ -112,12 +112,7 @@ def test_r01_beside_an_unknown_r97_is_applied_and_the_r97_parked(company, tmp_pa
     assert summary["exceptions"] == [{"trace": r97.trace_number, "code": "R97", "reason": "unknown return code"}]
     assert _statuses([r01, r97]) == ["Returned", "Processing"]
     parked = ParkedReturnItem.objects.get()
-    assert (parked.trace_number, parked.code, parked.transaction_id, parked.company_id) == (
-        r97.trace_number,
-        "R97",
-        r97.pk,
-        company.pk,
-    )
+    assert (parked.trace_number, parked.code, parked.transaction_uuid) == (r97.trace_number, "R97", r97.uuid)
 
 
 def test_a_file_with_trimmed_trailing_spaces_is_read_as_nacha(company, tmp_path):

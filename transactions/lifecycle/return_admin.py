@@ -76,20 +76,17 @@ class DishonoredReturnAdmin(CompanyScopedAdminMixin, ReadOnlyAdminMixin, admin.M
 class ParkedReturnItemAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     """Items of a return file that were not applied, with why; like the file, they span companies."""
 
-    list_display = ("id", "ingestion_file", "trace_number", "code", "reason", "company", "transaction", "created_at")
+    list_display = ("id", "ingestion_file", "trace_number", "code", "reason", "transaction_uuid", "created_at")
     list_filter = ("code", "created_at")
-    list_select_related = ("ingestion_file", "company", "transaction")
-    search_fields = ("=trace_number", "=ingestion_file__uuid", "ingestion_file__filename")
-    raw_id_fields = ("ingestion_file", "company", "transaction")
+    list_select_related = ("ingestion_file",)
+    search_fields = ("=trace_number", "=transaction_uuid", "=ingestion_file__uuid", "ingestion_file__filename")
+    raw_id_fields = ("ingestion_file",)
     date_hierarchy = "created_at"
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).defer("transaction__account_number")
 
 
 class ParkedReturnItemInline(ReadOnlyAdminMixin, admin.TabularInline):
     model = ParkedReturnItem
-    fields = ("trace_number", "code", "reason", "company", "transaction")
+    fields = ("trace_number", "code", "reason", "transaction_uuid")
     readonly_fields = fields
     extra = 0
     can_delete = False

@@ -183,8 +183,7 @@ class _Chunk:
         self.parked.append(
             ParkedReturnItem(
                 ingestion_file=self.ingestion,
-                company_id=txn.company_id if txn else None,
-                transaction=txn,
+                transaction_uuid=txn.uuid if txn else None,
                 trace_number=item.original_trace,
                 code=code,
                 reason=reason[:255],

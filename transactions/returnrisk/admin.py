@@ -37,7 +37,8 @@ class ReturnPolicyInline(admin.TabularInline):
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if db_field.name == "return_code":
-            choices = [(code, f"{code} {entry.reason}"[:90]) for code, entry in RETURN_CODES.items()]
+            # R61-R77 are never booked as returns, so no policy could act on them.
+            choices = [(code, f"{code} {entry.reason}"[:90]) for code, entry in RETURN_CODES.items() if entry.is_return]
             return forms.ChoiceField(choices=choices, label="Return code")
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
