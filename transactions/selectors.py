@@ -44,7 +44,7 @@ def transaction_events(*, company: Company, transaction_uuid: UUID) -> QuerySet[
 _SAVED_METHOD = RowLookup(
     PaymentMethod,
     fields=("uuid", "company_id", "customer_id", "account_type", "account_number", "routing_number", "blocked_at",
-            "blocked_reason"),
+            "blocked_reason", "corrected_name"),
     related="customer",
     related_fields=("uuid", "company_id", "status", "first_name", "last_name", "company_name", "account_holder_type"),
     where=("company_id", "related.company_id", "uuid"),

@@ -82,7 +82,17 @@ def read_return_file(text: str) -> ReturnFileContent:
             "line 1 is neither a NACHA file header (record type 1, priority code 01) nor a return CSV's file header"
             f" ({CSV_FILE_HEADER},...; README: Return and NOC CSV format)"
         )
+    for item in items:
+        _account_type_from_transaction_code(item)
     return ReturnFileContent(file_format, [FileItem(item, parked_reason(item)) for item in items])
+
+
+def _account_type_from_transaction_code(item: nacha.ReturnedItem) -> None:
+    """A NACHA NOC carries the corrected transaction code; we keep the account type it means."""
+    if "transactionCode" in item.corrected:
+        account_type = nacha.account_type_for_code(item.corrected.pop("transactionCode"))
+        if account_type:
+            item.corrected[Corrected.ACCOUNT_TYPE.value] = account_type
 
 
 def check_routing(destination: str, origin: str) -> None:
@@ -167,10 +177,6 @@ def parked_reason(item: nacha.ReturnedItem) -> str | None:
         return f"refused notification of change ({REFUSED_CHANGE_CODES[item.code]}): nothing to correct"
     if item.code not in CHANGE_CODES:
         return "unknown change code"
-    if "transactionCode" in item.corrected:  # NACHA carries the corrected transaction code, we keep the type
-        account_type = nacha.account_type_for_code(item.corrected.pop("transactionCode"))
-        if account_type:
-            item.corrected[Corrected.ACCOUNT_TYPE.value] = account_type
     return correction_problem(item.code, item.corrected)
 
 
