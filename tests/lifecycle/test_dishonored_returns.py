@@ -194,3 +194,21 @@ def test_the_admin_lists_untimely_returns_as_candidates_to_dishonor(admin_client
     listed = [entry.pk for entry in page.context["cl"].result_list]
     assert listed == [TransactionReturn.objects.get(transaction=late).pk]
     assert "candidate to dishonor" in page.content.decode().lower()
+
+
+def test_the_admin_shows_dishonors_and_parked_items(admin_client, settled, tmp_path):
+    big, small = settled
+    _import(tmp_path, [(big, "R01", {}), (big, "R68", {}), (small, "R61", {})], "2026-12-08T14:00:00+00:00")
+    dishonor, parked = DishonoredReturn.objects.get(), ParkedReturnItem.objects.get()
+
+    pages = {
+        "/admin/transactions/dishonoredreturn/": "R68",
+        f"/admin/transactions/dishonoredreturn/{dishonor.pk}/change/": "Untimely Return",
+        "/admin/transactions/parkedreturnitem/": "dishonored return with no return of this entry to answer",
+        f"/admin/transactions/ingestionfile/{parked.ingestion_file_id}/change/": "Parked items (not applied)",
+        f"/admin/transactions/transactionreturn/{dishonor.transaction_return_id}/change/": "R68",
+    }
+    for url, shown in pages.items():
+        page = admin_client.get(url)
+        assert page.status_code == 200, url
+        assert shown in page.content.decode(), url
