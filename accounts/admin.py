@@ -6,16 +6,24 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.admin.helpers import ActionForm
 from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.contrib.auth.models import Group
 
 from accounts.actions import ALL_ACTIONS, Action
-from accounts.login_throttle import login_attempt_reserve, login_attempt_succeeded, login_buckets
+from accounts.login_throttle import (
+    login_attempt_reserve,
+    login_attempt_succeeded,
+    login_buckets,
+    login_failure_log,
+    login_rate_check,
+)
 from accounts.models import ActionGroup, ApiKey, Company, Membership, Role, User
 from accounts.selectors import clear_action_group_cache
 from accounts.services import api_keys_revoke, user_refresh_tokens_revoke
+from events.account_changes import api_key_scope_change, api_key_scope_widens, company_reinstate, company_suspend
 from vault.admin_scoping import CompanyScopedAdminMixin, SuperuserOnlyAdminMixin, is_uuid
 from vault.error_codes import ErrorCode
 
@@ -43,17 +51,43 @@ class ActionGroupForm(ActionsFormMixin):
 
 
 class ApiKeyForm(ActionsFormMixin):
+    """A key's scope (CONTRACT 3): its own set of actions, possibly empty (then it may do nothing), or no set at all
+    (every action of the live group). Staff may narrow a key with change_apikey; widening it needs
+    accounts.manage_api_key_scope (`may_widen`, set per request by the admin)."""
+
+    follows_live_group = forms.BooleanField(
+        required=False,
+        label="Every action of the live group",
+        help_text="No set of its own: the key follows the live API-key action group. Widening needs its own "
+        "permission.",
+    )
     actions = forms.MultipleChoiceField(
         choices=Action.choices,
         widget=forms.CheckboxSelectMultiple,
         required=False,
-        help_text="The only actions this key may use, within the live API-key action group. None ticked: every "
-        "action of the group.",
+        help_text="The only actions this key may use, within the live API-key action group. None ticked: nothing.",
     )
+    may_widen = False
 
     class Meta:
         model = ApiKey
-        fields = ("name", "rollout_allowed", "actions")
+        fields = ("name", "rollout_allowed", "follows_live_group", "actions")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.previous_actions = self.instance.actions if self.instance.pk else None
+        self.initial["follows_live_group"] = self.instance.pk is not None and self.instance.actions is None
+
+    def clean(self):
+        cleaned = super().clean()
+        actions = None if cleaned.get("follows_live_group") else cleaned.get("actions", [])
+        if not self.may_widen and api_key_scope_widens(previous=self.previous_actions, actions=actions):
+            raise forms.ValidationError(
+                "Widening a key's actions needs the permission to manage API key scopes; you may only narrow it.",
+                code=ErrorCode.FORBIDDEN,
+            )
+        cleaned["actions"] = actions
+        return cleaned
 
 
 def _actions_summary(actions: list[str]) -> str:
@@ -69,9 +103,17 @@ class MembershipInline(admin.TabularInline):
     fields = ("company", "role")
 
 
+class SuspensionActionForm(ActionForm):
+    reason = forms.CharField(
+        required=False, max_length=500, label="Reason (for suspend)", widget=forms.TextInput(attrs={"size": 40})
+    )
+
+
 @admin.register(Company)
 class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
     company_lookup = "id"
+    action_form = SuspensionActionForm
+    actions = ("suspend_selected", "reinstate_selected")
 
     list_display = (
         "name",
@@ -81,10 +123,11 @@ class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
         "decline_over",
         "daily_volume_limit",
         "account_validation",
+        "suspended_at",
         "created_at",
     )
-    list_filter = ("staged_rollout", "account_validation")
-    readonly_fields = ("uuid", "created_at")
+    list_filter = ("staged_rollout", "account_validation", ("suspended_at", admin.EmptyFieldListFilter))
+    readonly_fields = ("uuid", "suspended_at", "suspension_reason", "created_at")
     fields = (
         "uuid",
         "name",
@@ -95,6 +138,8 @@ class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
         "account_validation",
         "cutoff_time",
         "ach_company_id",
+        "suspended_at",
+        "suspension_reason",
         "created_at",
     )
     search_fields = ("name",)  # plus exact ids, by the shape of the term: get_search_fields
@@ -114,6 +159,27 @@ class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
         if request.user.has_perm("accounts.manage_risk_controls"):
             return self.readonly_fields
         return (*self.readonly_fields, *self.risk_control_fields)
+
+    def has_suspend_permission(self, request) -> bool:
+        return request.user.has_perm("accounts.suspend_company")
+
+    @admin.action(
+        description="Suspend selected companies (every API route 403; give a reason)", permissions=("suspend",)
+    )
+    def suspend_selected(self, request, queryset) -> None:
+        reason = request.POST.get("reason", "").strip()
+        if not reason:
+            self.message_user(request, "A suspension needs a reason: nothing was suspended.", messages.ERROR)
+            return
+        for company in queryset:
+            company_suspend(company=company, reason=reason)
+        self.message_user(request, f"Suspended {len(queryset)} company(ies).", messages.SUCCESS)
+
+    @admin.action(description="Reinstate selected companies", permissions=("suspend",))
+    def reinstate_selected(self, request, queryset) -> None:
+        for company in queryset:
+            company_reinstate(company=company)
+        self.message_user(request, f"Reinstated {len(queryset)} company(ies).", messages.SUCCESS)
 
     def get_search_fields(self, request):
         # An exact uuid lookup only for a uuid-shaped term, so a name search is never a database type error.
@@ -246,7 +312,17 @@ class ApiKeyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
     list_select_related = ("company",)
     list_filter = (("revoked_at", admin.EmptyFieldListFilter), "rollout_allowed")
     search_fields = ("prefix", "name", "company__name")
-    fields = ("prefix", "name", "company", "rollout_allowed", "actions", "created_at", "last_used_at", "revoked_at")
+    fields = (
+        "prefix",
+        "name",
+        "company",
+        "rollout_allowed",
+        "follows_live_group",
+        "actions",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
     readonly_fields = ("prefix", "company", "created_at", "last_used_at", "revoked_at")
     ordering = ("-created_at",)
     actions = ("revoke_selected",)
@@ -257,9 +333,22 @@ class ApiKeyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
             return self.readonly_fields
         return (*self.readonly_fields, "rollout_allowed")
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        form.may_widen = request.user.has_perm("accounts.manage_api_key_scope")
+        return form
+
+    def save_model(self, request, obj, form, change) -> None:
+        # The scope goes through its service, which tells the merchant (api_key.scope_changed).
+        actions, obj.actions = obj.actions, form.previous_actions
+        super().save_model(request, obj, form, change)
+        api_key_scope_change(api_key=obj, actions=actions)
+
     @admin.display(description="actions")
     def scope(self, obj: ApiKey) -> str:
-        return _actions_summary(obj.actions) if obj.actions else "all of the live group"
+        if obj.actions is None:
+            return "all of the live group"
+        return _actions_summary(obj.actions) if obj.actions else "nothing"
 
     def has_add_permission(self, request) -> bool:
         # Issued by `manage.py create_api_key`, the only place the raw key is ever shown.
@@ -282,22 +371,29 @@ class GroupAdmin(SuperuserOnlyAdminMixin, DjangoGroupAdmin):
 
 
 class ThrottledAdminAuthenticationForm(AdminAuthenticationForm):
-    """/admin/login/ counts attempts in the same buckets as POST /auth/login (H3): an email and a client address
-    locked by either login are locked for both, and the lock expires the same way."""
+    """/admin/login/ goes through the same guard as POST /auth/login (H3, N7): the per-address rate before any
+    password hash, then the (email, address) and address buckets, shared by both logins; failures are logged."""
 
     def clean(self):
         username, password = self.cleaned_data.get("username"), self.cleaned_data.get("password")
         if not username or not password:
             return super().clean()
+        retry_after = login_rate_check(self.request)
         buckets = login_buckets(self.request, username)
-        retry_after = login_attempt_reserve(buckets=buckets)
+        if retry_after is None:
+            retry_after = login_attempt_reserve(buckets=buckets)
         if retry_after is not None:
+            login_failure_log(self.request, username, "throttled")
             raise forms.ValidationError(
                 "Too many failed login attempts; try again in %(seconds)s seconds.",
                 code=ErrorCode.THROTTLED,
                 params={"seconds": retry_after},
             )
-        cleaned = super().clean()
+        try:
+            cleaned = super().clean()
+        except forms.ValidationError:
+            login_failure_log(self.request, username, "bad_credentials")
+            raise
         login_attempt_succeeded(buckets=buckets)
         return cleaned
 

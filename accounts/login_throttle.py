@@ -1,14 +1,20 @@
-"""Brute-force guard shared by POST /auth/login and the admin login (H3, M4): attempts counted per email and per
-client address, in database rows locked while they are counted, so parallel guesses cannot pass a limit.
+"""Brute-force guard shared by POST /auth/login and the admin login (H3, M4, N7).
+
+First a rate per client address (any outcome, LOGIN_RATE_PER_ADDRESS, accounts/rate_windows.py), before anything
+else: an unauthenticated login costs a password hash (~650 ms of CPU), so nobody buys many of them. Then failures
+are counted per (email, client address) and per client address, in database rows locked while they are counted,
+so parallel guesses cannot pass a limit. The lock is per (email, address) rather than per email (N7): anonymous
+requests from elsewhere cannot lock the owner out; the right password from another address still works.
 
 An attempt is reserved before the password is checked and handed back when it succeeds, so the counters hold
-failures only. Past its limit an email is locked for a while that doubles each time (1, 2, 4 ... at most 15
-minutes), then gets its next few tries: an attacker can slow a user down but never lock them out for good.
-A refused attempt counts nowhere and checks no password."""
+failures only. Past its limit an (email, address) pair is locked for a while that doubles each time (1, 2, 4 ...
+at most 15 minutes). A refused attempt counts nowhere and checks no password. Every failure is logged (logger
+`vault.auth`) with a keyed hash of the email, never the email itself, and the client address."""
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,6 +27,9 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from accounts.models import LoginThrottle
+from accounts.rate_windows import Limit, rate_windows_hit
+
+logger = logging.getLogger("vault.auth")
 
 
 @dataclass(frozen=True)
@@ -31,10 +40,9 @@ class Bucket:
     max_lock_seconds: int
 
 
-def client_address(request) -> str:
+def client_ip(request) -> str:
     """REMOTE_ADDR, or with TRUSTED_PROXY_HOPS = n the n-th X-Forwarded-For entry from the right (the one our
-    outermost proxy appended; anything left of it is the client's to forge). IPv6 counts per /64, which one
-    client can rotate through freely."""
+    outermost proxy appended; anything left of it is the client's to forge)."""
     address = request.META.get("REMOTE_ADDR", "")
     hops = settings.TRUSTED_PROXY_HOPS
     if hops:
@@ -42,10 +50,16 @@ def client_address(request) -> str:
         if forwarded:
             # Fewer entries than hops: the request passed fewer proxies, so even the leftmost one is ours.
             address = forwarded[-hops] if len(forwarded) >= hops else forwarded[0]
+    return address
+
+
+def client_address(request) -> str:
+    """The client's address as the throttles count it: IPv6 per /64, which one client can rotate through freely."""
+    address = client_ip(request)
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
-        return address[:64] or "unknown"
+        return address[:45] or "unknown"
     if ip.version == 4:
         return str(ip)
     if ip.ipv4_mapped is not None:
@@ -53,19 +67,40 @@ def client_address(request) -> str:
     return str(ipaddress.ip_network(f"{ip}/64", strict=False))
 
 
+def email_digest(identifier: str, purpose: str) -> str:
+    # Keyed: an email may be 254 characters, and neither the table nor the log should list who tried to log in.
+    return salted_hmac(purpose, identifier.strip().lower()).hexdigest()
+
+
 def login_buckets(request, identifier: str) -> list[Bucket]:
-    # A keyed digest: an email may be 254 characters, and the table should not be a list of who tried to log in.
-    email = salted_hmac("login-throttle", identifier.strip().lower()).hexdigest()
+    address = client_address(request)
     window = settings.LOGIN_FAILURE_WINDOW_SECONDS
     return [
         Bucket(
-            f"email:{email}",
+            f"email:{email_digest(identifier, 'login-throttle')[:32]}:{address}",
             settings.LOGIN_FAILURE_LIMIT_PER_EMAIL,
             settings.LOGIN_EMAIL_FIRST_LOCK_SECONDS,
             settings.LOGIN_EMAIL_MAX_LOCK_SECONDS,
         ),
-        Bucket(f"addr:{client_address(request)}", settings.LOGIN_FAILURE_LIMIT_PER_ADDRESS, window, window),
+        Bucket(f"addr:{address}", settings.LOGIN_FAILURE_LIMIT_PER_ADDRESS, window, window),
     ]
+
+
+def login_rate_check(request) -> int | None:
+    """The per-address rate, counted before any password is hashed: None, or Retry-After seconds."""
+    requests, seconds = settings.LOGIN_RATE_PER_ADDRESS
+    return rate_windows_hit([Limit(f"login:{client_address(request)}", requests, seconds)])
+
+
+def login_failure_log(request, identifier: str, outcome: str) -> None:
+    """One audit line per failed login (PCI DSS 10.2.1.4, 10.2.2): keyed email hash, client address, outcome."""
+    logger.warning(
+        "login failed email_hash=%s client=%s path=%s outcome=%s",
+        email_digest(identifier, "login-log")[:16],
+        client_ip(request) or "unknown",
+        request.path,
+        outcome,
+    )
 
 
 def _seconds_until(moment: datetime, now: datetime) -> int:

@@ -63,13 +63,20 @@ class Company(models.Model):
     # Kept by the return program's hold services: a charge reads its debit holds only when one may be active, so
     # the charge path of every other company costs no query.
     has_debit_holds = models.BooleanField(default=False, editable=False)
+    # Suspension (accounts.suspend_company): every API route is 403 company_suspended and `originate` leaves its
+    # entries Pending. Set and cleared by accounts.services.company_suspend / company_reinstate, which record why.
+    suspended_at = models.DateTimeField(null=True, blank=True, editable=False)
+    suspension_reason = models.CharField(max_length=500, blank=True, editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
         verbose_name_plural = "companies"
         # Risk limits, the NACHA company id, the cut-off and the staged-rollout flag move money or bypass a gate:
         # a grant of their own, beyond change_company (accounts/admin.py).
-        permissions = [("manage_risk_controls", "Can change risk limits, ACH company id, cut-off and staged rollout")]
+        permissions = [
+            ("manage_risk_controls", "Can change risk limits, ACH company id, cut-off and staged rollout"),
+            ("suspend_company", "Can suspend a company (every API route refused) and reinstate it"),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(return_rate_warning_percent__gte=1, return_rate_warning_percent__lte=100),
@@ -81,6 +88,10 @@ class Company(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_suspended(self) -> bool:
+        return self.suspended_at is not None
 
 
 class UserManager(BaseUserManager):
@@ -165,12 +176,15 @@ class ApiKey(models.Model):
     rollout_allowed = models.BooleanField(
         default=False, help_text="Rollout registry: may use gated actions while the company is in staged rollout."
     )
+    # NULL ("no set": made without --actions) follows the live group; a list, even an empty one, is the key's own
+    # set, and an empty set allows nothing (CONTRACT 3: fail closed).
     actions = models.JSONField(
-        default=list,
+        null=True,
         blank=True,
+        default=None,
         validators=[validate_actions],
         help_text="The key's own actions: it may use only those that the live API-key action group also grants. "
-        "Empty: every action of the group.",
+        "Empty: nothing. No set at all: every action of the group.",
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -178,7 +192,10 @@ class ApiKey(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["company", "created_at"], name="apikey_company_created")]
-        permissions = [("manage_rollout_allowed", "Can change an API key's rollout flag")]
+        permissions = [
+            ("manage_rollout_allowed", "Can change an API key's rollout flag"),
+            ("manage_api_key_scope", "Can widen an API key's actions (narrowing needs only change_apikey)"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.name or 'unnamed'})"
@@ -187,9 +204,14 @@ class ApiKey(models.Model):
     def is_revoked(self) -> bool:
         return self.revoked_at is not None
 
+    @property
+    def follows_live_group(self) -> bool:
+        return self.actions is None
+
     def scope_allows(self, action: str) -> bool:
-        """The key's own set (CONTRACT 3): a key is scoped down from the live group, never up."""
-        return not self.actions or action in self.actions
+        """The key's own set (CONTRACT 3): a key is scoped down from the live group, never up; an empty set allows
+        nothing."""
+        return self.actions is None or action in self.actions
 
 
 class LoginThrottle(models.Model):
@@ -203,6 +225,19 @@ class LoginThrottle(models.Model):
     locked_until = models.DateTimeField(null=True, blank=True)
     lock_level = models.PositiveSmallIntegerField(default=0, help_text="Locks in a row: each one lasts twice as long.")
     forget_at = models.DateTimeField(db_index=True, help_text="After this the row says nothing and is deleted.")
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class RateWindow(models.Model):
+    """One fixed-window request counter of the API and login throttles (accounts/rate_windows.py), used when no
+    Redis cache is configured. On PostgreSQL the table is UNLOGGED: a counter is worth no WAL flush, and losing
+    the counts in a crash only forgives one window."""
+
+    key = models.CharField(max_length=120, unique=True)
+    hits = models.PositiveIntegerField(default=0)
+    expires_at = models.DateTimeField(db_index=True)
 
     def __str__(self) -> str:
         return self.key

@@ -36,6 +36,33 @@ def _view_handles(view, method: str) -> bool:
     return name in view.http_method_names and hasattr(view, name)
 
 
+def _api_key_grant(principal: ApiKeyPrincipal, entity: uuid.UUID | None, action: str):
+    """(company, whether the key may use the action): live group, the key's own set, the rollout gate."""
+    company = principal.company
+    if entity is not None and entity != company.uuid:
+        raise Forbidden("The API key may not act for that entity.")
+    live_actions = live_api_key_actions()
+    if live_actions is None:
+        raise Forbidden(
+            "API keys are disabled: the live API-key action group is missing; an operator must restore it.",
+            code=ErrorCode.API_KEYS_DISABLED,
+        )
+    allowed = action in live_actions and principal.api_key.scope_allows(action)
+    if allowed and action in ROLLOUT_GATED_ACTIONS and company.staged_rollout:
+        allowed = principal.api_key.rollout_allowed
+    return company, allowed
+
+
+def _member_grant(principal, entity: uuid.UUID | None, action: str):
+    """(company, whether the user's role there has the action); the company is `entityUuid`, required."""
+    if entity is None:
+        raise ApiError(f"{ENTITY_PARAM} is required with a Bearer token", field=ENTITY_PARAM, code=ErrorCode.REQUIRED)
+    membership = membership_for(user_id=principal.pk, company_uuid=entity)
+    if membership is None:
+        raise Forbidden("You may not act for that entity.")
+    return membership.company, action in membership.role.actions
+
+
 class RouteActionPermission(BasePermission):
     """Fails closed: a route missing from ROUTE_ACTIONS is refused to every caller.
 
@@ -54,31 +81,12 @@ class RouteActionPermission(BasePermission):
                 raise exceptions.MethodNotAllowed(request.method)
             raise Forbidden("This route is not open to API callers.")
         entity = _entity_uuid(request)
-
         if isinstance(principal, ApiKeyPrincipal):
-            company = principal.company
-            if entity is not None and entity != company.uuid:
-                raise Forbidden("The API key may not act for that entity.")
-            live_actions = live_api_key_actions()
-            if live_actions is None:
-                raise Forbidden(
-                    "API keys are disabled: the live API-key action group is missing; an operator must restore it.",
-                    code=ErrorCode.API_KEYS_DISABLED,
-                )
-            allowed = action in live_actions and principal.api_key.scope_allows(action)
-            if allowed and action in ROLLOUT_GATED_ACTIONS and company.staged_rollout:
-                allowed = principal.api_key.rollout_allowed
+            company, allowed = _api_key_grant(principal, entity, action)
         else:
-            if entity is None:
-                raise ApiError(
-                    f"{ENTITY_PARAM} is required with a Bearer token", field=ENTITY_PARAM, code=ErrorCode.REQUIRED
-                )
-            membership = membership_for(user_id=principal.pk, company_uuid=entity)
-            if membership is None:
-                raise Forbidden("You may not act for that entity.")
-            company = membership.company
-            allowed = action in membership.role.actions
-
+            company, allowed = _member_grant(principal, entity, action)
+        if company.is_suspended:
+            raise Forbidden("This company is suspended; contact support.", code=ErrorCode.COMPANY_SUSPENDED)
         if not allowed:
             raise Forbidden("Forbidden.")
         request.company = company

@@ -73,9 +73,10 @@ def company_create(
 
 
 def api_key_create(
-    *, company: Company, name: str = "", rollout_allowed: bool = False, actions: Sequence[str] = ()
+    *, company: Company, name: str = "", rollout_allowed: bool = False, actions: Sequence[str] | None = None
 ) -> IssuedApiKey:
-    """A new key; `actions` scopes it down to those actions (empty: every action of the live API-key group)."""
+    """A new key; `actions` scopes it down to those actions (an empty set: nothing); None: no set of its own, every
+    action of the live API-key group."""
     prefix = secrets.token_hex(API_KEY_PREFIX_BYTES)
     raw_key = f"vk_{prefix}_{secrets.token_urlsafe(API_KEY_SECRET_BYTES)}"
     api_key = ApiKey(
@@ -84,7 +85,7 @@ def api_key_create(
         prefix=prefix,
         key_hash=hash_api_key(raw_key),
         rollout_allowed=rollout_allowed,
-        actions=[action for action in ALL_ACTIONS if action in set(actions)],
+        actions=None if actions is None else [action for action in ALL_ACTIONS if action in set(actions)],
     )
     api_key.full_clean(validate_unique=False, validate_constraints=False)
     api_key.save()

@@ -10,7 +10,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework_simplejwt.tokens import RefreshToken
 
-from accounts.login_throttle import login_attempt_reserve, login_attempt_succeeded, login_buckets
+from accounts.login_throttle import (
+    login_attempt_reserve,
+    login_attempt_succeeded,
+    login_buckets,
+    login_failure_log,
+    login_rate_check,
+)
 from accounts.services import RefreshRefused, refresh_token_issue, refresh_token_rotate
 from vault.errors import Throttled, Unauthenticated
 from vault.openapi import error
@@ -57,12 +63,18 @@ class LoginView(APIView):
         body = LoginInput(data=request.data)
         body.is_valid(raise_exception=True)
         email, password = body.validated_data["email"], body.validated_data["password"]
+        retry_after = login_rate_check(request)
+        if retry_after is not None:
+            login_failure_log(request, email, "rate_limited")
+            raise Throttled("Too many login attempts from this address; try again later.", retry_after=retry_after)
         buckets = login_buckets(request, email)
         retry_after = login_attempt_reserve(buckets=buckets)
         if retry_after is not None:
+            login_failure_log(request, email, "locked")
             raise Throttled("Too many failed login attempts; try again later.", retry_after=retry_after)
         user = authenticate(request, email=email.lower(), password=password)
         if user is None or not user.is_active:
+            login_failure_log(request, email, "bad_credentials")
             raise Unauthenticated("Invalid email or password.")
         login_attempt_succeeded(buckets=buckets)
         return Response(_token_body(refresh_token_issue(user=user)))

@@ -12,6 +12,9 @@ the floor's).
     .venv/bin/python bench/charges.py --profile var/charge.svg   # also py-spy (pip install py-spy) on our run
     .venv/bin/python bench/charges.py --rounds 4    # ours, floor, ours, floor...: a shared machine's load hits both
     .venv/bin/python bench/charges.py --clients 32 --duration 60 --worker-class gthread --workers 4 --threads 4
+    .venv/bin/python bench/charges.py --against unthrottled --rounds 6   # what the API throttle costs (L6)
+
+The throttle's rates are raised out of reach here, so it counts every charge (its whole cost) but refuses none.
 """
 
 from __future__ import annotations
@@ -84,6 +87,8 @@ def bench_env(database_url: str) -> dict[str, str]:
         IDEMPOTENCY_HASH_KEY=secrets.token_urlsafe(48),
         ALLOWED_HOSTS="127.0.0.1,localhost",
         SECURE_SSL_REDIRECT="0",  # plain HTTP on the loopback
+        API_THROTTLE_RATE_PER_CREDENTIAL="1000000000/min",
+        API_THROTTLE_RATE_PER_COMPANY="1000000000/min",
         LOG_LEVEL="ERROR",
         DJANGO_SETTINGS_MODULE="bench.floor_settings",
     )
@@ -324,10 +329,13 @@ def measure(args, setup: dict, server: subprocess.Popen, path: str, seconds: flo
     return latencies, errors, cpu_after[0] - cpu_before[0], database
 
 
+SIDES = {"floor": "/bench/floor/transactions", "unthrottled": "/bench/unthrottled/transactions"}
+
+
 def measure_both(args, setup: dict, server: subprocess.Popen) -> tuple[dict, dict]:
     """Ours then the floor, `args.rounds` times in turn (each window duration/rounds seconds), so a change in
     the machine's other load falls on both sides alike; figures of all windows of a side together."""
-    paths = {"ours": "/transactions", "floor": "/bench/floor/transactions"}
+    paths = {"ours": "/transactions", args.against: SIDES[args.against]}
     totals = {side: ([], 0, 0.0, 0.0) for side in paths}
     for round_number in range(args.rounds):
         for side, path in paths.items():
@@ -365,6 +373,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help="0: any free port")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432", help="PostgreSQL server URL")
     parser.add_argument("--database", default="bench_charges")
+    parser.add_argument(
+        "--against", default="floor", choices=sorted(SIDES), help="floor, or our charge without the API throttle"
+    )
     parser.add_argument("--profile", help="write a py-spy flame graph (.svg) or speedscope (.json) of our run")
     args = parser.parse_args()
 
@@ -384,7 +395,13 @@ def main() -> None:
         f"{f' in {args.rounds} alternating rounds' if args.rounds > 1 else ''})"
     )
     print(_line("ours", ours))
-    print(_line("floor", floor))
+    print(_line(args.against, floor))
+    if args.against == "unthrottled":
+        cost = ours["p50Ms"] / floor["p50Ms"] - 1 if floor["p50Ms"] else float("nan")
+        cpu = ours["appCpuMsPerCharge"] / floor["appCpuMsPerCharge"] - 1 if floor["appCpuMsPerCharge"] else float("nan")
+        print(f"API throttle cost: p50 {cost:+.1%} (target < 5%: {'met' if cost < 0.05 else 'MISSED'}), "
+              f"app CPU per charge {cpu:+.1%}")  # fmt: skip
+        return
     throughput = ours["requestsPerSecond"] / floor["requestsPerSecond"] if floor["requestsPerSecond"] else 0
     p95 = ours["p95Ms"] / floor["p95Ms"] if floor["p95Ms"] else float("inf")
     print(

@@ -4,6 +4,8 @@
   ModelSerializer with nested serializers for the one-to-one lifecycle rows on the wide query, select_related,
   a django-filter FilterSet, PageNumberPagination with its count);
 - PUT /bench/floor/transactions: a bare charge (the same body validated by a plain Serializer, one INSERT);
+- PUT /bench/unthrottled/transactions: our charge view without the API throttle (L6), so bench/charges.py
+  `--against unthrottled` measures what the throttle costs;
 - GET /bench/empty: an empty body through the same gunicorn, middleware, authentication, permission and
   renderer: the part of every request both listings share (bench/reporting.py measures it).
 
@@ -31,6 +33,7 @@ from transactions.models import (
     TransactionReturn,
     TransactionType,
 )
+from transactions.views import TransactionCreateView
 from vault import crypto
 
 
@@ -194,9 +197,14 @@ class Empty(APIView):
 
 
 # The route names are the service's, so the same action permission (ROUTE_ACTIONS) applies.
+class UnthrottledCharge(TransactionCreateView):
+    throttle_classes = ()
+
+
 urlpatterns = [
     path("bench/naive/transactions", NaiveTransactionList.as_view(), name="reporting-transactions"),
     path("bench/floor/transactions", FloorCharge.as_view(), name="transaction-create"),
+    path("bench/unthrottled/transactions", UnthrottledCharge.as_view(), name="transaction-create"),
     path("bench/empty", Empty.as_view(), name="reporting-transactions"),
     path("", include("vault.urls")),
 ]

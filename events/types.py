@@ -29,6 +29,9 @@ class EventType(models.TextChoices):
     RISK_THRESHOLD_WARNING = "risk.threshold_warning"
     RISK_THRESHOLD_BREACHED = "risk.threshold_breached"
     WEBHOOK_ENDPOINT_DISABLED = "webhook_endpoint.disabled"
+    API_KEY_SCOPE_CHANGED = "api_key.scope_changed"
+    COMPANY_SUSPENDED = "company.suspended"
+    COMPANY_REINSTATED = "company.reinstated"
 
 
 ALL_TYPES = "*"

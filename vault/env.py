@@ -52,6 +52,29 @@ def env_int(name: str, default: int, minimum: int = 0) -> int:
     return int(value)
 
 
+RATE_PERIODS = {
+    "s": 1,
+    "sec": 1,
+    "second": 1,
+    "m": 60,
+    "min": 60,
+    "minute": 60,
+    "h": 3600,
+    "hour": 3600,
+    "d": 86400,
+    "day": 86400,
+}
+
+
+def env_rate(name: str, default: str) -> tuple[int, int]:
+    """A rate `N/period` (period s, min, hour or day, as DRF writes rates) -> (requests, window seconds)."""
+    value = env_value(name) or default
+    count, _, period = value.partition("/")
+    if not (count.isascii() and count.isdigit() and int(count) > 0) or period not in RATE_PERIODS:
+        raise ImproperlyConfigured(f"{name} must be a rate such as 600/min (periods: s, min, hour, day), got {value!r}")
+    return int(count), RATE_PERIODS[period]
+
+
 def proxy_ssl_header(name: str) -> tuple[str, str] | None:
     """`X-Forwarded-Proto` (meaning `X-Forwarded-Proto: https`) or `Header:value`, as Django's
     SECURE_PROXY_SSL_HEADER; unset means no header is trusted."""

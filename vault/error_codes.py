@@ -30,6 +30,7 @@ class ErrorCode(StrEnum):
     AUTHENTICATION_FAILED = "authentication_failed"
     FORBIDDEN = "forbidden"
     API_KEYS_DISABLED = "api_keys_disabled"
+    COMPANY_SUSPENDED = "company_suspended"
     THROTTLED = "throttled"
     # The route
     NOT_FOUND = "not_found"

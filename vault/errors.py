@@ -65,13 +65,13 @@ class Unauthenticated(ApiError):
 
 
 class Throttled(ApiError):
-    """429 with Retry-After."""
+    """429 with Retry-After, as a header and as `data.retryAfter` (seconds)."""
 
     status_code = 429
     code = ErrorCode.THROTTLED
 
     def __init__(self, message: str, *, retry_after: int) -> None:
-        super().__init__(message, headers={"Retry-After": str(retry_after)})
+        super().__init__(message, data={"retryAfter": retry_after}, headers={"Retry-After": str(retry_after)})
 
 
 class PaymentMethodBlocked(ApiError):

@@ -68,15 +68,17 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
     400: "Invalid request: malformed JSON, a wrong type, an unknown field or parameter, a bad value, or entityUuid "
     "missing with a Bearer token; `errors` names the field.",
     401: "Missing, unknown, revoked or expired credentials.",
-    403: "The caller may not use this action, or may not act for that entityUuid.",
+    403: "The caller may not use this action, or may not act for that entityUuid; `company_suspended` when the "
+    "company is suspended (every route).",
     404: "Not found; another company's object answers exactly the same.",
     409: "Conflict with the current state.",
     413: "The request body is too large.",
     415: "The body must be JSON (Content-Type: application/json).",
-    429: "Too many requests; retry after the Retry-After header's seconds.",
+    429: "Too many requests (API_THROTTLE_RATE_PER_CREDENTIAL, API_THROTTLE_RATE_PER_COMPANY, README: Limits); retry "
+    "after the Retry-After header's seconds (also `data.retryAfter`).",
     503: "The database is unavailable for a moment; nothing was written, retry (Retry-After).",
 }
-GUARDED_ERRORS = (400, 401, 403, 503)
+GUARDED_ERRORS = (400, 401, 403, 429, 503)
 PUBLIC_ERRORS = (400, 401, 503)
 PATH_OBJECT_ERRORS = (404,)
 BODY_ERRORS = (413, 415)  # 413: vault middleware, MAX_REQUEST_BODY_BYTES

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from vault.env import env_bool, env_int, env_list, env_str, fernet_keys, proxy_ssl_header, secret
+from vault.env import env_bool, env_int, env_list, env_rate, env_str, fernet_keys, proxy_ssl_header, secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -163,6 +163,7 @@ REST_FRAMEWORK = {
         "accounts.authentication.CompanyJWTAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.RouteActionPermission"],
+    "DEFAULT_THROTTLE_CLASSES": ["accounts.throttles.CredentialAndCompanyThrottle"],
     "DEFAULT_RENDERER_CLASSES": ["vault.envelope.EnvelopeJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["vault.bounded_json.BoundedJSONParser"],
     "EXCEPTION_HANDLER": "vault.errors.exception_handler",
@@ -208,9 +209,16 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# Brute-force guard for POST /auth/login and /admin/login/ (accounts/login_throttle.py): attempts counted per email
-# and per client address. Past the email's limit the email is locked for 1 minute, then 2, 4, ... at most 15;
+# API throttling (L6, accounts/throttles.py): requests per API key (or per user with a Bearer token) and per company,
+# `N/period` with period s, min, hour or day; past either, 429 with Retry-After.
+API_THROTTLE_RATE_PER_CREDENTIAL = env_rate("API_THROTTLE_RATE_PER_CREDENTIAL", "1200/min")
+API_THROTTLE_RATE_PER_COMPANY = env_rate("API_THROTTLE_RATE_PER_COMPANY", "3000/min")
+
+# Brute-force guard for POST /auth/login and /admin/login/ (accounts/login_throttle.py). First a rate of attempts per
+# client address (any outcome), checked before any password is hashed. Then failures counted per (email, client
+# address) and per client address: past the pair's limit the pair is locked for 1 minute, then 2, 4, ... at most 15;
 # past the address's limit the address is locked for the window.
+LOGIN_RATE_PER_ADDRESS = env_rate("LOGIN_RATE_PER_ADDRESS", "10/min")
 LOGIN_FAILURE_LIMIT_PER_EMAIL = 5
 LOGIN_FAILURE_LIMIT_PER_ADDRESS = 20
 LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60

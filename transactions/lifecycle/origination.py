@@ -104,6 +104,8 @@ def _due_transactions(day: date):
             method__in=ORIGINATED_METHODS,
             effective_date__lte=day,
             batch__isnull=True,
+            # A suspended company's entries stay Pending until it is reinstated (L7).
+            company__suspended_at__isnull=True,
         )
         # The account number stays encrypted in this step: it is decrypted only to write the file.
         .defer("account_number")

@@ -44,7 +44,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, company: str, name: str, actions: str | None, rollout_allowed: bool, **options):
         target = by_uuid(Company.objects, company, flag="--company")
-        wanted: list[str] = []
+        wanted: list[str] | None = None
         if actions is not None:
             wanted = parse_actions(actions)
             missing = [action for action in wanted if action not in (live_api_key_actions() or ())]
