@@ -5,17 +5,21 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from uuid import UUID
+from datetime import UTC, datetime
+from uuid import UUID, uuid4
 
+from django.conf import settings
 from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
-from rest_framework_simplejwt.exceptions import TokenError
+from rest_framework_simplejwt.exceptions import TokenBackendError
+from rest_framework_simplejwt.state import token_backend
 from rest_framework_simplejwt.token_blacklist.models import BlacklistedToken, OutstandingToken
 from rest_framework_simplejwt.tokens import RefreshToken
 
@@ -175,32 +179,87 @@ def password_fingerprint(user: User) -> str:
     return salted_hmac("jwt-password", user.password).hexdigest()[:32]
 
 
-def token_matches_password(token, user: User) -> bool:
+def token_matches_password(token, user: User) -> bool:  # a token or its payload
     return constant_time_compare(token.get(PASSWORD_CLAIM, ""), password_fingerprint(user))
 
 
-def refresh_token_issue(*, user: User) -> RefreshToken:
-    """A refresh token recorded as outstanding (so it can be revoked), its access token carrying the same claims."""
+# A login starts a session: every refresh token rotated from it carries the session's family id and start, so a
+# reused token revokes the whole family (N12: a thief who refreshed first loses the session too) and no session is
+# refreshed past JWT_SESSION_MAX_SECONDS from its login.
+FAMILY_CLAIM = "fam"
+SESSION_START_CLAIM = "auth_time"
+
+
+def refresh_token_issue(*, user: User, family: str | None = None, session_start: int | None = None) -> RefreshToken:
+    """A refresh token recorded as outstanding (so it can be revoked), its access token carrying the same claims.
+    Without `family`, a new session (a login); a rotation passes its token's family and start on."""
     refresh = RefreshToken.for_user(user)
     refresh[PASSWORD_CLAIM] = password_fingerprint(user)
+    refresh[FAMILY_CLAIM] = family or uuid4().hex
+    refresh[SESSION_START_CLAIM] = session_start if session_start is not None else refresh["iat"]
+    refresh["exp"] = min(refresh["exp"], refresh[SESSION_START_CLAIM] + settings.JWT_SESSION_MAX_SECONDS)
+    # for_user recorded the token before these claims: the record must hold the token as issued (family lookups).
+    OutstandingToken.objects.filter(jti=refresh["jti"]).update(
+        token=str(refresh), expires_at=datetime.fromtimestamp(refresh["exp"], tz=UTC)
+    )
     return refresh
 
 
-def refresh_token_rotate(*, raw_token: str) -> RefreshToken:
-    """CONTRACT 3 refresh with rotation (M7): the presented token is blacklisted and a new one issued, once. The
-    user must still be active, a member of a company, and on the password the token was issued under."""
+def _family(payload: dict) -> str:
+    return payload.get(FAMILY_CLAIM) or payload["jti"]  # a token from before families is a family of its own
+
+
+def refresh_family_revoke(*, user_id: int, family: str) -> int:
+    """Blacklists every unexpired refresh token of the user's session `family`; returns how many."""
+    live = OutstandingToken.objects.filter(
+        user_id=user_id, expires_at__gt=timezone.now(), blacklistedtoken__isnull=True
+    )
+    members = []
+    for outstanding in live:
+        try:
+            payload = token_backend.decode(outstanding.token, verify=True)
+        except TokenBackendError:
+            continue
+        if _family(payload) == family:
+            members.append(BlacklistedToken(token=outstanding))
+    return len(BlacklistedToken.objects.bulk_create(members, ignore_conflicts=True))
+
+
+def _refused_for_reuse(payload: dict) -> RefreshRefused:
+    """A rotated refresh token presented again: someone else holds its family; the whole session ends."""
+    refresh_family_revoke(user_id=payload.get("user_id"), family=_family(payload))
+    return RefreshRefused("This refresh token was already used; its session is revoked. Sign in again.")
+
+
+def _refresh_payload(raw_token: str) -> dict:
+    """The claims of a refresh token whose signature and expiry hold (blacklisted or not)."""
     try:
-        presented = RefreshToken(raw_token)  # signature, expiry, type, and not blacklisted
-    except TokenError:
+        payload = token_backend.decode(raw_token, verify=True)
+    except TokenBackendError:
         raise RefreshRefused("Invalid or expired refresh token.") from None
-    user = User.objects.filter(pk=presented.get("user_id"), is_active=True).first()
+    if payload.get("token_type") != "refresh" or "jti" not in payload:
+        raise RefreshRefused("Invalid or expired refresh token.")
+    return payload
+
+
+def refresh_token_rotate(*, raw_token: str) -> RefreshToken:
+    """CONTRACT 3 refresh with rotation (M7, N12): the presented token is blacklisted and a new one of the same
+    session issued, once; presenting it again revokes the session. The user must still be active, a member of a
+    company, on the password the token was issued under, and within the session's absolute lifetime."""
+    payload = _refresh_payload(raw_token)
+    if BlacklistedToken.objects.filter(token__jti=payload["jti"]).exists():
+        raise _refused_for_reuse(payload)
+    user = User.objects.filter(pk=payload.get("user_id"), is_active=True).first()
     if user is None or not user.memberships.exists():
         raise RefreshRefused("This user may no longer sign in.")
-    if not token_matches_password(presented, user):
+    if not token_matches_password(payload, user):
         raise RefreshRefused("The password has changed since this token was issued; sign in again.")
+    session_start = payload.get(SESSION_START_CLAIM, payload.get("iat", 0))
+    if time.time() >= session_start + settings.JWT_SESSION_MAX_SECONDS:
+        raise RefreshRefused("This session has reached its maximum lifetime; sign in again.")
     with transaction.atomic():
         # The outstanding row is locked, so of two refreshes racing with one token exactly one rotates it.
-        outstanding = OutstandingToken.objects.select_for_update().filter(jti=presented["jti"]).first()
+        outstanding = OutstandingToken.objects.select_for_update().filter(jti=payload["jti"]).first()
         if outstanding is None:
             raise RefreshRefused("Invalid or expired refresh token.")
         try:
@@ -208,7 +267,7 @@ def refresh_token_rotate(*, raw_token: str) -> RefreshToken:
                 BlacklistedToken.objects.create(token=outstanding)
         except IntegrityError:
             raise RefreshRefused("Invalid or expired refresh token.") from None
-        return refresh_token_issue(user=user)
+        return refresh_token_issue(user=user, family=_family(payload), session_start=session_start)
 
 
 def user_refresh_tokens_revoke(*, user: User) -> int:

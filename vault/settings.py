@@ -187,6 +187,11 @@ SIMPLE_JWT = {
     "BLACKLIST_AFTER_ROTATION": True,
 }
 
+# A Bearer session (a login and every refresh rotated from it) ends this long after the login (N12); the admin's
+# session cookie lasts ADMIN_SESSION_SECONDS from sign-in.
+JWT_SESSION_MAX_SECONDS = env_int("JWT_SESSION_MAX_SECONDS", 7 * 24 * 3600, minimum=60)
+SESSION_COOKIE_AGE = env_int("ADMIN_SESSION_SECONDS", 8 * 3600, minimum=60)
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Vault payments API",
     "DESCRIPTION": "Customers, saved bank accounts, charges and transaction reporting.",

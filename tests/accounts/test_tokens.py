@@ -5,8 +5,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+import time_machine
 from django.test import Client
+from django.utils import timezone
 from rest_framework.test import APIClient
+from rest_framework_simplejwt.state import token_backend
 
 from accounts.services import refresh_token_issue, user_set_password
 from tests import factories
@@ -122,9 +125,9 @@ def test_refresh_rotates_and_the_old_refresh_token_is_refused_from_then_on(anony
     assert rotated.status_code == 200
     second = rotated.json()["data"]["refreshToken"]
     assert second != first
+    assert _refresh(anonymous_client, second).status_code == 200
     again = _refresh(anonymous_client, first)
     assert again.status_code == 401 and again.json()["errors"][0]["code"] == "authentication_failed"
-    assert _refresh(anonymous_client, second).status_code == 200
 
 
 def test_refresh_of_a_deactivated_user_is_401(anonymous_client, company):
@@ -194,3 +197,34 @@ def test_one_refresh_token_used_by_ten_parallel_refreshes_rotates_once():
     token = str(refresh_token_issue(user=_member(company)))
     codes = at_once(lambda: _refresh(APIClient(), token).status_code, 10)
     assert sorted(codes) == [200] + [401] * 9
+
+
+def test_reusing_a_rotated_refresh_token_revokes_its_whole_session(anonymous_client, company):
+    """N12: whoever refreshed first (a thief, or the owner), the reuse ends the session for both."""
+    user = _member(company)
+    first = _login(anonymous_client, user)["refreshToken"]
+    second = _refresh(anonymous_client, first).json()["data"]["refreshToken"]
+    other_session = _login(anonymous_client, user)["refreshToken"]  # another device: its own family
+
+    reuse = _refresh(anonymous_client, first)
+    assert reuse.status_code == 401 and "already used" in reuse.json()["message"]
+    assert _refresh(anonymous_client, second).status_code == 401
+    assert _refresh(anonymous_client, other_session).status_code == 200
+
+
+def test_a_session_cannot_be_refreshed_past_its_absolute_lifetime(anonymous_client, company, settings):
+    settings.JWT_SESSION_MAX_SECONDS = 3 * 24 * 3600
+    user = _member(company)
+    token = _login(anonymous_client, user)["refreshToken"]
+    start = timezone.now()
+    for hours in (20, 40, 60):  # refreshed within each token's day, as an app that stays open does
+        with time_machine.travel(start + timedelta(hours=hours)):
+            answer = _refresh(anonymous_client, token)
+            assert answer.status_code == 200, answer.content
+            token = answer.json()["data"]["refreshToken"]
+    with time_machine.travel(start + timedelta(days=3, minutes=1)):
+        refused = _refresh(anonymous_client, token)
+    assert refused.status_code == 401
+    # The last token of the session never outlives the session either.
+    claims = token_backend.decode(token, verify=False)
+    assert claims["exp"] <= claims["auth_time"] + settings.JWT_SESSION_MAX_SECONDS

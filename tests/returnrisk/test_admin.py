@@ -91,13 +91,14 @@ def test_policy_rows_and_a_signed_review_are_edited_on_the_company_page(superuse
             "return_policies-INITIAL_FORMS": "0",
             "return_policies-0-return_code": "R01",
             "return_policies-0-notify": "on",
-            "risk_reviews-TOTAL_FORMS": "1",
-            "risk_reviews-INITIAL_FORMS": "0",
-            "risk_reviews-0-reviewed_on": "2026-11-01",
-            "risk_reviews-0-notes": "Yearly review: thresholds and policy unchanged",
+            # The second inline of reviews: new ones only (the first shows the signed ones, read-only).
+            "risk_reviews-2-TOTAL_FORMS": "1",
+            "risk_reviews-2-INITIAL_FORMS": "0",
+            "risk_reviews-2-0-reviewed_on": "2026-11-01",
+            "risk_reviews-2-0-notes": "Yearly review: thresholds and policy unchanged",
         }
     )
-    for prefix in ("memberships", "api_keys"):
+    for prefix in ("memberships", "api_keys", "risk_reviews"):
         data.setdefault(f"{prefix}-TOTAL_FORMS", "0")
         data.setdefault(f"{prefix}-INITIAL_FORMS", "0")
 
@@ -157,3 +158,32 @@ def test_the_return_policy_is_a_risk_control_staff_without_the_permission_cannot
     client.post(reverse("admin:accounts_company_change", args=[company.pk]), data)
 
     assert not ReturnPolicy.objects.exists()
+
+
+def test_a_signed_review_cannot_be_edited_or_deleted_in_another_persons_name(superuser_client, company):
+    """N15: reviews are append-only evidence; the page shows them read-only and a post cannot change them."""
+    signer = factories.UserFactory(is_staff=True, email="signer@example.com")
+    review = RiskReview.objects.create(company=company, reviewed_by=signer, reviewed_on="2026-06-30", notes="Signed")
+    url = reverse("admin:accounts_company_change", args=[company.pk])
+    page = superuser_client.get(url)
+    form = page.context["adminform"].form
+    data = {name: value for name, value in form.initial.items() if value is not None and name in form.fields}
+    data.update({"name": company.name, "cutoff_time": "16:00", "return_rate_warning_percent": "80"})
+    data.update(
+        {
+            "risk_reviews-TOTAL_FORMS": "1",
+            "risk_reviews-INITIAL_FORMS": "1",
+            "risk_reviews-0-id": str(review.pk),
+            "risk_reviews-0-company": str(company.pk),
+            "risk_reviews-0-notes": "Rewritten",
+            "risk_reviews-0-reviewed_on": "2020-01-01",
+            "risk_reviews-0-DELETE": "on",
+        }
+    )
+    for prefix in ("memberships", "api_keys", "return_policies", "risk_reviews-2"):
+        data.setdefault(f"{prefix}-TOTAL_FORMS", "0")
+        data.setdefault(f"{prefix}-INITIAL_FORMS", "0")
+    superuser_client.post(url, data)
+    review.refresh_from_db()
+    assert (review.notes, str(review.reviewed_on), review.reviewed_by_id) == ("Signed", "2026-06-30", signer.pk)
+    assert 'name="risk_reviews-0-notes"' not in page.content.decode()

@@ -58,9 +58,8 @@ def test_report_json_has_policy_thresholds_rates_alerts_actions_holds_and_review
     assert [(alert["category"], alert["level"]) for alert in data["alerts"]] == [("overall", "breached")]
     assert [action["action"] for action in data["actions"]] == ["hold_company_debits"]
     assert data["debitHolds"][0]["scope"] == "company" and data["debitHolds"][0]["liftedAt"] is None
-    assert data["reviews"] == [
-        {"reviewedOn": "2026-06-30", "reviewedBy": "risk.officer@example.com", "notes": "Annual"}
-    ]
+    assert data["reviews"] == [{"reviewedOn": "2026-06-30", "reviewedBy": "platform risk staff", "notes": "Annual"}]
+    assert "risk.officer" not in response.content.decode()  # N15: no staff email reaches the merchant
 
 
 def test_report_csv_has_every_section(api_client, evidence):
@@ -84,12 +83,13 @@ def test_report_csv_has_every_section(api_client, evidence):
     }
     review = next(row for row in rows if row["section"] == "review")
     assert (review["subject"], review["value"], review["detail"]) == (
-        "risk.officer@example.com",
+        "platform risk staff",
         "2026-06-30",
         "Annual",
     )
     assert len([row for row in rows if row["section"] == "rateMonth"]) == 12 * 3
     assert "not theirs" not in response.content.decode()
+    assert "risk.officer" not in response.content.decode()
 
 
 def test_report_shows_the_account_validation_policy_in_force(api_client, company):

@@ -56,11 +56,34 @@ class ReturnPolicyInline(admin.TabularInline):
 
 
 class RiskReviewInline(admin.TabularInline):
+    """Signed reviews are evidence (Nacha 2.2.4), append-only (N15): shown read-only, never edited or deleted; a
+    correction is a new review, signed by whoever enters it (RiskReviewAddInline)."""
+
     model = RiskReview
     extra = 0
+    max_num = 0
+    can_delete = False
     fields = ("reviewed_on", "reviewed_by", "notes")
-    readonly_fields = ("reviewed_by",)
+    readonly_fields = fields
     verbose_name = "yearly review of the fraud-monitoring program"
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class RiskReviewAddInline(admin.TabularInline):
+    model = RiskReview
+    extra = 0
+    can_delete = False
+    fields = ("reviewed_on", "notes")
+    verbose_name = "new yearly review (signed by you; reviews cannot be edited afterwards)"
+    verbose_name_plural = "new yearly reviews"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).none()
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return self.has_add_permission(request, obj)
 
 
 def _rate_column(category: rates.RateCategory):
@@ -78,7 +101,7 @@ def _rate_column(category: rates.RateCategory):
 class CompanyRiskAdmin(CompanyAdmin):
     """The accounts CompanyAdmin with the return-rate program added (transactions sits above accounts)."""
 
-    inlines = [*CompanyAdmin.inlines, ReturnPolicyInline, RiskReviewInline]
+    inlines = [*CompanyAdmin.inlines, ReturnPolicyInline, RiskReviewInline, RiskReviewAddInline]
     unauthorized_rate_column = _rate_column(rates.RateCategory.UNAUTHORIZED)
     administrative_rate_column = _rate_column(rates.RateCategory.ADMINISTRATIVE)
     overall_rate_column = _rate_column(rates.RateCategory.OVERALL)
@@ -105,15 +128,12 @@ class CompanyRiskAdmin(CompanyAdmin):
         return format_html('<a href="{}">Return rates</a>', url)
 
     def save_formset(self, request, form, formset, change):
-        # A review is signed by the staff user who enters it.
+        # A review is signed by the staff user who enters it; only new reviews reach here (append-only).
         if formset.model is RiskReview:
             for review in formset.save(commit=False):
-                if review.reviewed_by_id is None:
+                if review.pk is None:
                     review.reviewed_by = request.user
-                review.save()
-            for deleted in formset.deleted_objects:
-                deleted.delete()
-            formset.save_m2m()
+                    review.save()
             return
         super().save_formset(request, form, formset, change)
 

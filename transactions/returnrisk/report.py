@@ -86,14 +86,18 @@ def _holds(company: Company) -> list[dict]:
     ]
 
 
+# What a merchant learns of who signed a review: the platform's role, never a staff member's email (N15).
+REVIEWER_ROLE = "platform risk staff"
+
+
 def _reviews(company: Company) -> list[dict]:
     return [
         {
             "reviewedOn": review.reviewed_on.isoformat(),
-            "reviewedBy": review.reviewed_by.email if review.reviewed_by_id else None,
+            "reviewedBy": REVIEWER_ROLE if review.reviewed_by_id else None,
             "notes": review.notes,
         }
-        for review in RiskReview.objects.filter(company=company).select_related("reviewed_by").order_by("pk")
+        for review in RiskReview.objects.filter(company=company).order_by("pk")
     ]
 
 
