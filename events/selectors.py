@@ -53,9 +53,11 @@ def cursor_decode(cursor: str) -> int:
         text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError):
         text = ""
-    if not text.startswith(CURSOR_PREFIX) or not text[len(CURSOR_PREFIX) :].isdigit():
+    digits = text[len(CURSOR_PREFIX) :]
+    # isascii too: "²".isdigit() is True, and int() of it raised (N11: a 500).
+    if not text.startswith(CURSOR_PREFIX) or not (digits.isascii() and digits.isdigit()):
         raise ApiError("cursor is not a cursor this API gave out", field="cursor", code=ErrorCode.INVALID)
-    return int(text[len(CURSOR_PREFIX) :])
+    return int(digits)
 
 
 def event_page(

@@ -32,12 +32,15 @@ def _check(value: Any) -> None:
     while stack:
         node, depth = stack.pop()
         if isinstance(node, dict):
-            children = node.values()
+            children = [*node.keys(), *node.values()]
         elif isinstance(node, list):
             children = node
         else:
             if isinstance(node, float) and not math.isfinite(node):
                 raise JsonRefused("numbers must be finite")
+            if isinstance(node, str) and "\x00" in node:
+                # PostgreSQL's jsonb and text refuse NUL (N11: a filter value holding \u0000 was a 500).
+                raise JsonRefused("strings must not contain NUL (\\u0000)")
             continue
         if depth > MAX_JSON_DEPTH:
             raise JsonRefused(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
-from django.db import InterfaceError, OperationalError
+from django.db import DataError, InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
@@ -184,6 +184,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             status=exc.status_code,
             headers=headers,
         )
+    if isinstance(exc, DataError):
+        # A value the database refused (out of range, an encoding it cannot store): the client's input, so a 400.
+        # Logged by class only: the database's message quotes the query and its literals.
+        logger.warning("database refused a value: %s", type(exc).__name__)
+        message = "A value in the request cannot be stored or compared."
+        return Response(error_body(message, [{"field": None, "code": ErrorCode.INVALID, "message": message}]), 400)
     if isinstance(exc, (OperationalError, InterfaceError)):
         # A lost or restarted database connection: nothing was committed, and a retry gets a fresh connection
         # (Django drops the broken one when the request ends), so this is 503, not a 500.
