@@ -8,6 +8,14 @@ number (`accountnumber:eq`). A line is: client, request id, method, path, status
 import os
 
 wsgi_app = "vault.wsgi:application"
+# Refusals below in the API's JSON envelope (vault/gunicorn_workers.py), with sync workers or, with threads, gthread.
+threads = int(os.environ.get("GUNICORN_THREADS", "1"))
+worker_class = "vault.gunicorn_workers." + ("ThreadJsonWorker" if threads > 1 else "SyncJsonWorker")
+# gunicorn's largest request line (8190 bytes; 0 would mean unbounded): a long reporting query fits. Past it 414,
+# a header past 8190 bytes or more than 100 headers 431, in the envelope. README: Limits; the OpenAPI description.
+limit_request_line = 8190
+limit_request_field_size = 8190
+limit_request_fields = 100
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 timeout = 60

@@ -28,6 +28,7 @@ GLOBAL_TABLES = {
     "transactions_parkedreturnitem",  # an item of an imported file not applied: spans merchants as its file does
     "auth_group", "auth_group_permissions", "auth_permission", "django_admin_log", "django_content_type",
     "django_migrations", "django_session", "vault_cache",
+    "accounts_ratewindow",  # throttle counters: keyed by credential, company or address, like the cache
     "django_tasks_database_dbtaskresult",  # the task queue: plumbing, a local table on the coordinator
 }  # fmt: skip
 

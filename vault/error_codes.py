@@ -25,6 +25,8 @@ class ErrorCode(StrEnum):
     PARSE_ERROR = "parse_error"
     BAD_REQUEST = "bad_request"
     REQUEST_TOO_LARGE = "request_too_large"
+    URI_TOO_LONG = "uri_too_long"
+    HEADER_TOO_LARGE = "header_too_large"
     # Who calls
     NOT_AUTHENTICATED = "not_authenticated"
     AUTHENTICATION_FAILED = "authentication_failed"

@@ -194,7 +194,11 @@ SESSION_COOKIE_AGE = env_int("ADMIN_SESSION_SECONDS", 8 * 3600, minimum=60)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Vault payments API",
-    "DESCRIPTION": "Customers, saved bank accounts, charges and transaction reporting.",
+    "DESCRIPTION": "Customers, saved bank accounts, charges and transaction reporting.\n\n"
+    "Limits (README: Limits): a request line (method, path and query) of at most 8190 bytes, else 414 "
+    "`uri_too_long`; each header at most 8190 bytes and at most 100 headers, else 431 `header_too_large`; a body "
+    "of at most 1 MiB, else 413; API requests per API key (or user) and per company per minute, else 429 "
+    "`throttled` with Retry-After. A suspended company is 403 `company_suspended` on every route.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
