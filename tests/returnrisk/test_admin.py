@@ -91,14 +91,13 @@ def test_policy_rows_and_a_signed_review_are_edited_on_the_company_page(superuse
             "return_policies-INITIAL_FORMS": "0",
             "return_policies-0-return_code": "R01",
             "return_policies-0-notify": "on",
-            # The second inline of reviews: new ones only (the first shows the signed ones, read-only).
-            "risk_reviews-2-TOTAL_FORMS": "1",
-            "risk_reviews-2-INITIAL_FORMS": "0",
-            "risk_reviews-2-0-reviewed_on": "2026-11-01",
-            "risk_reviews-2-0-notes": "Yearly review: thresholds and policy unchanged",
+            "risk_reviews-TOTAL_FORMS": "1",
+            "risk_reviews-INITIAL_FORMS": "0",
+            "risk_reviews-0-reviewed_on": "2026-11-01",
+            "risk_reviews-0-notes": "Yearly review: thresholds and policy unchanged",
         }
     )
-    for prefix in ("memberships", "api_keys", "risk_reviews"):
+    for prefix in ("memberships", "api_keys"):
         data.setdefault(f"{prefix}-TOTAL_FORMS", "0")
         data.setdefault(f"{prefix}-INITIAL_FORMS", "0")
 
@@ -180,10 +179,10 @@ def test_a_signed_review_cannot_be_edited_or_deleted_in_another_persons_name(sup
             "risk_reviews-0-DELETE": "on",
         }
     )
-    for prefix in ("memberships", "api_keys", "return_policies", "risk_reviews-2"):
+    for prefix in ("memberships", "api_keys", "return_policies"):
         data.setdefault(f"{prefix}-TOTAL_FORMS", "0")
         data.setdefault(f"{prefix}-INITIAL_FORMS", "0")
     superuser_client.post(url, data)
     review.refresh_from_db()
     assert (review.notes, str(review.reviewed_on), review.reviewed_by_id) == ("Signed", "2026-06-30", signer.pk)
-    assert 'name="risk_reviews-0-notes"' not in page.content.decode()
+    assert 'name="risk_reviews-0-DELETE"' not in page.content.decode()

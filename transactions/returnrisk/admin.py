@@ -55,35 +55,31 @@ class ReturnPolicyInline(admin.TabularInline):
         return self._manages_risk(request) and super().has_delete_permission(request, obj)
 
 
+class RiskReviewForm(forms.ModelForm):
+    """A signed review is shown, never edited: its fields are disabled, so whatever a post says is ignored."""
+
+    class Meta:
+        model = RiskReview
+        fields = ("reviewed_on", "notes")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:
+            for field in self.fields.values():
+                field.disabled = True
+
+
 class RiskReviewInline(admin.TabularInline):
-    """Signed reviews are evidence (Nacha 2.2.4), append-only (N15): shown read-only, never edited or deleted; a
-    correction is a new review, signed by whoever enters it (RiskReviewAddInline)."""
+    """Signed reviews are evidence (Nacha 2.2.4), append-only (N15): a review is never edited or deleted, in
+    anyone's name; a correction is a new review, signed by whoever enters it."""
 
     model = RiskReview
+    form = RiskReviewForm
     extra = 0
-    max_num = 0
     can_delete = False
     fields = ("reviewed_on", "reviewed_by", "notes")
-    readonly_fields = fields
-    verbose_name = "yearly review of the fraud-monitoring program"
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-
-class RiskReviewAddInline(admin.TabularInline):
-    model = RiskReview
-    extra = 0
-    can_delete = False
-    fields = ("reviewed_on", "notes")
-    verbose_name = "new yearly review (signed by you; reviews cannot be edited afterwards)"
-    verbose_name_plural = "new yearly reviews"
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).none()
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return self.has_add_permission(request, obj)
+    readonly_fields = ("reviewed_by",)
+    verbose_name = "yearly review of the fraud-monitoring program (cannot be edited once saved)"
 
 
 def _rate_column(category: rates.RateCategory):
@@ -101,7 +97,7 @@ def _rate_column(category: rates.RateCategory):
 class CompanyRiskAdmin(CompanyAdmin):
     """The accounts CompanyAdmin with the return-rate program added (transactions sits above accounts)."""
 
-    inlines = [*CompanyAdmin.inlines, ReturnPolicyInline, RiskReviewInline, RiskReviewAddInline]
+    inlines = [*CompanyAdmin.inlines, ReturnPolicyInline, RiskReviewInline]
     unauthorized_rate_column = _rate_column(rates.RateCategory.UNAUTHORIZED)
     administrative_rate_column = _rate_column(rates.RateCategory.ADMINISTRATIVE)
     overall_rate_column = _rate_column(rates.RateCategory.OVERALL)
