@@ -1,6 +1,6 @@
 """N11 (security review 2026-11-25): two inputs that reached a 500 are 400s in the envelope: an events cursor whose
-digits are not ASCII, and a JSON filter value holding \\u0000 (PostgreSQL refuses NUL in jsonb and text). A value
-the database refuses anyway is a 400 too, and its literal never reaches the log."""
+digits are not ASCII, and a JSON filter value holding \\u0000 (PostgreSQL refuses NUL in jsonb and text); neither
+reaches the database, so its message (which quotes the literal) never reaches the log."""
 
 from __future__ import annotations
 

@@ -185,11 +185,15 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             headers=headers,
         )
     if isinstance(exc, DataError):
-        # A value the database refused (out of range, an encoding it cannot store): the client's input, so a 400.
-        # Logged by class only: the database's message quotes the query and its literals.
-        logger.warning("database refused a value: %s", type(exc).__name__)
-        message = "A value in the request cannot be stored or compared."
-        return Response(error_body(message, [{"field": None, "code": ErrorCode.INVALID, "message": message}]), 400)
+        # A value the database refused that validation let through: our bug, so a 500 (client input is checked
+        # before it gets here, e.g. NUL in JSON filters). Logged without the database's message, which quotes the
+        # query's literals (N11).
+        view = context.get("view").__class__.__name__ if context.get("view") else "?"
+        logger.error("database refused a value in %s: %s", view, type(exc).__name__)
+        message = "Internal server error."
+        return Response(
+            error_body(message, [{"field": None, "code": ErrorCode.SERVER_ERROR, "message": message}]), status=500
+        )
     if isinstance(exc, (OperationalError, InterfaceError)):
         # A lost or restarted database connection: nothing was committed, and a retry gets a fresh connection
         # (Django drops the broken one when the request ends), so this is 503, not a 500.
