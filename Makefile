@@ -20,10 +20,11 @@ migrate: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 
-# One background worker (webhook delivery) runs beside gunicorn and stops with it.
+# One background worker (webhook delivery) runs beside gunicorn and stops with it; it is started again 5 s after
+# anything ends it (deploy/restart-always.sh, as systemd's Restart=always in deploy/vault-worker.service).
 run: migrate
 	$(PY) manage.py bootstrap_demo
-	$(PY) manage.py run_worker & worker=$$!; trap 'kill $$worker' EXIT INT TERM; \
+	deploy/restart-always.sh $(PY) manage.py run_worker & worker=$$!; trap 'kill $$worker' EXIT INT TERM; \
 	$(VENV)/bin/gunicorn --config gunicorn.conf.py --bind 127.0.0.1:8000 --workers 2
 
 test: install

@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import logging
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django_tasks import TaskResultStatus, task
 from django_tasks_db import DatabaseBackend
 from django_tasks_db.models import DBTaskResult
 
 from events.delivery import deliveries_run
+
+logger = logging.getLogger("events.tasks")
 
 
 @task()
@@ -33,3 +37,24 @@ def task_results_purge(*, before: datetime) -> int:
         status__in=[TaskResultStatus.SUCCESSFUL, TaskResultStatus.FAILED], finished_at__lt=before
     )
     return finished.delete()[0]
+
+
+def _running_past_lease(now: datetime):
+    """Task rows still RUNNING a lease after they were claimed: their worker died (or lost its database) mid-task."""
+    return DBTaskResult.objects.running().filter(started_at__lt=now - timedelta(seconds=settings.TASK_LEASE_SECONDS))
+
+
+def tasks_stuck_count(*, now: datetime) -> int:
+    """How many task rows are RUNNING past their lease now (a gauge: 0 once a worker has reclaimed them)."""
+    return _running_past_lease(now).count()
+
+
+def tasks_reclaim(*, now: datetime) -> int:
+    """Make task rows RUNNING past their lease ready again, for the next worker to run (the tasks here may run
+    twice: a delivery is claimed under its own lease). Returns how many were reclaimed."""
+    reclaimed = _running_past_lease(now).update(status=TaskResultStatus.READY, started_at=None)
+    if reclaimed:
+        logger.warning(
+            "reclaimed %d task(s) left RUNNING past their %d s lease", reclaimed, settings.TASK_LEASE_SECONDS
+        )
+    return reclaimed

@@ -252,6 +252,11 @@ IMPORT_RETURNS_MAX_BYTES = int(env_str("IMPORT_RETURNS_MAX_BYTES", str(64 * 1024
 # Events and webhooks (CONTRACT 9). Background work goes through Django's tasks interface; the database backend
 # needs no broker (`python manage.py run_worker`); a large deployment points TASKS at an RQ or Celery backend.
 TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks_db.DatabaseBackend")}}
+# A task row RUNNING this long after its claim lost its worker (killed, or cut off from the database): the next
+# worker pass makes it ready again. Longer than any task runs (a webhook wake-up sends what is due, batch by batch).
+TASK_LEASE_SECONDS = env_int("TASK_LEASE_SECONDS", 300, minimum=1)
+# `run_worker` waits out a database outage, retrying after 0.5 s, 1 s, 2 s, ... up to this many seconds.
+WORKER_BACKOFF_MAX_SECONDS = env_int("WORKER_BACKOFF_MAX_SECONDS", 30, minimum=1)
 WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", False)
 WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10)
 # A claimed delivery is this worker's for this long; it must outlast one request (connect + read timeouts).

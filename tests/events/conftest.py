@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from django.db import connection
 
 from events.models import Event
 from events.services import endpoint_create, event_record
@@ -118,4 +120,19 @@ def wire_body(event: Event, company) -> dict:
         "objectUuid": str(event.object_uuid),
         "sequence": event.sequence,
         "data": event.data,
+    }
+
+
+def worker_env(*, port: int | None = None, **extra: str) -> dict[str, str]:
+    """The environment of a `manage.py run_worker` subprocess on the test database (through `port` if given)."""
+    settings_dict = connection.settings_dict
+    host, port = settings_dict["HOST"], port or settings_dict["PORT"]
+    return {
+        **os.environ,
+        "DEBUG": "1",
+        "DATABASE_URL": f"postgres://{settings_dict['USER']}@{host}:{port}/{settings_dict['NAME']}",
+        "WEBHOOK_ALLOW_PRIVATE_URLS": "1",
+        "WEBHOOK_TIMEOUT_SECONDS": "1",
+        "WEBHOOK_LEASE_SECONDS": "4",
+        **extra,
     }

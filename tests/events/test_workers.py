@@ -3,7 +3,6 @@ many workers never sending one delivery twice at once, and a worker killed mid-d
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -13,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 from standardwebhooks import Webhook
 
@@ -22,7 +21,7 @@ from events.models import Delivery, DeliveryAttempt, Event
 from events.services import EventDraft, event_record, events_record
 from tests import factories
 from tests.concurrency import at_once
-from tests.events.conftest import customer_event
+from tests.events.conftest import customer_event, worker_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -71,24 +70,12 @@ def test_many_workers_at_once_send_each_event_once(company, endpoint, receiver):
     assert set(Delivery.objects.values_list("status", flat=True)) == {"delivered"}
 
 
-def _worker_env() -> dict[str, str]:
-    settings_dict = connection.settings_dict
-    return {
-        **os.environ,
-        "DEBUG": "1",
-        "DATABASE_URL": f"postgres://{settings_dict['USER']}@{settings_dict['HOST']}:{settings_dict['PORT']}/{settings_dict['NAME']}",
-        "WEBHOOK_ALLOW_PRIVATE_URLS": "1",
-        "WEBHOOK_TIMEOUT_SECONDS": "1",
-        "WEBHOOK_LEASE_SECONDS": "4",
-    }
-
-
 def test_a_worker_killed_mid_delivery_loses_nothing(company, endpoint, receiver):
     receiver.gate = threading.Event()  # the receiver holds its answer: the worker is inside the delivery
     worker = subprocess.Popen(  # noqa: S603 - our own manage.py
         [sys.executable, "manage.py", "run_worker", "--interval", "0.05", "--sweep-interval", "0.2"],
         cwd=REPO,
-        env=_worker_env(),
+        env=worker_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -122,7 +109,7 @@ def test_run_worker_batch_delivers_what_was_committed_while_no_worker_ran(compan
     result = subprocess.run(  # noqa: S603
         [sys.executable, "manage.py", "run_worker", "--batch"],
         cwd=REPO,
-        env=_worker_env(),
+        env=worker_env(),
         capture_output=True,
         text=True,
         timeout=120,

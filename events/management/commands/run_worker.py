@@ -1,20 +1,17 @@
-"""`run_worker`: the background worker (CONTRACT 9). Runs the tasks queued in the database backend
-(django-tasks-db's own worker loop) and, every --sweep-interval seconds, sends any webhook that is due even if
-its wake-up task was lost (a process killed between commit and enqueue, or a worker killed mid-task).
-`--batch` runs everything due now and exits (ops and tests). Many workers may run at once."""
+"""`run_worker`: the background worker (CONTRACT 9). Runs the tasks queued in the database backend and, every
+--sweep-interval seconds, sends any webhook that is due even if its wake-up task was lost (a process killed between
+commit and enqueue, or a worker killed mid-task). It outlives the database and exits only on a signal
+(events.worker). `--batch` runs everything due now and exits (ops and tests). Many workers may run at once."""
 
 from __future__ import annotations
 
 import json
-import time
 
 from django.core.management.base import BaseCommand
 from django.utils.crypto import get_random_string
-from django_tasks import DEFAULT_TASK_BACKEND_ALIAS, task_backends
-from django_tasks_db import DatabaseBackend
-from django_tasks_db.management.commands.db_worker import Worker, valid_interval
+from django_tasks_db.management.commands.db_worker import valid_interval
 
-from events.delivery import deliveries_run
+from events.worker import WorkerLoop
 
 
 class Command(BaseCommand):
@@ -34,30 +31,14 @@ class Command(BaseCommand):
         parser.add_argument("--queue-name", default="*", help="Task queues to run, comma-separated (default all).")
 
     def handle(self, *, batch: bool, interval: float, sweep_interval: float, queue_name: str, **options) -> None:
-        uses_database_queue = isinstance(task_backends[DEFAULT_TASK_BACKEND_ALIAS], DatabaseBackend)
-        worker = Worker(
+        loop = WorkerLoop(
+            interval=interval,
+            sweep_interval=sweep_interval,
             queue_names=queue_name.split(","),
-            interval=0,
-            batch=True,  # one pass over the ready tasks; this loop decides when to look again
-            backend_name=DEFAULT_TASK_BACKEND_ALIAS,
-            startup_delay=False,
-            max_tasks=None,
             worker_id=get_random_string(32),
-            excluded_queue_names=[],
         )
-        attempts = 0
         if batch:
-            if uses_database_queue:
-                worker.run()
-            attempts += deliveries_run()
-            self.stdout.write(json.dumps({"webhookAttempts": attempts}))
+            loop.one_pass()
+            self.stdout.write(json.dumps({"webhookAttempts": loop.done["webhookAttempts"]}))
             return
-        worker.configure_signals()
-        next_sweep = 0.0
-        while worker.running:
-            if uses_database_queue:
-                worker.run()
-            if time.monotonic() >= next_sweep:
-                deliveries_run()
-                next_sweep = time.monotonic() + sweep_interval
-            time.sleep(interval)
+        loop.run()
