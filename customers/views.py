@@ -12,7 +12,8 @@ from customers.models import Customer
 from customers.selectors import customer_get, customer_list
 from customers.serializers import CustomerCreatedOutput, CustomerOutput
 from customers.services import CUSTOMER_FIELDS, PHONE_PATTERN, customer_create, customer_update
-from vault.openapi import Paginated
+from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
+from vault.openapi import Paginated, error
 from vault.pagination import page_params, paginated_body
 from vault.serializers import StrictCharField, StrictChoiceField, StrictSerializer
 
@@ -60,7 +61,8 @@ class CustomerListView(APIView):
     @extend_schema(
         operation_id="customer_create",
         request=CustomerCreateInput,
-        responses={201: CustomerCreatedOutput},
+        responses={201: CustomerCreatedOutput, 409: error(IDEMPOTENCY_CONFLICT)},
+        parameters=[IDEMPOTENCY_PARAMETER],
         examples=[
             OpenApiExample(
                 "A person",
@@ -82,9 +84,13 @@ class CustomerListView(APIView):
     def post(self, request):
         body = CustomerCreateInput(data=request.data)
         body.is_valid(raise_exception=True)
-        customer = customer_create(company=request.company, **_model_fields(body.validated_data))
-        data = CustomerCreatedOutput(customer).data
-        return Response({key: (None if value == "" else value) for key, value in data.items()}, status=201)
+        fields = _model_fields(body.validated_data)
+
+        def create() -> dict:
+            data = CustomerCreatedOutput(customer_create(company=request.company, **fields)).data
+            return {key: (None if value == "" else value) for key, value in data.items()}
+
+        return idempotent_response(request, create=create)
 
     @extend_schema(operation_id="customer_list", parameters=_LIST_PARAMS, responses={200: Paginated(CustomerOutput)})
     def get(self, request):

@@ -19,8 +19,10 @@ from events.services import (
     endpoint_update,
 )
 from events.types import EventType
+from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from vault.envelope import Enveloped
 from vault.error_codes import ErrorCode
+from vault.openapi import error
 from vault.pagination import MAX_PAGE_SIZE
 from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer
 
@@ -125,19 +127,27 @@ def _created_record(endpoint) -> dict:
 
 class EndpointListView(APIView):
     @extend_schema(
-        operation_id="webhook_endpoint_create", request=EndpointCreateInput, responses={201: EndpointCreatedOutput}
+        operation_id="webhook_endpoint_create",
+        request=EndpointCreateInput,
+        responses={201: EndpointCreatedOutput, 409: error(IDEMPOTENCY_CONFLICT)},
+        parameters=[IDEMPOTENCY_PARAMETER],
     )
     def post(self, request):
         body = EndpointCreateInput(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        endpoint = endpoint_create(
-            company=request.company,
-            url=data["url"],
-            event_types=data["eventTypes"],
-            description=data.get("description", ""),
+        return idempotent_response(
+            request,
+            create=lambda: _created_record(
+                endpoint_create(
+                    company=request.company,
+                    url=data["url"],
+                    event_types=data["eventTypes"],
+                    description=data.get("description", ""),
+                )
+            ),
+            sealed={"secret"},  # shown in this answer and its replays, stored encrypted
         )
-        return Response(_created_record(endpoint), status=201)
 
     @extend_schema(operation_id="webhook_endpoint_list", responses={200: EndpointOutput(many=True)})
     def get(self, request):

@@ -12,6 +12,7 @@ from payments.models import PaymentMethod
 from payments.selectors import payment_method_get, payment_method_list
 from payments.serializers import PaymentMethodCreatedOutput, PaymentMethodOutput
 from payments.services import payment_method_create, payment_method_delete, payment_method_set_default
+from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from vault.openapi import error
 from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer, StrictUUIDField
 
@@ -51,26 +52,32 @@ class PaymentMethodCreateView(APIView):
             404: error("Customer not found."),
             409: error(
                 "The customer already has this account and routing number: errors[0].field is accountNumber and "
-                "data is {paymentMethodUuid} of the existing method."
+                "data is {paymentMethodUuid} of the existing method; or (errors[0].field Idempotency-Key) "
+                + IDEMPOTENCY_CONFLICT
             ),
         },
+        parameters=[IDEMPOTENCY_PARAMETER],
     )
     def post(self, request):
         body = PaymentMethodCreateInput(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
         customer = customer_get(company=request.company, customer_uuid=data["customerUuid"])
-        method = payment_method_create(
-            company=request.company,
-            customer=customer,
-            method_type=data["type"],
-            account_type=data["accountType"],
-            account_number=data["accountNumber"],
-            routing_number=data["routingNumber"],
-            nickname=data.get("nickname", ""),
-            is_default=data["isDefault"],
+        return idempotent_response(
+            request,
+            create=lambda: PaymentMethodCreatedOutput(
+                payment_method_create(
+                    company=request.company,
+                    customer=customer,
+                    method_type=data["type"],
+                    account_type=data["accountType"],
+                    account_number=data["accountNumber"],
+                    routing_number=data["routingNumber"],
+                    nickname=data.get("nickname", ""),
+                    is_default=data["isDefault"],
+                )
+            ).data,
         )
-        return Response(PaymentMethodCreatedOutput(method).data, status=201)
 
 
 class PaymentMethodListView(APIView):

@@ -101,7 +101,7 @@ def transaction_charge(charge: ChargeRequest) -> ChargeResult:
         key=charge.idempotency_key,
         request_hash=charge.request_hash,
         now=charge.now,
-        charge=lambda: _charged(charge),
+        create=lambda: _charged(charge),
     )
 
 

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from customers.selectors import customer_get
 from payments.selectors import payment_method_get
 from payments.serializers import PaymentMethodOutput
+from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from transactions.models import AccountValidation
 from transactions.state import Actor
 from transactions.validation import MICRODEPOSIT_MAX_CENTS, account_validation_start, microdeposits_confirm
@@ -42,23 +43,32 @@ class PaymentMethodValidateView(APIView):
         request=ValidationStartInput,
         responses={
             202: PaymentMethodOutput,
-            409: error("The method is blocked, or a validation of it is already pending."),
+            409: error(
+                "The method is blocked, or a validation of it is already pending; or (errors[0].field "
+                "Idempotency-Key) " + IDEMPOTENCY_CONFLICT
+            ),
         },
+        parameters=[IDEMPOTENCY_PARAMETER],
         description="Queue a prenote or two micro-deposits (and their offsetting debit) for the next file.",
     )
     def post(self, request, customer_uuid: UUID, payment_method_uuid: UUID):
         body = ValidationStartInput(data=request.data)
         body.is_valid(raise_exception=True)
         customer, method = _method(request, customer_uuid, payment_method_uuid)
-        method = account_validation_start(
-            company=request.company,
-            customer=customer,
-            payment_method=method,
-            kind=body.validated_data["method"],
-            actor=Actor.of_request(request),
-            now=timezone.now(),
+        return idempotent_response(
+            request,
+            create=lambda: PaymentMethodOutput(
+                account_validation_start(
+                    company=request.company,
+                    customer=customer,
+                    payment_method=method,
+                    kind=body.validated_data["method"],
+                    actor=Actor.of_request(request),
+                    now=timezone.now(),
+                )
+            ).data,
+            status_code=202,
         )
-        return Response(PaymentMethodOutput(method).data, status=202)
 
 
 class PaymentMethodValidateConfirmView(APIView):

@@ -7,10 +7,8 @@ from datetime import datetime
 from uuid import UUID
 
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
-    OpenApiParameter,
     PolymorphicProxySerializer,
     extend_schema,
     extend_schema_field,
@@ -22,7 +20,13 @@ from rest_framework.views import APIView
 from payments import numbers
 from payments.models import PaymentMethod
 from transactions.charge_rules import bank_details_required, saved_method_needs_customer
-from transactions.idempotency import IDEMPOTENCY_HEADER, idempotency_key, request_fingerprint
+from transactions.idempotency import (
+    IDEMPOTENCY_CONFLICT,
+    IDEMPOTENCY_PARAMETER,
+    idempotency_key,
+    replayed_headers,
+    request_fingerprint,
+)
 from transactions.lifecycle.reversal import transaction_reverse
 from transactions.methods import method_kind
 from transactions.models import Method, Purpose, Status, TransactionType
@@ -238,9 +242,9 @@ class TransactionCreateView(APIView):
         responses={
             201: TransactionRecordOutput,
             404: error("Customer not found / Payment method not found."),
-            409: error("Idempotency-Key reused with another body, or in use by a concurrent request."),
+            409: error(IDEMPOTENCY_CONFLICT),
         },
-        parameters=[OpenApiParameter(IDEMPOTENCY_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER)],
+        parameters=[IDEMPOTENCY_PARAMETER],
         examples=[
             OpenApiExample(
                 "ACH debit of a saved account",
@@ -303,8 +307,7 @@ class TransactionCreateView(APIView):
                 request_hash=request_fingerprint(request.data) if key else "",
             )
         )
-        headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
-        return Response(result.record, status=result.status_code, headers=headers)
+        return Response(result.record, status=result.status_code, headers=replayed_headers(result))
 
 
 class TransactionDetailView(APIView):

@@ -10,10 +10,11 @@ from django.http import Http404, HttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from transactions.returnrisk import rates, report
 from transactions.returnrisk.reinitiation import transaction_retry
 from transactions.state import Actor
@@ -149,16 +150,19 @@ class TransactionRetryView(APIView):
     @extend_schema(
         request=None,
         responses={201: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT},
+        parameters=[IDEMPOTENCY_PARAMETER],
         description="Re-present a debit returned R01 or R09 (at most twice, within 180 days): 201 with the new "
-        "debit; any other return code is 409 with the reason.",
+        "debit; any other return code is 409 with the reason. Also 409: " + IDEMPOTENCY_CONFLICT,
     )
     def post(self, request, transaction_uuid):
         if request.body and request.data not in ({}, None):
             raise serializers.ValidationError({"non_field_errors": ["This route takes no body."]})
-        retry = transaction_retry(
-            company=request.company,
-            transaction_uuid=transaction_uuid,
-            now=timezone.now(),
-            actor=Actor.of_request(request),
+        return idempotent_response(
+            request,
+            create=lambda: transaction_retry(
+                company=request.company,
+                transaction_uuid=transaction_uuid,
+                now=timezone.now(),
+                actor=Actor.of_request(request),
+            ).record,
         )
-        return Response(retry.record, status=status.HTTP_201_CREATED)
