@@ -111,6 +111,21 @@ if DATABASE_POOL_MODE == "transaction":
         if _alias["ENGINE"].endswith("postgresql"):
             _alias["OPTIONS"] = {**_alias.get("OPTIONS", {}), "prepare_threshold": None}
             _alias["DISABLE_SERVER_SIDE_CURSORS"] = True
+# Every alias gives up on an unreachable server after DATABASE_CONNECT_TIMEOUT seconds (the replica after its own,
+# shorter REPORTING_CONNECT_TIMEOUT): a request answers 503 well within gunicorn's timeout, a command exits with one
+# line. In the web process (vault/wsgi.py sets VAULT_WEB_PROCESS) the server also cancels any statement running
+# longer than WEB_STATEMENT_TIMEOUT_MS (the request is 503, nothing written); commands and the worker have no limit.
+# Behind pgbouncer no startup option passes: set it on the role there (ALTER ROLE ... SET statement_timeout).
+DATABASE_CONNECT_TIMEOUT = env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)
+WEB_STATEMENT_TIMEOUT_MS = env_int("WEB_STATEMENT_TIMEOUT_MS", 30000)
+_web_statement_timeout = (
+    env_bool("VAULT_WEB_PROCESS", False) and WEB_STATEMENT_TIMEOUT_MS and DATABASE_POOL_MODE != "transaction"
+)
+for _alias in DATABASES.values():
+    if _alias["ENGINE"].endswith("postgresql"):
+        _alias["OPTIONS"] = {"connect_timeout": DATABASE_CONNECT_TIMEOUT, **_alias.get("OPTIONS", {})}
+        if _web_statement_timeout:
+            _alias["OPTIONS"]["options"] = f"-c statement_timeout={WEB_STATEMENT_TIMEOUT_MS}"
 for _alias in DATABASES.values():
     if _alias["ENGINE"] == "django.db.backends.postgresql":
         # Django's backend, grouping by what the (id, company_id) primary keys need (vault/backends/postgresql).
