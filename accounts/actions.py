@@ -21,6 +21,7 @@ class Action(models.TextChoices):
     MANAGE_WEBHOOKS = "ManageWebhooks"
     VIEW_EVENTS = "ViewEvents"
     VIEW_RISK = "ViewRisk"
+    SIMULATE_SANDBOX = "SimulateSandbox"
 
 
 ALL_ACTIONS: tuple[str, ...] = tuple(Action.values)
@@ -73,4 +74,7 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("transaction-retry", "POST"): Action.CREATE_TRANSACTION,
     ("risk-return-rates", "GET"): Action.VIEW_RISK,
     ("risk-report", "GET"): Action.VIEW_RISK,
+    ("sandbox-transaction-return", "POST"): Action.SIMULATE_SANDBOX,
+    ("sandbox-transaction-notice-of-change", "POST"): Action.SIMULATE_SANDBOX,
+    ("sandbox-clock-advance", "POST"): Action.SIMULATE_SANDBOX,
 }

@@ -118,6 +118,7 @@ class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
     list_display = (
         "name",
         "uuid",
+        "is_sandbox",
         "staged_rollout",
         "hold_over",
         "decline_over",
@@ -126,11 +127,12 @@ class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
         "suspended_at",
         "created_at",
     )
-    list_filter = ("staged_rollout", "account_validation", ("suspended_at", admin.EmptyFieldListFilter))
-    readonly_fields = ("uuid", "suspended_at", "suspension_reason", "created_at")
+    list_filter = ("is_sandbox", "staged_rollout", "account_validation", ("suspended_at", admin.EmptyFieldListFilter))
+    readonly_fields = ("uuid", "is_sandbox", "suspended_at", "suspension_reason", "created_at")
     fields = (
         "uuid",
         "name",
+        "is_sandbox",
         "staged_rollout",
         "hold_over",
         "decline_over",

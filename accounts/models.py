@@ -35,6 +35,14 @@ class Company(models.Model):
 
     uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
     name = models.CharField(max_length=255)
+    is_sandbox = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="A sandbox company: its entries never go to the bank (files under var/sandbox/), its API keys start "
+        "with vk_test_, and it may use the /sandbox simulation routes.",
+    )
+    # The sandbox's own clock (POST /sandbox/clock/advance); None until first advanced. Never behind the real time.
+    sandbox_clock_at = models.DateTimeField(null=True, blank=True, editable=False)
     staged_rollout = models.BooleanField(
         default=False, help_text="In a staged role-based rollout: API keys need their rollout flag for gated actions."
     )

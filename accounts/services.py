@@ -36,8 +36,15 @@ def hash_api_key(raw_key: str) -> str:
     return hashlib.sha256(raw_key.encode()).hexdigest()
 
 
+LIVE_KEY_START = "vk_"
+SANDBOX_KEY_START = "vk_test_"  # a sandbox company's keys: never confused with a live one
+
+
 def split_api_key(raw_key: str) -> tuple[str, str] | None:
-    """`vk_<prefix>_<secret>` -> (prefix, secret); None for anything not of that shape."""
+    """`vk_<prefix>_<secret>` or `vk_test_<prefix>_<secret>` -> (prefix, secret); None for anything else.
+    The prefix only finds the row: the hash covers the whole key, so `test_` cannot be added to a live key."""
+    if raw_key.startswith(SANDBOX_KEY_START):
+        raw_key = LIVE_KEY_START + raw_key[len(SANDBOX_KEY_START) :]
     parts = raw_key.split("_", 2)  # the urlsafe secret may itself contain "_"
     if len(parts) != 3 or parts[0] != "vk" or not parts[1] or not parts[2]:
         return None
@@ -65,8 +72,11 @@ def company_create(
     decline_over: int | None = None,
     staged_rollout: bool = False,
     account_validation: str = Company.AccountValidation.OFF,
+    sandbox: bool = False,
 ) -> Company:
-    company = Company(name=name, staged_rollout=staged_rollout, account_validation=account_validation)
+    company = Company(
+        name=name, staged_rollout=staged_rollout, account_validation=account_validation, is_sandbox=sandbox
+    )
     if hold_over is not None:
         company.hold_over = hold_over
     if decline_over is not None:
@@ -82,7 +92,8 @@ def api_key_create(
     """A new key; `actions` scopes it down to those actions (an empty set: nothing); None: no set of its own, every
     action of the live API-key group."""
     prefix = secrets.token_hex(API_KEY_PREFIX_BYTES)
-    raw_key = f"vk_{prefix}_{secrets.token_urlsafe(API_KEY_SECRET_BYTES)}"
+    start = SANDBOX_KEY_START if company.is_sandbox else LIVE_KEY_START
+    raw_key = f"{start}{prefix}_{secrets.token_urlsafe(API_KEY_SECRET_BYTES)}"
     api_key = ApiKey(
         company=company,
         name=name,
@@ -154,9 +165,14 @@ def company_set_rollout(*, company: Company, staged: bool) -> Company:
     return company
 
 
-def company_get_or_create(*, uuid: UUID, name: str) -> tuple[Company, bool]:
-    """The company with that uuid, created with `name` when missing: for commands that may run twice."""
-    return Company.objects.get_or_create(uuid=uuid, defaults={"name": name})
+def company_get_or_create(*, uuid: UUID, name: str, sandbox: bool = False) -> tuple[Company, bool]:
+    """The company with that uuid, created with `name` when missing: for commands that may run twice. `sandbox`
+    makes it (or keeps it) a sandbox company; an existing sandbox company is never made live here."""
+    company, created = Company.objects.get_or_create(uuid=uuid, defaults={"name": name, "is_sandbox": sandbox})
+    if sandbox and not company.is_sandbox:
+        company.is_sandbox = True
+        company.save(update_fields=["is_sandbox"])
+    return company, created
 
 
 def user_set_password(*, user: User, password: str) -> User:

@@ -8,6 +8,7 @@ from django.contrib import admin
 from transactions.lifecycle.admin import TRANSACTION_ACTIONS, TransactionActionForm, TransactionActionPermissionsMixin
 from transactions.models import Transaction, TransactionEvent
 from transactions.returnrisk import admin as returnrisk_admin  # noqa: F401  (the return-rate program's pages)
+from transactions.sandbox.admin import simulate_sandbox
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, is_uuid
 from vault.crypto import mask
 
@@ -31,7 +32,7 @@ class TransactionAdmin(
     """Viewing only; the operator actions of the lifecycle admin do their own writes."""
 
     inlines = [TransactionEventInline]
-    actions = [*TRANSACTION_ACTIONS]
+    actions = [*TRANSACTION_ACTIONS, simulate_sandbox]
     action_form = TransactionActionForm
     list_display = (
         "id",

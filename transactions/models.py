@@ -48,6 +48,9 @@ class OriginationFile(models.Model):
 
     uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
     window_at = models.DateTimeField(help_text="The processing window the file was cut for.")
+    # A sandbox file holds sandbox companies' entries only, is written under SANDBOX_DIR and never goes to a bank;
+    # a live file never holds a sandbox entry (CONTRACT 13).
+    is_sandbox = models.BooleanField(default=False, editable=False)
     file_id_modifier = models.CharField(max_length=1)
     path = models.CharField(max_length=500)
     batch_count = models.PositiveIntegerField(default=0)
@@ -309,6 +312,7 @@ class Transaction(models.Model):
             ("reject_transaction", "Can reject transactions"),
             ("restore_transaction", "Can restore rejected transactions"),
             ("acknowledge_exception", "Can acknowledge transaction exceptions"),
+            ("simulate_sandbox", "Can simulate the bank's answers for sandbox companies"),
         ]
 
     def __str__(self) -> str:

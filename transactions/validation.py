@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 
 from accounts.models import Company
 from customers.models import Customer
@@ -341,12 +342,14 @@ def validations_noticed(*, transaction_ids: Iterable[int], actor: Actor, at: dat
 
 
 @transaction.atomic
-def validations_settle(*, at: datetime, actor: Actor) -> dict[str, int]:
+def validations_settle(*, at: datetime, actor: Actor, company_ids: Sequence[int] | None = None) -> dict[str, int]:
     """`settle`: prenotes that went out at least 3 banking days ago without a return or NOC validate their
     method; micro-deposits unconfirmed after 10 days fail. Compare-and-set on the pending state: a rerun or a
     concurrent run finishes each validation once."""
     today = calendar.eastern_now(at).date()
+    only = Q(company_id__in=company_ids) if company_ids is not None else Q()
     sent_prenotes = Transaction.objects.filter(
+        only,
         account_validation__kind=Kind.PRENOTE,
         account_validation__state=State.PENDING,
         status__in=(Status.PROCESSING, Status.SETTLED),
@@ -357,7 +360,7 @@ def validations_settle(*, at: datetime, actor: Actor) -> dict[str, int]:
     due = [
         pk for pk, sent_on in sent_prenotes if calendar.add_business_days(sent_on, PRENOTE_WAIT_BANKING_DAYS) <= today
     ]
-    expired = AccountValidation.objects.filter(kind=Kind.MICRODEPOSITS, state=State.PENDING, expires_at__lte=at)
+    expired = AccountValidation.objects.filter(only, kind=Kind.MICRODEPOSITS, state=State.PENDING, expires_at__lte=at)
     counts = {"validated": 0, "failed": 0}
     for validation_ids, passed in ((due, True), (list(expired.values_list("pk", flat=True)), False)):
         for validation, method in _locked(validation_ids):

@@ -65,6 +65,9 @@ class ErrorCode(StrEnum):
     ALREADY_RETRIED = "already_retried"
     RETRY_LIMIT_REACHED = "retry_limit_reached"
     RETRY_WINDOW_PASSED = "retry_window_passed"
+    # The sandbox's simulations (CONTRACT 13)
+    NOT_SIMULATABLE = "not_simulatable"
+    SANDBOX_CLOCK_MOVED = "sandbox_clock_moved"
     # The server
     ERROR = "error"
     SERVICE_UNAVAILABLE = "service_unavailable"

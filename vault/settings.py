@@ -159,6 +159,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 OUTBOUND_DIR = VAR_DIR / "outbound"
+SANDBOX_DIR = VAR_DIR / "sandbox"  # sandbox companies' NACHA files: never sent to a bank (CONTRACT 13)
 
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SESSION_COOKIE_SECURE = not DEBUG

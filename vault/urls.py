@@ -10,6 +10,7 @@ urlpatterns = [
     path("", include("payments.urls")),
     path("", include("transactions.urls")),
     path("", include("transactions.returnrisk.urls")),
+    path("", include("transactions.sandbox.urls")),
     path("", include("reporting.urls")),
     path("", include("events.urls")),
     path("admin/", admin.site.urls),

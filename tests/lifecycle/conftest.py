@@ -18,7 +18,11 @@ from transactions.lifecycle.return_files import trace_hash
 MONDAY = date(2026, 12, 7)
 MONDAY_MORNING = "2026-12-07T15:00:00Z"
 MONDAY_SETTLED = "2026-12-07T22:00:01Z"  # just after 17:00 Eastern, the settlement time of that day
-NO_VALIDATIONS = {"accountValidations": {"validated": 0, "failed": 0}}  # what `settle` adds when none finished
+# What `settle` adds when no account validation finished and no sandbox entry came back.
+NO_VALIDATIONS = {
+    "accountValidations": {"validated": 0, "failed": 0},
+    "sandbox": {"returns": 0, "notices": 0, "lateReturns": 0},
+}
 
 
 @pytest.fixture(autouse=True)

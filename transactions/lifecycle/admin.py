@@ -28,9 +28,10 @@ class TransactionActionForm(ActionForm):
     """The action bar of the transaction changelist, with the reason a reject records."""
 
     reject_reason = forms.CharField(required=False, max_length=255, label="Reject reason")
+    sandbox_code = forms.CharField(required=False, max_length=3, label="Sandbox code (R01, C01)")
 
 
-def _apply(modeladmin, request, queryset, verb: str, service, refusal=None) -> None:
+def apply_to_selected(modeladmin, request, queryset, verb: str, service, refusal=None) -> None:
     """Run `service(txn, at)` on each selected transaction and report what changed. A service says no either
     by raising ApiError (its message is shown) or by returning False (`refusal(txn)` is shown)."""
     at, done, refused = timezone.now(), 0, []
@@ -51,7 +52,7 @@ def _apply(modeladmin, request, queryset, verb: str, service, refusal=None) -> N
 
 @admin.action(description="Release selected holds (HELD -> Pending)", permissions=["release_hold"])
 def release_holds(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
-    _apply(
+    apply_to_selected(
         modeladmin,
         request,
         queryset,
@@ -65,7 +66,7 @@ def release_holds(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
 def reject_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
     reason = (request.POST.get("reject_reason") or "").strip() or DEFAULT_REJECT_REASON
     actor = Actor.admin(request.user)
-    _apply(
+    apply_to_selected(
         modeladmin,
         request,
         queryset,
@@ -79,12 +80,14 @@ def reject_transactions(modeladmin, request, queryset: QuerySet[Transaction]) ->
 )
 def restore_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
     actor = Actor.admin(request.user)
-    _apply(modeladmin, request, queryset, "restored", lambda txn, at: transaction_restore(txn=txn, actor=actor, at=at))
+    apply_to_selected(
+        modeladmin, request, queryset, "restored", lambda txn, at: transaction_restore(txn=txn, actor=actor, at=at)
+    )
 
 
 @admin.action(description="Acknowledge selected exceptions", permissions=["acknowledge_exception"])
 def acknowledge_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
-    _apply(
+    apply_to_selected(
         modeladmin,
         request,
         queryset,
@@ -113,6 +116,7 @@ class TransactionActionPermissionsMixin:
     has_reject_transaction_permission = _has_transaction_permission("reject_transaction")
     has_restore_transaction_permission = _has_transaction_permission("restore_transaction")
     has_acknowledge_exception_permission = _has_transaction_permission("acknowledge_exception")
+    has_simulate_sandbox_permission = _has_transaction_permission("simulate_sandbox")
 
 
 class ReadOnlyAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):

@@ -13,6 +13,7 @@ import logging
 import os
 import string
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import Path
@@ -20,7 +21,7 @@ from uuid import uuid4
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 
 from transactions import calendar
 from transactions.lifecycle import nacha
@@ -96,9 +97,11 @@ def _next_file_id_modifier(window_at: datetime) -> str:
     raise RuntimeError(f"all {len(FILE_ID_MODIFIERS)} file id modifiers of the window {window_at:%Y-%m-%d} are used")
 
 
-def _due_transactions(day: date):
+def _due_transactions(day: date, company_ids: Sequence[int] | None):
+    scope = Q(company_id__in=company_ids) if company_ids is not None else Q()
     return (
         Transaction.objects.filter(
+            scope,
             NOT_SEEDED,
             status=Status.PENDING,
             method__in=ORIGINATED_METHODS,
@@ -115,17 +118,35 @@ def _due_transactions(day: date):
 
 
 @transaction.atomic
-def _batch_due(*, at: datetime, actor: Actor, progress: Progress) -> tuple[OriginationFile | None, int, int]:
+def _batch_due(
+    *, at: datetime, actor: Actor, progress: Progress, company_ids: Sequence[int] | None = None
+) -> tuple[int, int]:
     day = processing_day(at)
     _serialize_batching()
-    due = list(transaction_lock(_due_transactions(day), skip_locked=True))
-    if not due:
-        return None, 0, 0
+    due = list(transaction_lock(_due_transactions(day, company_ids), skip_locked=True))
+    # Live and sandbox entries never share a file: a sandbox file is never sent to a bank (CONTRACT 13).
+    batches = entries = 0
+    for is_sandbox in (False, True):
+        members = [txn for txn in due if txn.company.is_sandbox == is_sandbox]
+        if members:
+            file_batches = _batch_file(members, day=day, at=at, actor=actor, progress=progress, is_sandbox=is_sandbox)
+            batches += file_batches
+            entries += len(members)
+    return batches, entries
+
+
+def _batch_file(
+    due: list[Transaction], *, day: date, at: datetime, actor: Actor, progress: Progress, is_sandbox: bool
+) -> int:
     odfi = settings.ACH_ORIGINATING_DFI
     window_at = window_start(day)
     sequence = _next_trace_sequence(odfi, window_at)
     origination_file = OriginationFile.objects.create(
-        window_at=window_at, file_id_modifier=_next_file_id_modifier(window_at), path="", created_at=at
+        window_at=window_at,
+        file_id_modifier=_next_file_id_modifier(window_at),
+        path="",
+        created_at=at,
+        is_sandbox=is_sandbox,
     )
     groups: dict[tuple[int, str, str], list[Transaction]] = {}
     for txn in due:
@@ -173,7 +194,7 @@ def _batch_due(*, at: datetime, actor: Actor, progress: Progress) -> tuple[Origi
     origination_file.debit_total = debit_total
     origination_file.credit_total = credit_total
     origination_file.save(update_fields=["batch_count", "entry_count", "debit_total", "credit_total"])
-    return origination_file, len(groups), len(due)
+    return len(groups)
 
 
 def _entry(txn: Transaction) -> nacha.Entry:
@@ -220,7 +241,7 @@ def file_spec(origination_file: OriginationFile) -> nacha.FileSpec:
 def file_path(origination_file: OriginationFile) -> Path:
     day = origination_file.window_at.astimezone(calendar.EASTERN).date()
     name = f"ACH_{day:%Y%m%d}_{origination_file.file_id_modifier}_{origination_file.uuid.hex[:8]}.ach"
-    return Path(settings.OUTBOUND_DIR) / name
+    return Path(settings.SANDBOX_DIR if origination_file.is_sandbox else settings.OUTBOUND_DIR) / name
 
 
 OUTBOUND_DIR_MODE = 0o700
@@ -257,10 +278,15 @@ def origination_file_write(*, origination_file: OriginationFile) -> str | None:
 
 
 def transactions_originate(
-    *, at: datetime, actor: Actor = ORIGINATE, progress: Progress = no_progress
+    *,
+    at: datetime,
+    actor: Actor = ORIGINATE,
+    progress: Progress = no_progress,
+    company_ids: Sequence[int] | None = None,
 ) -> OriginationResult:
+    """`company_ids`: only those companies' entries (a sandbox clock); files left unwritten are finished either way."""
     result = OriginationResult()
-    _created, result.batches, result.transactions = _batch_due(at=at, actor=actor, progress=progress)
+    result.batches, result.transactions = _batch_due(at=at, actor=actor, progress=progress, company_ids=company_ids)
     # Also finishes files a crashed or failed run recorded but never wrote. A file that cannot be written now
     # stays unwritten (its batches do not settle) and is reported; the next run tries it again.
     for origination_file in OriginationFile.objects.filter(sha256="").order_by("id"):

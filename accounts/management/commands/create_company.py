@@ -14,7 +14,9 @@ class Command(BaseCommand):
     help = (
         "Create a company (merchant). --hold-over / --decline-over are risk limits in cents "
         "(defaults 1000000 / 2500000); --staged puts it in staged rollout; --account-validation is the policy "
-        'for WEB debits to accounts not validated (off, require, prenote_first; default off). Prints {"companyUuid"}.'
+        "for WEB debits to accounts not validated (off, require, prenote_first; default off); --sandbox makes a "
+        "sandbox company (its entries never go to a bank, its keys start with vk_test_, it may use the /sandbox "
+        'routes). Prints {"companyUuid"}.'
     )
 
     def add_arguments(self, parser) -> None:
@@ -22,6 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--hold-over", type=non_negative_cents, metavar="CENTS")
         parser.add_argument("--decline-over", type=non_negative_cents, metavar="CENTS")
         parser.add_argument("--staged", action="store_true", help="staged role-based rollout")
+        parser.add_argument("--sandbox", action="store_true", help="a sandbox company (its entries never reach a bank)")
         parser.add_argument(
             "--account-validation",
             choices=Company.AccountValidation.values,
@@ -38,6 +41,7 @@ class Command(BaseCommand):
         decline_over: int | None,
         staged: bool,
         account_validation: str,
+        sandbox: bool,
         **options,
     ):
         if not name.strip():
@@ -49,6 +53,7 @@ class Command(BaseCommand):
                 decline_over=decline_over,
                 staged_rollout=staged,
                 account_validation=account_validation,
+                sandbox=sandbox,
             )
         except ValidationError as exc:
             raise CommandError(validation_message(exc)) from None

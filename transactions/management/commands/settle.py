@@ -5,15 +5,21 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 
 from transactions.lifecycle.settlement import transactions_settle
+from transactions.sandbox.services import sandbox_outcomes_apply
 from vault.commands import add_at_argument, emit, parse_at, progress_for
 
 
 class Command(BaseCommand):
-    help = "Settle Processing transactions due by --at, capture authorised card charges and settle late returns."
+    help = (
+        "Settle Processing transactions due by --at, capture authorised card charges and settle late returns. "
+        "Sandbox companies' magic account numbers are returned or noticed first, as their bank would."
+    )
 
     def add_arguments(self, parser):
         add_at_argument(parser)
 
     def handle(self, *args, **options):
-        result = transactions_settle(at=parse_at(options["at"]), progress=progress_for(self))
-        emit(self, result.as_json())
+        at = parse_at(options["at"])
+        sandbox = sandbox_outcomes_apply(at=at)
+        result = transactions_settle(at=at, progress=progress_for(self))
+        emit(self, {**result.as_json(), "sandbox": sandbox.as_json()})

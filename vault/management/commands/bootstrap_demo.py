@@ -95,7 +95,8 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         require_debug_or_allowed(options, makes="a demo login with a published password and demo charges")
         with transaction.atomic():
-            company, _ = company_get_or_create(uuid=DEMO_COMPANY_UUID, name=DEMO_COMPANY_NAME)
+            # A sandbox company (CONTRACT 13): its entries never reach a bank, and /sandbox shows every outcome.
+            company, _ = company_get_or_create(uuid=DEMO_COMPANY_UUID, name=DEMO_COMPANY_NAME, sandbox=True)
             user = user_create(email=DEMO_EMAIL, password=DEMO_PASSWORD, company=company, role_name="admin")
             # An existing demo user keeps nothing secret: reset to the published password so the printout works.
             user_set_password(user=user, password=DEMO_PASSWORD)

@@ -1,0 +1,197 @@
+"""The sandbox (CONTRACT 13): what the bank would do with a sandbox company's entries, without a bank.
+
+Every outcome is a NACHA return or NOC file written by `return_file_for`, as the receiving bank would send it,
+and read by the same `returns_import` as a real one: the records, events and webhooks are those of the real
+path. A sandbox company's clock only moves forward; `originate` and `settle` run for that company alone."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+from uuid import UUID, uuid4
+
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.models import Company
+from transactions import calendar
+from transactions.lifecycle.origination import transactions_originate
+from transactions.lifecycle.return_codes import CHANGE_CODES
+from transactions.lifecycle.returns import return_file_for, returns_import
+from transactions.lifecycle.settlement import transactions_settle
+from transactions.models import Status, Transaction
+from transactions.records import iso_utc
+from transactions.sandbox import magic
+from transactions.sandbox.magic import Outcome
+from transactions.selectors import transaction_get
+from vault.error_codes import ErrorCode
+from vault.errors import ApiError, Conflict, NotFound
+
+# A sandbox day: the morning file is cut at OPENS, the day settles at CLOSES (after the Fed's settlement time).
+SANDBOX_DAY_OPENS = time(9, 0)
+SANDBOX_DAY_CLOSES = time(18, 0)
+MAX_ADVANCE_DAYS = 90
+# A return is matched to an entry sent within this many days (transactions.lifecycle.returns): older magic late
+# returns could never be matched, so they are not looked for.
+RETURN_MATCH_DAYS = 65
+
+
+def sandbox_company(company: Company) -> Company:
+    """The caller's company when it is a sandbox one; a live company gets 404, as if the route did not exist."""
+    if not company.is_sandbox:
+        raise NotFound("Not found: the /sandbox routes exist for sandbox companies only")
+    return company
+
+
+def sandbox_clock_now(company: Company) -> datetime:
+    """The company's clock: where the last advance left it, and never behind the real time."""
+    now = timezone.now()
+    return max(company.sandbox_clock_at or now, now)
+
+
+def _import(entries: Sequence[tuple[Transaction, str, dict[str, str]]], *, at: datetime, label: str) -> dict:
+    text = return_file_for(entries, at=at)
+    return returns_import(content=text.encode("ascii"), filename=f"sandbox-{label}-{uuid4().hex}.ach", at=at)
+
+
+def _simulated_entry(company: Company, transaction_uuid: UUID) -> Transaction:
+    txn = transaction_get(company=company, transaction_uuid=transaction_uuid)
+    if not txn.trace_number or txn.status not in (Status.PROCESSING, Status.SETTLED):
+        raise Conflict(
+            f"only an entry sent in a NACHA file (Processing or Settled) can come back from the bank; this one is "
+            f"{txn.status}: advance the clock first",
+            code=ErrorCode.NOT_SIMULATABLE,
+            field="transactionUuid",
+        )
+    return txn
+
+
+def _refused(summary: dict, txn: Transaction, field: str) -> ApiError:
+    reasons = [item.get("reason", "") for item in summary.get("exceptions", []) if item.get("reason")]
+    why = reasons[0] if reasons else "the bank's file did not apply to this entry (it was already returned or noticed)"
+    return Conflict(f"not applied: {why}", code=ErrorCode.NOT_SIMULATABLE, field=field, data={"import": summary})
+
+
+def sandbox_return_simulate(*, company: Company, transaction_uuid: UUID, code: str) -> Transaction:
+    """The receiving bank returns the entry with `code`: a return before it settles, a late return after."""
+    sandbox_company(company)
+    if not magic.is_simulated_return(code):
+        raise ApiError(
+            f"{code} is not a return a receiving bank sends (R01-R85 of the code table, without the dishonored "
+            "and contested R61-R77)",
+            code=ErrorCode.INVALID_CHOICE,
+            field="code",
+        )
+    txn = _simulated_entry(company, transaction_uuid)
+    summary = _import([(txn, code, {})], at=sandbox_clock_now(company), label="return")
+    if not summary.get("returns"):
+        raise _refused(summary, txn, "code")
+    return transaction_get(company=company, transaction_uuid=transaction_uuid)
+
+
+def sandbox_notice_simulate(
+    *, company: Company, transaction_uuid: UUID, code: str, corrected: dict[str, str] | None = None
+) -> Transaction:
+    """The receiving bank sends a notice of change `code`, with `corrected` data or the sandbox's defaults."""
+    sandbox_company(company)
+    if not magic.is_simulated_notice(code):
+        raise ApiError(f"{code} is not a notice-of-change code (C01-C14)", code=ErrorCode.INVALID_CHOICE, field="code")
+    txn = _simulated_entry(company, transaction_uuid)
+    allowed = {field.value for field in CHANGE_CODES[code].corrects}
+    unknown = sorted(set(corrected or {}) - allowed)
+    if unknown:
+        raise ApiError(
+            f"{code} corrects {', '.join(sorted(allowed)) or 'nothing'}, not {', '.join(unknown)}",
+            field="correctedData",
+        )
+    values = magic.corrected_values(code, account_type=txn.account_type, requested=corrected)
+    summary = _import([(txn, code, values)], at=sandbox_clock_now(company), label="notice")
+    if not summary.get("notices"):
+        raise _refused(summary, txn, "correctedData")
+    return transaction_get(company=company, transaction_uuid=transaction_uuid)
+
+
+def _magic_entries(candidates, outcomes: set[Outcome]) -> list[tuple[Transaction, str, dict[str, str]]]:
+    entries = []
+    for txn in candidates:
+        found = magic.outcome_for(txn.account_number)
+        if found is None or found[0] not in outcomes:
+            continue
+        outcome, code = found
+        corrected = magic.corrected_values(code, account_type=txn.account_type) if outcome == Outcome.NOTICE else {}
+        entries.append((txn, code, corrected))
+    return entries
+
+
+def _sandbox_rows(company_ids: Sequence[int] | None) -> Q:
+    scope = Q(company__is_sandbox=True, seeded__isnull=True) & ~Q(trace_number="")
+    return scope & Q(company_id__in=company_ids) if company_ids is not None else scope
+
+
+@dataclass
+class SandboxOutcomes:
+    returns: int = 0
+    notices: int = 0
+    late_returns: int = 0
+
+    def as_json(self) -> dict[str, int]:
+        return {"returns": self.returns, "notices": self.notices, "lateReturns": self.late_returns}
+
+
+def sandbox_outcomes_apply(*, at: datetime, company_ids: Sequence[int] | None = None) -> SandboxOutcomes:
+    """What the bank sends back by `at` for magic account numbers of sandbox entries: returns and NOCs for the
+    entries about to settle, late returns for those settled LATE_RETURN_AFTER_DAYS ago. `settle` runs it first."""
+    result = SandboxOutcomes()
+    due = Transaction.objects.filter(
+        _sandbox_rows(company_ids), status=Status.PROCESSING, expected_to_settle_at__lte=at
+    ).select_related("company")
+    entries = _magic_entries(due.order_by("id"), {Outcome.RETURN, Outcome.NOTICE})
+    if entries:
+        summary = _import(entries, at=at, label="settle")
+        result.returns, result.notices = summary.get("returns", 0), summary.get("notices", 0)
+    late_by = at - timedelta(days=magic.LATE_RETURN_AFTER_DAYS)
+    settled = Transaction.objects.filter(
+        _sandbox_rows(company_ids),
+        status=Status.SETTLED,
+        expected_to_settle_at__lte=late_by,
+        expected_to_settle_at__gt=at - timedelta(days=RETURN_MATCH_DAYS),
+    ).select_related("company")
+    late = _magic_entries(settled.order_by("id"), {Outcome.LATE_RETURN})
+    if late:
+        result.late_returns = _import(late, at=at, label="late-return").get("returns", 0)
+    return result
+
+
+def sandbox_clock_advance(*, company: Company, days: int) -> dict:
+    """Move the company's clock `days` banking days on. Each day: the morning file is cut (`originate`) and the
+    day settles in the evening (`settle`, the bank's outcomes first), for this company alone."""
+    sandbox_company(company)
+    if not 1 <= days <= MAX_ADVANCE_DAYS:
+        raise ApiError(f"days must be between 1 and {MAX_ADVANCE_DAYS}", code=ErrorCode.OUT_OF_RANGE, field="days")
+    started = company.sandbox_clock_at
+    now = sandbox_clock_now(company)
+    totals = {"batches": 0, "transactions": 0, "settled": 0, **SandboxOutcomes().as_json()}
+    only = [company.pk]
+    for _ in range(days):
+        day = calendar.next_business_day(calendar.eastern_now(now).date(), include_today=False)
+        opens = datetime.combine(day, SANDBOX_DAY_OPENS, tzinfo=calendar.EASTERN)
+        now = datetime.combine(day, SANDBOX_DAY_CLOSES, tzinfo=calendar.EASTERN)
+        originated = transactions_originate(at=opens, company_ids=only)
+        outcomes = sandbox_outcomes_apply(at=now, company_ids=only)
+        settled = transactions_settle(at=now, company_ids=only)
+        totals["batches"] += originated.batches
+        totals["transactions"] += originated.transactions
+        totals["settled"] += settled.transactions
+        for key, value in outcomes.as_json().items():
+            totals[key] += value
+    # Compare-and-set: two advances at once cannot both move the clock from the same place.
+    # (filter(sandbox_clock_at=None) is IS NULL: the first advance claims a clock nobody has set.)
+    if not Company.objects.filter(pk=company.pk, sandbox_clock_at=started).update(sandbox_clock_at=now):
+        raise Conflict(
+            "another clock advance of this company ran at the same time; read the clock and try again",
+            code=ErrorCode.SANDBOX_CLOCK_MOVED,
+            field="days",
+        )
+    company.sandbox_clock_at = now
+    return {"now": iso_utc(now), "days": days, **totals}
