@@ -97,8 +97,7 @@ def _next_file_id_modifier(window_at: datetime) -> str:
     raise RuntimeError(f"all {len(FILE_ID_MODIFIERS)} file id modifiers of the window {window_at:%Y-%m-%d} are used")
 
 
-def _due_transactions(day: date, company_ids: Sequence[int] | None):
-    scope = Q(company_id__in=company_ids) if company_ids is not None else Q()
+def _due_transactions(day: date, scope: Q):
     return (
         Transaction.objects.filter(
             scope,
@@ -119,25 +118,13 @@ def _due_transactions(day: date, company_ids: Sequence[int] | None):
 
 @transaction.atomic
 def _batch_due(
-    *, at: datetime, actor: Actor, progress: Progress, company_ids: Sequence[int] | None = None
-) -> tuple[int, int]:
+    *, at: datetime, actor: Actor, progress: Progress, scope: Q, is_sandbox: bool
+) -> tuple[OriginationFile | None, int, int]:
     day = processing_day(at)
     _serialize_batching()
-    due = list(transaction_lock(_due_transactions(day, company_ids), skip_locked=True))
-    # Live and sandbox entries never share a file: a sandbox file is never sent to a bank (CONTRACT 13).
-    batches = entries = 0
-    for is_sandbox in (False, True):
-        members = [txn for txn in due if txn.company.is_sandbox == is_sandbox]
-        if members:
-            file_batches = _batch_file(members, day=day, at=at, actor=actor, progress=progress, is_sandbox=is_sandbox)
-            batches += file_batches
-            entries += len(members)
-    return batches, entries
-
-
-def _batch_file(
-    due: list[Transaction], *, day: date, at: datetime, actor: Actor, progress: Progress, is_sandbox: bool
-) -> int:
+    due = list(transaction_lock(_due_transactions(day, scope & Q(company__is_sandbox=is_sandbox)), skip_locked=True))
+    if not due:
+        return None, 0, 0
     odfi = settings.ACH_ORIGINATING_DFI
     window_at = window_start(day)
     sequence = _next_trace_sequence(odfi, window_at)
@@ -194,7 +181,7 @@ def _batch_file(
     origination_file.debit_total = debit_total
     origination_file.credit_total = credit_total
     origination_file.save(update_fields=["batch_count", "entry_count", "debit_total", "credit_total"])
-    return len(groups)
+    return origination_file, len(groups), len(due)
 
 
 def _entry(txn: Transaction) -> nacha.Entry:
@@ -286,7 +273,14 @@ def transactions_originate(
 ) -> OriginationResult:
     """`company_ids`: only those companies' entries (a sandbox clock); files left unwritten are finished either way."""
     result = OriginationResult()
-    result.batches, result.transactions = _batch_due(at=at, actor=actor, progress=progress, company_ids=company_ids)
+    scope = Q(company_id__in=company_ids) if company_ids is not None else Q()
+    # Live and sandbox entries never share a file: a sandbox file goes under SANDBOX_DIR, never to a bank.
+    for is_sandbox in (False, True):
+        _created, batches, entries = _batch_due(
+            at=at, actor=actor, progress=progress, scope=scope, is_sandbox=is_sandbox
+        )
+        result.batches += batches
+        result.transactions += entries
     # Also finishes files a crashed or failed run recorded but never wrote. A file that cannot be written now
     # stays unwritten (its batches do not settle) and is reported; the next run tries it again.
     for origination_file in OriginationFile.objects.filter(sha256="").order_by("id"):
