@@ -5,11 +5,11 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from accounts.models import ApiKey, Company
 from accounts.services import basic_authorization
+from events.delivery import deliveries_run
 from tests import factories
 from tests.lifecycle import nacha_reader
 from tests.sandbox.conftest import advance, charge, ok, run, saved_account, status_of
@@ -104,7 +104,7 @@ def test_a_charge_walks_through_create_advance_settle_return_and_late_return(san
     assert Transaction.objects.get(uuid=late["uuid"]).return_code == "R10"
     assert later["now"] > first["now"]
 
-    call_command("run_worker", "--batch")
+    deliveries_run()
     seen = {(body["objectUuid"], body["type"]) for body in receiver.bodies()}
     for kind in ("created", "processing", "settled"):
         assert (plain["uuid"], f"transaction.{kind}") in seen
