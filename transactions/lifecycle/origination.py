@@ -97,6 +97,17 @@ def _next_file_id_modifier(window_at: datetime) -> str:
     raise RuntimeError(f"all {len(FILE_ID_MODIFIERS)} file id modifiers of the window {window_at:%Y-%m-%d} are used")
 
 
+def _file_create(*, window_at: datetime, at: datetime, is_sandbox: bool) -> OriginationFile:
+    """The file's record, its path empty until it is written (a sandbox file goes under SANDBOX_DIR)."""
+    return OriginationFile.objects.create(
+        window_at=window_at,
+        file_id_modifier=_next_file_id_modifier(window_at),
+        path="",
+        created_at=at,
+        is_sandbox=is_sandbox,
+    )
+
+
 def _due_transactions(day: date, scope: Q):
     return (
         Transaction.objects.filter(
@@ -128,13 +139,7 @@ def _batch_due(
     odfi = settings.ACH_ORIGINATING_DFI
     window_at = window_start(day)
     sequence = _next_trace_sequence(odfi, window_at)
-    origination_file = OriginationFile.objects.create(
-        window_at=window_at,
-        file_id_modifier=_next_file_id_modifier(window_at),
-        path="",
-        created_at=at,
-        is_sandbox=is_sandbox,
-    )
+    origination_file = _file_create(window_at=window_at, at=at, is_sandbox=is_sandbox)
     groups: dict[tuple[int, str, str], list[Transaction]] = {}
     for txn in due:
         # A batch header carries one Company Entry Description: batches split by it.

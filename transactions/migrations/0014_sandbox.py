@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('transactions', '0012_company_keys'),
+        ('transactions', '0013_dishonored_returns_and_parked_items'),
     ]
 
     operations = [
