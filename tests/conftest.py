@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -11,7 +12,8 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from accounts.selectors import clear_action_group_cache
-from tests import factories
+from tests import factories, nacha_check
+from transactions.lifecycle import origination
 
 
 @pytest.fixture(autouse=True)
@@ -32,6 +34,34 @@ def _fresh_local_cache():
     caches["local"].clear()
     yield
     caches["local"].clear()
+
+
+@pytest.fixture(autouse=True)
+def outbound_dir(settings, tmp_path, monkeypatch):
+    """Each test writes its NACHA files to its own directory. Every origination file a test makes (each one
+    `originate` writes, wherever it goes, and each one left in that directory) must pass the independent
+    readers of tests/nacha_check.py, or the test fails at teardown."""
+    settings.OUTBOUND_DIR = tmp_path / "outbound"
+    written: dict[str, str] = {}
+    file_write = origination.origination_file_write
+
+    def file_write_read_back(**kwargs):
+        path = file_write(**kwargs)
+        if path is not None:
+            written[path] = Path(path).read_text()
+        return path
+
+    monkeypatch.setattr(origination, "origination_file_write", file_write_read_back)
+    yield settings.OUTBOUND_DIR
+    directory = Path(settings.OUTBOUND_DIR)
+    if directory.exists():
+        leftovers = [path.name for path in directory.iterdir() if path.suffix != ".ach"]
+        assert leftovers == [], f"partial files left behind: {leftovers}"
+        written.update((str(path), path.read_text()) for path in sorted(directory.glob("*.ach")))
+    found = [
+        f"{Path(path).name}: {problem}" for path, text in written.items() for problem in nacha_check.problems(text)
+    ]
+    assert found == [], "a NACHA file the test wrote fails an independent reader:\n" + "\n".join(found)
 
 
 @pytest.fixture

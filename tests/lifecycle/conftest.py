@@ -1,4 +1,5 @@
-"""Fixtures for the lifecycle tests: an outbound directory per test, commands run as an operator would."""
+"""Fixtures for the lifecycle tests: commands run as an operator would (the outbound directory and the check of
+every file written to it are tests/conftest.py's, for every test)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from django.conf import settings
 from django.core.management import call_command
 
 from tests import factories
-from tests.lifecycle import nacha_reader
 from transactions.lifecycle.return_files import trace_hash
 
 # Monday 2026-12-07, 10:00 Eastern: before the last same-day window, so the processing day is that Monday.
@@ -23,18 +23,6 @@ NO_VALIDATIONS = {
     "accountValidations": {"validated": 0, "failed": 0},
     "sandbox": {"returns": 0, "notices": 0, "lateReturns": 0},
 }
-
-
-@pytest.fixture(autouse=True)
-def outbound_dir(settings, tmp_path):
-    """Each test writes to its own directory; afterwards every file in it must pass the independent reader."""
-    settings.OUTBOUND_DIR = tmp_path / "outbound"
-    yield settings.OUTBOUND_DIR
-    if settings.OUTBOUND_DIR.exists():
-        leftovers = [path.name for path in settings.OUTBOUND_DIR.iterdir() if path.suffix != ".ach"]
-        assert leftovers == [], f"partial files left behind: {leftovers}"
-        for path in settings.OUTBOUND_DIR.glob("*.ach"):
-            nacha_reader.read(path.read_text())
 
 
 def run(command: str, *args: str) -> dict:
