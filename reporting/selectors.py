@@ -16,7 +16,7 @@ from reporting.cursors import SortKey, decode_cursor, encode_cursor
 from reporting.models import TransactionCount
 from reporting.projection import Projection
 from reporting.registry import BY_FILTER, FieldType
-from transactions.models import Transaction
+from transactions.models import MICRO_ENTRY, Transaction
 from vault.csv_export import CsvSafe, csv_safe
 from vault.db_router import reporting_database
 from vault.error_codes import ErrorCode
@@ -61,8 +61,15 @@ _SET_PLANNER = "SELECT set_config('join_collapse_limit', %s, true), set_config('
 
 
 def report_queryset(*, company: Any) -> QuerySet:
-    """The company's transactions on the reporting database (the replica when REPORTING_DATABASE_URL is set)."""
-    return Transaction.objects.using(reporting_database()).filter(company_id=company.pk)
+    """The company's transactions on the reporting database (the replica when REPORTING_DATABASE_URL is set),
+    without micro-entries: their amounts are the payer's secret (CONTRACT 12), and rows without them would still
+    give them away to an `amount` filter or sort."""
+    return Transaction.objects.using(reporting_database()).filter(company_id=company.pk).exclude(MICRO_ENTRY)
+
+
+def _micro_entries(*, company: Any, database: str) -> QuerySet:
+    """The company's micro-entries, which the counters count and the report leaves out (a partial index)."""
+    return Transaction.objects.using(database).filter(MICRO_ENTRY, company_id=company.pk)
 
 
 def report_sort(*, sort: str | None, direction: str | None) -> SortKey:
@@ -83,7 +90,7 @@ def report_sort(*, sort: str | None, direction: str | None) -> SortKey:
 def company_total_rows(*, company: Any, database: str) -> int:
     """Exact at any size: the sum of the company's few TransactionCount rows, which triggers keep."""
     counted = TransactionCount.objects.using(database).filter(company_id=company.pk).aggregate(n=Sum("row_count"))
-    return counted["n"] or 0
+    return (counted["n"] or 0) - _micro_entries(company=company, database=database).count()
 
 
 @dataclass(frozen=True)
@@ -184,9 +191,11 @@ def _read_in_one_statement(*, company: Any, count: _Count, rows: QuerySet) -> tu
     counter = connection.ops.quote_name(TransactionCount._meta.db_table)
     figure = "t.n" if count.filtered is None else "f.n"
     # Model names and ORM-compiled SQL only; every value is a parameter.
-    sql = [f"SELECT t.n, {figure}, p.* FROM (SELECT COALESCE(SUM(row_count), 0)::bigint AS n FROM {counter}"]  # noqa: S608
-    sql[0] += " WHERE company_id = %s) t"
-    params: list[Any] = [company.pk]
+    sql = [f"SELECT t.n, {figure}, p.* FROM (SELECT (SELECT COALESCE(SUM(row_count), 0)::bigint FROM {counter}"]  # noqa: S608
+    micro = _micro_entries(company=company, database=database).values("pk")
+    micro_sql, micro_params = micro.query.get_compiler(using=database).as_sql()
+    sql[0] += f" WHERE company_id = %s) - (SELECT count(*) FROM ({micro_sql}) m) AS n) t"  # noqa: S608
+    params: list[Any] = [company.pk, *micro_params]
     if count.filtered is not None:
         count_sql, count_params = count.queryset().query.get_compiler(using=database).as_sql()
         sql.append(f"CROSS JOIN (SELECT count(*) AS n FROM ({count_sql}) c) f")  # noqa: S608

@@ -147,12 +147,17 @@ class IngestionFile(models.Model):
 
 
 NOT_SEEDED = Q(seeded__isnull=True)
+# The credits and the offsetting debit of a micro-deposit validation: their amounts are the payer's secret
+# (CONTRACT 12), so no merchant-facing surface shows them (records show `amount: null`, reporting leaves them out).
+MICRO_ENTRY = Q(account_validation__isnull=False, amount__gt=0)
 
 
 class AccountValidation(models.Model):
-    """One validation of a saved method (CONTRACT 11): a prenote or a pair of micro-deposits with their offset.
-    Its entries are ordinary transactions (`Transaction.account_validation`) that originate, settle and come
-    back like any other; the micro-deposit amounts are kept only as a keyed hash."""
+    """One validation of an account (CONTRACT 11, 12): a prenote or a pair of micro-deposits with their offset,
+    of a saved method, or (a prenote the `prenote_first` policy sends for a one-off WEB debit) of the account alone.
+    What it proves belongs to the account (`account_hash`) within the company. Its entries are ordinary
+    transactions (`Transaction.account_validation`) that originate, settle and come back like any other; the
+    micro-deposit amounts are kept only as a keyed hash and never shown to the merchant."""
 
     class Kind(models.TextChoices):
         PRENOTE = "prenote"
@@ -164,7 +169,12 @@ class AccountValidation(models.Model):
         FAILED = "failed"
 
     company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="+")
-    payment_method = models.ForeignKey(PaymentMethod, on_delete=models.PROTECT, related_name="validations")
+    payment_method = models.ForeignKey(
+        PaymentMethod, on_delete=models.PROTECT, null=True, blank=True, related_name="validations"
+    )
+    # Keyed hash of routing + account number (crypto.account_pair_hash), as PaymentMethod.account_hash: the gate
+    # of every WEB debit asks whether the company validated this account, saved or not.
+    account_hash = models.CharField(max_length=64, blank=True, help_text="Keyed hash of routing + account.")
     uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
     kind = models.CharField(max_length=14, choices=Kind.choices)
     state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
@@ -183,9 +193,18 @@ class AccountValidation(models.Model):
                 fields=["company", "payment_method"],
                 condition=Q(state="pending"),
                 name="account_validation_one_pending",
-            )
+            ),
+            # And one in flight per account validated without a saved method.
+            models.UniqueConstraint(
+                fields=["company", "account_hash"],
+                condition=Q(state="pending", payment_method__isnull=True),
+                name="account_validation_one_pending_account",
+            ),
         ]
-        indexes = [models.Index(fields=["state", "kind"], name="account_validation_state_kind")]
+        indexes = [
+            models.Index(fields=["state", "kind"], name="account_validation_state_kind"),
+            models.Index(fields=["company", "account_hash"], name="account_validation_account"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} {self.state} ({self.uuid})"
@@ -305,6 +324,8 @@ class Transaction(models.Model):
             models.Index(fields=["company", "name"], name="txn_company_name"),
             models.Index(fields=["company", "return_code"], name="txn_company_return_code"),
             models.Index(fields=["status", "method", "effective_date"], name="txn_status_method_effective"),
+            # Reporting leaves micro-entries out and takes their count off totalRows: a few rows per company.
+            models.Index(fields=["company"], condition=MICRO_ENTRY, name="txn_company_micro_entries"),
         ]
         # The back-office operator actions (transactions/lifecycle/admin.py): each its own grant, not view.
         permissions = [
@@ -321,6 +342,10 @@ class Transaction(models.Model):
     @property
     def is_prenote(self) -> bool:
         return self.amount == 0 and self.account_validation_id is not None
+
+    @property
+    def is_micro_entry(self) -> bool:
+        return self.amount > 0 and self.account_validation_id is not None
 
 
 class TransactionReturn(models.Model):

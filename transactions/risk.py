@@ -14,7 +14,8 @@ from transactions.calendar import EASTERN
 from transactions.methods import PaymentMethodKind
 from transactions.models import DebitHold, Status, Transaction, TransactionType
 
-# Charges that never move money do not count towards the daily volume.
+# Charges that never move money do not count towards the daily volume; nor do account validations' entries (the
+# service's, not the merchant's; and a micro-deposit's amount must not show through a volume hold).
 VOLUME_EXCLUDED_STATUSES = (Status.DECLINED, Status.VOIDED, Status.REJECTED)
 
 
@@ -76,7 +77,7 @@ def day_start(now: datetime) -> datetime:
 
 def daily_volume(*, company: Company, now: datetime) -> int:
     return (
-        Transaction.objects.filter(company=company, created_at__gte=day_start(now))
+        Transaction.objects.filter(company=company, created_at__gte=day_start(now), account_validation__isnull=True)
         .exclude(status__in=VOLUME_EXCLUDED_STATUSES)
         .aggregate(total=Sum("amount"))["total"]
         or 0

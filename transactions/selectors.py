@@ -105,5 +105,7 @@ class RecentSameCharge(Expression):
             field = meta.get_field(name)
             conditions.append(f"U0.{quote(field.column)} {operator} %s")
             params.append(field.get_db_prep_value(value, connection))
+        # Never an account validation's entry: a micro-deposit's amount must not answer isDuplicate (CONTRACT 12).
+        conditions.append(f"U0.{quote(meta.get_field('account_validation').column)} IS NULL")
         table = quote(meta.db_table)
         return f"EXISTS(SELECT 1 FROM {table} U0 WHERE {' AND '.join(conditions)})", params  # noqa: S608 (names only)

@@ -31,7 +31,7 @@ from transactions.records import transaction_record
 from transactions.risk import risk_assess
 from transactions.selectors import duplicate_of, transaction_get
 from transactions.state import Actor, Event, target_of, transaction_create, transaction_lock, transition
-from transactions.validation import web_debit_gate
+from transactions.validation import Account, web_debit_gate
 from vault.errors import (
     NotFound,
 )
@@ -137,11 +137,12 @@ def _charge(charge: ChargeRequest) -> Transaction:
         type=charge.type,
         customer=customer,
     )
-    if outcome is None and saved is not None:  # CONTRACT 11: the WEB debit rule (the gate reads the SEC code)
+    if outcome is None:  # CONTRACT 11, 12: every WEB debit, saved or one-off (the gate reads the SEC code)
         outcome = web_debit_gate(
             company=charge.company,
             customer=customer,
-            method=saved,
+            saved=saved,
+            account=Account(txn.name, txn.account_type, txn.account_number, txn.routing_number),
             sec_code=txn.standard_entry_class_code,
             txn_type=charge.type,
             actor=charge.actor,

@@ -45,6 +45,8 @@ from vault.errors import ApiError, Conflict, CustomerInactive, NotFound, Payment
 
 PRENOTE_WAIT_BANKING_DAYS = 3  # Nacha 2.6.3: live entries no sooner than 3 banking days after the prenote
 MICRODEPOSIT_ATTEMPTS = 3
+MICRODEPOSIT_STARTS_MAX = 2  # micro-deposit validations a method may start per window (CONTRACT 12)
+MICRODEPOSIT_STARTS_WINDOW = timedelta(days=30)
 MICRODEPOSIT_EXPIRY = timedelta(days=10)
 MICRODEPOSIT_MAX_CENTS = 99  # micro-entry credits are under $1.00
 MICRO_ENTRY_DESCRIPTION = "ACCTVERIFY"  # required for micro-entries
@@ -53,6 +55,7 @@ HOLD_REASON = "awaiting account validation"
 NOT_VALIDATED = "account not validated"
 VALIDATION_FAILED = "account validation failed"
 PRENOTE_RETURNED = "prenote returned"
+PRENOTE_CORRECTED = "prenote answered with a notice of change: charge the corrected account"
 MICRO_ENTRY_RETURNED = "micro-entry returned"
 EXPIRED = "micro-deposits expired"
 TOO_MANY_ATTEMPTS = "micro-deposit amounts did not match in 3 attempts"
@@ -61,74 +64,130 @@ Kind = AccountValidation.Kind
 State = AccountValidation.State
 
 
-def _sec_code(customer: Customer) -> str:
-    # The entries travel as the account's future debits will: WEB for a consumer, CCD for an organization.
-    return "CCD" if customer.account_holder_type == Customer.HolderType.ORGANIZATION else "WEB"
+def _sec_code(customer: Customer | None, *, micro: bool) -> str:
+    """CCD for an organization. For a consumer, a prenote travels as the account's future debits will (WEB);
+    micro-entries are PPD, because a WEB credit is for person-to-person transfers only (docs/ach-rules.md)."""
+    if customer is not None and customer.account_holder_type == Customer.HolderType.ORGANIZATION:
+        return "CCD"
+    return "PPD" if micro else "WEB"
 
 
 def _amounts_hash(validation_uuid, amounts: Sequence[int]) -> str:
     return crypto.blind_index("microdeposits", str(validation_uuid), ",".join(str(a) for a in sorted(amounts)))
 
 
-def _entry(validation: AccountValidation, customer: Customer, method: PaymentMethod, **fields) -> Transaction:
+@dataclass(frozen=True)
+class Account:
+    """The account a validation sends its entries to: a saved method's, or a one-off charge's payment details."""
+
+    name: str
+    account_type: str
+    account_number: str
+    routing_number: str
+
+    @classmethod
+    def of_method(cls, method: PaymentMethod, customer: Customer) -> Account:
+        # A NOC C04 corrected the holder's name on the method: the entries carry it.
+        name = method.corrected_name or customer.holder_name
+        return cls(name, method.account_type, method.account_number, method.routing_number)
+
+    @property
+    def hash(self) -> str:
+        return crypto.account_pair_hash(self.routing_number, self.account_number)
+
+
+def _entry(
+    validation: AccountValidation, customer: Customer | None, account: Account, *, micro: bool, **fields
+) -> Transaction:
     return Transaction(
         company_id=validation.company_id,
         customer=customer,
-        payment_method=method,
+        payment_method_id=validation.payment_method_id,
         method=ACH.code,
-        standard_entry_class_code=_sec_code(customer),
+        standard_entry_class_code=_sec_code(customer, micro=micro),
         effective_date=validation.effective_date,
         created_at=validation.created_at,
         account_validation=validation,
-        entry_description=fields.pop("entry_description", DEFAULT_ENTRY_DESCRIPTION),
+        entry_description=MICRO_ENTRY_DESCRIPTION if micro else DEFAULT_ENTRY_DESCRIPTION,
         **bank_fields(
-            name=method.corrected_name or customer.holder_name,
-            account_type=method.account_type,
-            account_number=method.account_number,
-            routing_number=method.routing_number,
+            name=account.name,
+            account_type=account.account_type,
+            account_number=account.account_number,
+            routing_number=account.routing_number,
         ),
         **fields,
     )
 
 
 def _validation_create(
-    *, company: Company, customer: Customer, method: PaymentMethod, kind: str, actor: Actor, now: datetime
+    *,
+    company: Company,
+    customer: Customer | None,
+    method: PaymentMethod | None,
+    account: Account,
+    kind: str,
+    actor: Actor,
+    now: datetime,
 ) -> AccountValidation:
-    """The validation and its entries, for the next `originate`. The method's row is locked by the caller."""
-    if method.blocked_at is not None:
+    """The validation and its entries, for the next `originate`. The method's row, when there is one, is locked
+    by the caller."""
+    if method is not None and method.blocked_at is not None:
         raise PaymentMethodBlocked(f"payment method is blocked: {method.blocked_reason or 'blocked'}", status=409)
+    if method is not None and kind == Kind.MICRODEPOSITS:
+        _microdeposit_starts_check(method=method, now=now)
     day = calendar.next_processing_day(now, company_cutoff(company))
     try:
         with transaction.atomic():
             validation = AccountValidation.objects.create(
                 company=company,
                 payment_method=method,
+                account_hash=account.hash,
                 kind=kind,
                 effective_date=day,
                 created_at=now,
                 expires_at=now + MICRODEPOSIT_EXPIRY if kind == Kind.MICRODEPOSITS else None,
             )
     except IntegrityError:
-        # The partial unique index: one validation in flight per method, also for requests at once.
+        # The partial unique indexes: one validation in flight per method (or per account without a method),
+        # also for requests at once.
         raise Conflict(
             "a validation of this payment method is already pending", code=ErrorCode.VALIDATION_PENDING
         ) from None
     if kind == Kind.PRENOTE:
-        entries = [_entry(validation, customer, method, type=TransactionType.DEBIT, amount=0)]
+        entries = [_entry(validation, customer, account, micro=False, type=TransactionType.DEBIT, amount=0)]
     else:
         credits = [secrets.randbelow(MICRODEPOSIT_MAX_CENTS) + 1 for _ in range(2)]
         validation.amounts_hash = _amounts_hash(validation.uuid, credits)
         validation.save(update_fields=["amounts_hash"])
-        micro = {"entry_description": MICRO_ENTRY_DESCRIPTION}
         # Two credits and one debit offsetting them exactly, settling together (micro-entry rules).
         entries = [
-            _entry(validation, customer, method, type=TransactionType.CREDIT, amount=a, **micro) for a in credits
+            _entry(validation, customer, account, micro=True, type=TransactionType.CREDIT, amount=a) for a in credits
         ]
-        entries.append(_entry(validation, customer, method, type=TransactionType.DEBIT, amount=sum(credits), **micro))
+        entries.append(
+            _entry(validation, customer, account, micro=True, type=TransactionType.DEBIT, amount=sum(credits))
+        )
     for entry in entries:
         transaction_create(entry, status=Status.PENDING, actor=actor)
-    _method_state_save(method, payment_method_validation_pending, kind=kind)
+    if method is not None:
+        _method_state_save(method, payment_method_validation_pending, kind=kind)
     return validation
+
+
+def _microdeposit_starts_check(*, method: PaymentMethod, now: datetime) -> None:
+    """CONTRACT 12: micro-deposits may start at most twice per 30 days per method, so guessing the amounts
+    (3 answers each) cannot go on; a prenote stays possible. The method's row lock orders concurrent starts."""
+    started = AccountValidation.objects.filter(
+        company_id=method.company_id,
+        payment_method=method,
+        kind=Kind.MICRODEPOSITS,
+        created_at__gt=now - MICRODEPOSIT_STARTS_WINDOW,
+    ).count()
+    if started >= MICRODEPOSIT_STARTS_MAX:
+        raise Conflict(
+            f"micro-deposits were started {started} times in the last {MICRODEPOSIT_STARTS_WINDOW.days} days "
+            "for this payment method; validate it with a prenote, or try again later",
+            code=ErrorCode.VALIDATION_ATTEMPTS_EXHAUSTED,
+        )
 
 
 def _method_state_save(method: PaymentMethod, change: Callable[..., None], **arguments: object) -> None:
@@ -159,7 +218,10 @@ def account_validation_start(
     if customer.status != Customer.Status.ACTIVE:
         raise CustomerInactive("customer is inactive")
     method = _method_lock(company=company, customer=customer, payment_method=payment_method)
-    _validation_create(company=company, customer=customer, method=method, kind=kind, actor=actor, now=now)
+    account = Account.of_method(method, customer)
+    _validation_create(
+        company=company, customer=customer, method=method, account=account, kind=kind, actor=actor, now=now
+    )
     return method
 
 
@@ -212,30 +274,44 @@ def microdeposits_confirm(
 
 
 def _finish(
-    validation: AccountValidation, method: PaymentMethod, *, passed: bool, actor: Actor, at: datetime, reason: str = ""
+    validation: AccountValidation,
+    method: PaymentMethod | None,
+    *,
+    passed: bool,
+    actor: Actor,
+    at: datetime,
+    reason: str = "",
 ) -> None:
     """Validated or failed, the method's state with it (when this is its latest validation), and the debits
-    held for it released or declined."""
+    held for it released or declined. What it proves is the account the method holds now (a NOC may have
+    corrected it since the entries went out)."""
     validation.state = State.VALIDATED if passed else State.FAILED
     validation.finished_at = at
     validation.failure_reason = reason
-    validation.save(update_fields=["state", "finished_at", "failure_reason"])
-    newer = AccountValidation.objects.filter(payment_method_id=method.pk, id__gt=validation.pk).exists()
-    if newer:
-        return
-    if passed:
-        _method_state_save(method, payment_method_validation_passed, kind=validation.kind, at=at)
-    else:
-        _method_state_save(method, payment_method_validation_failed, kind=validation.kind)
-    held_debits_settle(method=method, passed=passed, actor=actor, at=at)
+    if method is not None:
+        validation.account_hash = method.account_hash
+    validation.save(update_fields=["state", "finished_at", "failure_reason", "account_hash"])
+    if method is not None:
+        newer = AccountValidation.objects.filter(payment_method_id=method.pk, id__gt=validation.pk).exists()
+        if newer:
+            return
+        change = payment_method_validation_passed if passed else payment_method_validation_failed
+        _method_state_save(method, change, kind=validation.kind, **({"at": at} if passed else {}))
+    held_debits_settle(validation=validation, method=method, passed=passed, actor=actor, at=at)
 
 
-def held_debits_settle(*, method: PaymentMethod, passed: bool, actor: Actor, at: datetime) -> int:
-    """The debits a `prenote_first` policy held for this method: released (Pending, for the next `originate`)
-    once it is validated, DECLINED when its validation failed."""
+def held_debits_settle(
+    *, validation: AccountValidation, method: PaymentMethod | None, passed: bool, actor: Actor, at: datetime
+) -> int:
+    """The debits a `prenote_first` policy held for this method or this account (one-off debits to it):
+    released (Pending, for the next `originate`) once it is validated, DECLINED when its validation failed."""
+    held_for = Q(payment_method_id=method.pk) if method is not None else Q(pk__in=[])
+    sent_to = validation.entries.values("account_number_hash", "routing_number").first()
+    if sent_to is not None:
+        held_for |= Q(**sent_to)
     held = transaction_lock(
         Transaction.objects.filter(
-            company_id=method.company_id, payment_method=method, status=Status.HELD, hold__hold_code=HOLD_CODE
+            held_for, company_id=validation.company_id, status=Status.HELD, hold__hold_code=HOLD_CODE
         )
     ).order_by("pk")
     count = 0
@@ -258,36 +334,82 @@ class GateOutcome:
     reason: str
 
 
+class AccountState:
+    """Where a company stands with one account: its latest finished validation decides, a pending one waits."""
+
+    VALIDATED = "validated"
+    PENDING = "pending"
+    FAILED = "failed"
+    UNVALIDATED = "unvalidated"
+
+
+def account_state(*, company: Company, account_hash: str) -> str:
+    states = list(
+        AccountValidation.objects.filter(company=company, account_hash=account_hash)
+        .order_by("-id")
+        .values_list("state", flat=True)
+    )
+    finished = next((state for state in states if state != State.PENDING), None)
+    if finished == State.VALIDATED:
+        return AccountState.VALIDATED
+    if State.PENDING in states:
+        return AccountState.PENDING
+    return AccountState.FAILED if finished == State.FAILED else AccountState.UNVALIDATED
+
+
+def _gate_state(*, company: Company, account: Account, saved: PaymentMethod | None) -> str:
+    """The account's state for the company; a saved method's own state counts as one of its validations (it
+    follows the method's current account: a new account number resets it)."""
+    if saved is not None and saved.validation_status == PaymentMethod.ValidationStatus.VALIDATED:
+        return AccountState.VALIDATED
+    state = account_state(company=company, account_hash=account.hash)
+    if state == AccountState.UNVALIDATED and saved is not None:
+        return saved.validation_status
+    return state
+
+
 def web_debit_gate(
     *,
     company: Company,
-    customer: Customer,
-    method: PaymentMethod,
+    customer: Customer | None,
+    saved: PaymentMethod | None,
+    account: Account,
     sec_code: str,
     txn_type: str,
     actor: Actor,
     now: datetime,
 ) -> GateOutcome | None:
-    """The company's policy for an ACH WEB debit to a saved method that is not validated (CONTRACT 11):
-    `require` declines it; `prenote_first` holds it (VAL) and sends a prenote unless one is pending; `off`
-    lets it through. Runs inside the charge's transaction."""
+    """The company's policy for every ACH WEB debit, saved method or one-off (CONTRACT 11, 12), keyed on the
+    account (routing + account number) within the company: validated passes; otherwise `require` declines it;
+    `prenote_first` holds it (VAL) and sends a prenote unless one is pending; `off` lets it through. Runs inside
+    the charge's transaction."""
     policy = company.account_validation
-    if (
-        policy == Company.AccountValidation.OFF
-        or sec_code != "WEB"
-        or txn_type != TransactionType.DEBIT
-        or method.validation_status == PaymentMethod.ValidationStatus.VALIDATED
-    ):
+    if policy == Company.AccountValidation.OFF or sec_code != "WEB" or txn_type != TransactionType.DEBIT:
+        return None
+    if _gate_state(company=company, account=account, saved=saved) == AccountState.VALIDATED:
         return None
     if policy == Company.AccountValidation.REQUIRE:
         return GateOutcome(Status.DECLINED, HOLD_CODE, NOT_VALIDATED)
-    locked = _method_lock(company=company, customer=customer, payment_method=method)
-    if locked.validation_status == PaymentMethod.ValidationStatus.VALIDATED:
+    if saved is not None:  # STYLE lock order: customer, method; then the state again, as the lock found it
+        saved = _method_lock(company=company, customer=customer, payment_method=saved)
+    state = _gate_state(company=company, account=account, saved=saved)
+    if state == AccountState.VALIDATED:
         return None
-    if locked.validation_status == PaymentMethod.ValidationStatus.FAILED:
+    if state == AccountState.FAILED:
         return GateOutcome(Status.DECLINED, HOLD_CODE, VALIDATION_FAILED)
-    if locked.validation_status == PaymentMethod.ValidationStatus.UNVALIDATED:
-        _validation_create(company=company, customer=customer, method=locked, kind=Kind.PRENOTE, actor=actor, now=now)
+    if state == AccountState.UNVALIDATED:
+        try:
+            _validation_create(
+                company=company,
+                customer=customer,
+                method=saved,
+                account=account,
+                kind=Kind.PRENOTE,
+                actor=actor,
+                now=now,
+            )
+        except Conflict:
+            pass  # a concurrent charge to the same account started its prenote first: this debit waits for it
     return GateOutcome(Status.HELD, HOLD_CODE, HOLD_REASON)
 
 
@@ -296,12 +418,13 @@ def web_debit_gate(
 
 def _locked(
     validation_ids: Iterable[int], *, exclude_failed: bool = True
-) -> list[tuple[AccountValidation, PaymentMethod]]:
-    """Each validation with its method, locked method first (STYLE lock order), in id order."""
+) -> list[tuple[AccountValidation, PaymentMethod | None]]:
+    """Each validation with its method (None for an account validated without one), locked method first
+    (STYLE lock order), in id order."""
     found = []
     for validation_id in sorted(set(validation_ids)):
-        method_id = AccountValidation.objects.filter(pk=validation_id).values_list("payment_method_id", flat=True)
-        method = PaymentMethod.objects.select_for_update().get(pk=method_id[0])
+        method_id = AccountValidation.objects.filter(pk=validation_id).values_list("payment_method_id", flat=True)[0]
+        method = None if method_id is None else PaymentMethod.objects.select_for_update().get(pk=method_id)
         validation = AccountValidation.objects.select_for_update().get(pk=validation_id)
         if not (exclude_failed and validation.state == State.FAILED):
             found.append((validation, method))
@@ -328,12 +451,16 @@ def validations_returned(*, transaction_ids: Iterable[int], actor: Actor, at: da
 
 def validations_noticed(*, transaction_ids: Iterable[int], actor: Actor, at: datetime) -> int:
     """A NOC on a prenote: the account exists and the method was corrected (as every NOC does), so it is
-    validated. A NOC on a micro-entry leaves the amounts to be confirmed: the method stays pending."""
+    validated; without a method (a one-off account) nothing was corrected, so it fails.
+    A NOC on a micro-entry leaves the amounts to be confirmed: the method stays pending."""
     count = 0
     for validation, method in _pending_of(transaction_ids):
         if validation.state != State.PENDING:
             continue
-        if validation.kind == Kind.PRENOTE:
+        if validation.kind == Kind.PRENOTE and method is None:
+            # No saved method to correct: the account the one-off debits were held for is not the right one.
+            _finish(validation, None, passed=False, reason=PRENOTE_CORRECTED, actor=actor, at=at)
+        elif validation.kind == Kind.PRENOTE:
             _finish(validation, method, passed=True, actor=actor, at=at)
         else:
             _method_state_save(method, payment_method_validation_pending, kind=validation.kind)

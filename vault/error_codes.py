@@ -58,6 +58,7 @@ class ErrorCode(StrEnum):
     NO_VALIDATION_PENDING = "no_validation_pending"
     VALIDATION_EXPIRED = "validation_expired"
     AMOUNTS_MISMATCH = "amounts_mismatch"
+    VALIDATION_ATTEMPTS_EXHAUSTED = "validation_attempts_exhausted"  # CONTRACT 12: micro-deposits twice per 30 days
     # Re-presenting a returned debit (Nacha 2.12.4)
     NOT_RETRYABLE = "not_retryable"
     NOT_RETURNED = "not_returned"

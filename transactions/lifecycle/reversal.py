@@ -72,7 +72,10 @@ def _one_off_payee(original: Transaction) -> dict:
 
 @transaction.atomic
 def transaction_reverse(*, company: Company, transaction_uuid: UUID, actor: Actor, at: datetime) -> Transaction:
-    original = transaction_lock(Transaction.objects.filter(company=company, uuid=transaction_uuid)).first()
+    # An account validation's entry is the service's, not the merchant's: reversing a micro-deposit would show
+    # its amount in the new credit (CONTRACT 12).
+    mine = Transaction.objects.filter(company=company, uuid=transaction_uuid, account_validation__isnull=True)
+    original = transaction_lock(mine).first()
     if original is None:
         raise NotFound("Transaction not found")
     move_for(original, Event.REVERSED, actor)  # refused before anything is written

@@ -46,7 +46,8 @@ def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime
     same return go one after the other and the second sees the first."""
     with transaction.atomic():
         returned = (
-            Transaction.objects.filter(company=company, uuid=transaction_uuid)
+            # Not an account validation's entry: re-presenting a micro-entry would show its amount (CONTRACT 12).
+            Transaction.objects.filter(company=company, uuid=transaction_uuid, account_validation__isnull=True)
             .select_related("return_entry")
             .defer("account_number")
             .first()
