@@ -61,6 +61,29 @@ class Company(models.Model):
         default=AccountValidation.OFF,
         help_text="WEB debits to a saved account that is not validated: off, require or prenote_first.",
     )
+    # Credit-side fraud monitoring (Nacha 2.2.4, CONTRACT 12): credits these rules trip are HELD with holdCode NEW
+    # until an operator releases them (release_holds, the admin). Each rule is off while its field is empty.
+    credit_hold_new_account_days = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Hold credits to an account added or changed (a NOC correction included) within this many banking "
+        "days. Empty: off.",
+    )
+    credit_velocity_amount = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="Hold a credit that takes one receiver account's credits in the velocity window over this many "
+        "cents. Empty: off.",
+    )
+    credit_velocity_count = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Hold a credit that takes one receiver account's credits in the velocity window over this "
+        "number. Empty: off.",
+    )
+    credit_velocity_days = models.PositiveSmallIntegerField(
+        default=1, help_text="The velocity window: this many days up to the credit."
+    )
     # The return-rate program (Nacha 2.17.2): what a company's policy does when a rate nears or crosses a threshold.
     return_rate_warning_percent = models.PositiveSmallIntegerField(
         default=80, help_text="A return rate at this percentage of its Nacha threshold writes a warning alert."
@@ -92,6 +115,13 @@ class Company(models.Model):
             ),
             models.CheckConstraint(condition=models.Q(hold_over__gte=0), name="company_hold_over_nonnegative"),
             models.CheckConstraint(condition=models.Q(decline_over__gte=0), name="company_decline_over_nonnegative"),
+            models.CheckConstraint(
+                condition=models.Q(credit_velocity_amount__isnull=True) | models.Q(credit_velocity_amount__gte=0),
+                name="company_credit_velocity_amount_nonnegative",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(credit_velocity_days__gte=1), name="company_credit_velocity_days_positive"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -42,6 +42,16 @@ def add_business_days(day: date, count: int) -> date:
     return result
 
 
+def business_days_before(day: date, count: int) -> date:
+    """The Fed business day `count` business days before `day` (credit monitoring's "within N banking days")."""
+    result = day
+    for _ in range(count):
+        result -= timedelta(days=1)
+        while not is_business_day(result):
+            result -= timedelta(days=1)
+    return result
+
+
 def eastern_now(now: datetime) -> datetime:
     return now.astimezone(EASTERN)
 

@@ -579,6 +579,8 @@ class RiskReview(models.Model):
     )
     reviewed_on = models.DateField()
     notes = models.TextField(blank=True)
+    # The fraud-monitoring rules in force when the review was signed (transactions.returnrisk.monitoring.fraud_rules).
+    rules = models.JSONField(default=list, blank=True, editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     def __str__(self) -> str:

@@ -10,6 +10,7 @@ from django.db.models import F, Q, Sum
 
 from accounts.models import Company
 from customers.models import Customer
+from transactions import credit_monitoring
 from transactions.calendar import EASTERN
 from transactions.methods import PaymentMethodKind
 from transactions.models import DebitHold, Status, Transaction, TransactionType
@@ -25,6 +26,7 @@ class RiskInput:
     amount: int
     daily_volume: int | None  # today's volume before this charge; None when the company sets no limit
     debit_hold: str | None = None  # why the return-rate program holds this debit (company or customer), if it does
+    credit_hold: str | None = None  # why the credit monitoring rules hold this credit, if they do
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,12 @@ RISK_RULES: tuple[RiskRule, ...] = (
         lambda r: r.daily_volume is not None and r.daily_volume + r.amount > r.company.daily_volume_limit,
         lambda r: f"charge would exceed the daily volume limit of {r.company.daily_volume_limit} cents",
     ),
+    RiskRule(
+        Status.HELD,
+        credit_monitoring.HOLD_CODE,
+        lambda r: r.credit_hold is not None,
+        lambda r: r.credit_hold,
+    ),
 )
 
 
@@ -104,11 +112,17 @@ def risk_assess(
     method: PaymentMethodKind,
     type: str,
     customer: Customer | None,
+    receiver: credit_monitoring.ReceiverAccount | None = None,
 ) -> RiskOutcome | None:
     """Must run inside the charge's transaction.atomic: with a daily limit the company row is locked so
-    that concurrent charges sum the volume one after another."""
+    that concurrent charges sum the volume one after another. `receiver` is the bank account a credit pays
+    (transactions.credit_monitoring)."""
     volume = None
-    if company.daily_volume_limit is not None:
+    monitored_credit = (
+        type == TransactionType.CREDIT and receiver is not None and credit_monitoring.monitors_credits(company)
+    )
+    if company.daily_volume_limit is not None or monitored_credit:
+        # Concurrent charges then add up one after another: the daily volume, a receiver's credit velocity.
         company = Company.objects.select_for_update().get(pk=company.pk)
         if company.daily_volume_limit is not None:
             volume = daily_volume(company=company, now=now)
@@ -117,7 +131,10 @@ def risk_assess(
         company.has_debit_holds and type == TransactionType.DEBIT and method.returnable
     ):  # debits that come back as returns
         held = debit_hold_reason(company=company, customer=customer)
-    checked = RiskInput(company=company, amount=amount, daily_volume=volume, debit_hold=held)
+    credit_hold = None
+    if monitored_credit:
+        credit_hold = credit_monitoring.credit_hold_reason(company=company, account=receiver, amount=amount, now=now)
+    checked = RiskInput(company=company, amount=amount, daily_volume=volume, debit_hold=held, credit_hold=credit_hold)
     for rule in RISK_RULES:
         if rule.trips(checked):
             return RiskOutcome(status=rule.status, code=rule.code, reason=rule.reason(checked))

@@ -20,6 +20,7 @@ from transactions.charge_rules import (
     payer_fields,
     payer_resolve,
 )
+from transactions.credit_monitoring import ReceiverAccount
 from transactions.idempotency import ChargeResult, idempotent
 from transactions.methods import PaymentMethodKind, method_kind
 from transactions.models import (
@@ -136,6 +137,9 @@ def _charge(charge: ChargeRequest) -> Transaction:
         method=kind,
         type=charge.type,
         customer=customer,
+        receiver=ReceiverAccount(txn.account_number_hash, txn.routing_number, saved)
+        if txn.account_number_hash
+        else None,
     )
     if outcome is None:  # CONTRACT 11, 12: every WEB debit, saved or one-off (the gate reads the SEC code)
         outcome = web_debit_gate(

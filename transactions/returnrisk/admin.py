@@ -18,7 +18,7 @@ from accounts.admin import CompanyAdmin
 from accounts.models import Company
 from transactions.lifecycle.return_codes import RETURN_CODES
 from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert, RiskReview
-from transactions.returnrisk import rates
+from transactions.returnrisk import monitoring, rates
 from transactions.returnrisk.chart import rate_chart
 from transactions.returnrisk.policy import debit_holds_lift
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin
@@ -108,9 +108,27 @@ class CompanyRiskAdmin(CompanyAdmin):
         "overall_rate_column",
         "return_rates_link",
     )
-    fields = (*CompanyAdmin.fields, "return_rate_warning_percent", "hold_debits_on_breach", "return_rates_link")
-    readonly_fields = (*CompanyAdmin.readonly_fields, "return_rates_link")
-    risk_control_fields = (*CompanyAdmin.risk_control_fields, "return_rate_warning_percent", "hold_debits_on_breach")
+    credit_monitoring_fields = (
+        "credit_hold_new_account_days",
+        "credit_velocity_amount",
+        "credit_velocity_count",
+        "credit_velocity_days",
+    )
+    fields = (
+        *CompanyAdmin.fields,
+        "return_rate_warning_percent",
+        "hold_debits_on_breach",
+        *credit_monitoring_fields,
+        "fraud_monitoring_flags",
+        "return_rates_link",
+    )
+    readonly_fields = (*CompanyAdmin.readonly_fields, "fraud_monitoring_flags", "return_rates_link")
+    risk_control_fields = (
+        *CompanyAdmin.risk_control_fields,
+        "return_rate_warning_percent",
+        "hold_debits_on_breach",
+        *credit_monitoring_fields,
+    )
 
     def get_queryset(self, request):
         today = rates.today_eastern(timezone.now())
@@ -123,12 +141,21 @@ class CompanyRiskAdmin(CompanyAdmin):
         url = reverse("admin:accounts_company_return_rates", args=[obj.pk])
         return format_html('<a href="{}">Return rates</a>', url)
 
+    @admin.display(description="fraud monitoring flags")
+    def fraud_monitoring_flags(self, obj: Company) -> str:
+        if obj.pk is None:
+            return "-"
+        found = monitoring.flags(company=obj, period=rates.rolling_period(rates.today_eastern(timezone.now())))
+        return "; ".join(flag["detail"] for flag in found) or "none"
+
     def save_formset(self, request, form, formset, change):
-        # A review is signed by the staff user who enters it; only new reviews reach here (append-only).
+        # A review is signed by the staff user who enters it, with the fraud rules it reviewed; only new reviews
+        # reach here (append-only).
         if formset.model is RiskReview:
             for review in formset.save(commit=False):
                 if review.pk is None:
                     review.reviewed_by = request.user
+                    review.rules = monitoring.fraud_rules(form.instance)
                     review.save()
             return
         super().save_formset(request, form, formset, change)

@@ -9,6 +9,7 @@ from datetime import datetime
 from accounts.models import Company
 from transactions.lifecycle.return_codes import RETURN_CODES
 from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert, RiskReview
+from transactions.returnrisk import monitoring
 from transactions.returnrisk.policy import policy_in_force
 from transactions.returnrisk.rates import (
     CATEGORIES,
@@ -96,6 +97,7 @@ def _reviews(company: Company) -> list[dict]:
             "reviewedOn": review.reviewed_on.isoformat(),
             "reviewedBy": REVIEWER_ROLE if review.reviewed_by_id else None,
             "notes": review.notes,
+            "rules": review.rules,
         }
         for review in RiskReview.objects.filter(company=company).order_by("pk")
     ]
@@ -104,6 +106,11 @@ def _reviews(company: Company) -> list[dict]:
 def risk_report(*, company: Company, now: datetime) -> dict:
     percent = company.return_rate_warning_percent
     window = rolling_period(today_eastern(now))
+    monitored = {
+        "rules": monitoring.fraud_rules(company),
+        "flags": monitoring.flags(company=company, period=window),
+        "microEntries": monitoring.micro_entry_volumes(company=company, period=window),
+    }
     return {
         "companyUuid": str(company.uuid),
         "companyName": company.name,
@@ -118,6 +125,7 @@ def risk_report(*, company: Company, now: datetime) -> dict:
             for category in CATEGORIES
         },
         "policy": _policy(company),
+        "fraudMonitoring": monitored,
         "currentRates": {
             method.value: return_rates(company=company, period=window, method=method).as_json() for method in RateMethod
         },
@@ -154,6 +162,14 @@ def risk_report_rows(report: dict) -> Iterator[tuple]:
         yield ("threshold", category, levels["threshold"], f"warning at {levels['warningLevel']}", "")
     for row in report["policy"]:
         yield ("policy", row["returnCode"], " ".join(row["actions"]) or "none", row["source"], "")
+    fraud = report["fraudMonitoring"]
+    for rule in fraud["rules"]:
+        yield ("fraudRule", rule["rule"], "on" if rule["enabled"] else "off", rule["detail"], "")
+    for flag in fraud["flags"]:
+        yield ("flag", flag["flag"], flag["count"], flag["detail"], "")
+    micro = fraud["microEntries"]
+    detail = f"sent {micro['sent']}, returned {micro['returned']} ({micro['firstDay']} to {micro['lastDay']})"
+    yield ("microEntries", "returnRate", micro["returnRate"], detail, micro["lastDay"])
     for method, sheet in report["currentRates"].items():
         yield from _rate_rows("rate60d", method, sheet)
     for sheet in report["ratesByMonth"]:
@@ -173,3 +189,6 @@ def risk_report_rows(report: dict) -> Iterator[tuple]:
         yield ("debitHold", subject, state, hold["reason"], hold["createdAt"])
     for review in report["reviews"]:
         yield ("review", review["reviewedBy"] or "", review["reviewedOn"], review["notes"], "")
+        for rule in review["rules"]:
+            state = "on" if rule["enabled"] else "off"
+            yield ("reviewedRule", rule["rule"], state, rule["detail"], review["reviewedOn"])
