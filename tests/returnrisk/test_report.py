@@ -58,7 +58,9 @@ def test_report_json_has_policy_thresholds_rates_alerts_actions_holds_and_review
     assert [(alert["category"], alert["level"]) for alert in data["alerts"]] == [("overall", "breached")]
     assert [action["action"] for action in data["actions"]] == ["hold_company_debits"]
     assert data["debitHolds"][0]["scope"] == "company" and data["debitHolds"][0]["liftedAt"] is None
-    assert data["reviews"] == [{"reviewedOn": "2026-06-30", "reviewedBy": "platform risk staff", "notes": "Annual"}]
+    assert data["reviews"] == [
+        {"reviewedOn": "2026-06-30", "reviewedBy": "platform risk staff", "notes": "Annual", "rules": []}
+    ]
     assert "risk.officer" not in response.content.decode()  # N15: no staff email reaches the merchant
 
 
@@ -80,6 +82,8 @@ def test_report_csv_has_every_section(api_client, evidence):
         "action",
         "debitHold",
         "review",
+        "fraudRule",
+        "microEntries",
     }
     review = next(row for row in rows if row["section"] == "review")
     assert (review["subject"], review["value"], review["detail"]) == (
