@@ -41,6 +41,8 @@ class TransactionReportView(APIView):
 
     @extend_schema(
         summary="Transaction reporting list (SPEC 4.9)",
+        description="The company's transactions, except the micro-entries of account validations (their amounts are "
+        "the payer's secret, CONTRACT 12): they are in no page, CSV, filter or count (`totalRows` included).",
         parameters=report_parameters(),
         responses={
             (200, "application/json"): Paginated(REPORT_ROW, name="ReportRow"),

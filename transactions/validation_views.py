@@ -44,12 +44,16 @@ class PaymentMethodValidateView(APIView):
         responses={
             202: PaymentMethodOutput,
             409: error(
-                "The method is blocked, or a validation of it is already pending; or (errors[0].field "
-                "Idempotency-Key) " + IDEMPOTENCY_CONFLICT
+                "payment_method_blocked: the method is blocked; validation_pending: a validation of it is already "
+                "pending; validation_attempts_exhausted: micro-deposits were started twice in the last 30 days; or "
+                "(errors[0].field Idempotency-Key) " + IDEMPOTENCY_CONFLICT
             ),
         },
         parameters=[IDEMPOTENCY_PARAMETER],
-        description="Queue a prenote or two micro-deposits (and their offsetting debit) for the next file.",
+        description="Queue a prenote or two micro-deposits (and their offsetting debit) for the next file. The "
+        "micro-deposit amounts are never shown to the merchant (the entries' records show `amount: null`, reporting "
+        "leaves them out): the payer reads them on the bank statement. Micro-deposits at most twice per 30 days per "
+        "method; a prenote any time.",
     )
     def post(self, request, customer_uuid: UUID, payment_method_uuid: UUID):
         body = ValidationStartInput(data=request.data)
@@ -77,9 +81,14 @@ class PaymentMethodValidateConfirmView(APIView):
         request=ValidationConfirmInput,
         responses={
             200: PaymentMethodOutput,
-            409: error("No micro-deposit validation is pending for the method, or it has expired."),
+            400: error("amounts_mismatch: the amounts are wrong (the message says how many attempts are left)."),
+            409: error(
+                "no_validation_pending: no micro-deposit validation is pending for the method; validation_expired: "
+                "it has expired."
+            ),
         },
-        description="The two micro-deposit amounts in cents: 3 attempts, within 10 days.",
+        description="The two micro-deposit amounts in cents: 3 attempts, within 10 days; the third wrong answer "
+        "fails the validation (`validationStatus: failed`).",
     )
     def post(self, request, customer_uuid: UUID, payment_method_uuid: UUID):
         body = ValidationConfirmInput(data=request.data)

@@ -198,7 +198,11 @@ class TransactionRecordOutput(serializers.Serializer):
     uuid = serializers.UUIDField()
     numericId = serializers.IntegerField()
     status = serializers.ChoiceField(choices=Status.choices)
-    amount = serializers.IntegerField(help_text="Cents.")
+    amount = serializers.IntegerField(
+        allow_null=True,
+        help_text="Cents. null only for the micro-entries of an account validation: their amounts are the payer's "
+        "secret (CONTRACT 12).",
+    )
     method = serializers.ChoiceField(choices=Method.choices)
     type = serializers.ChoiceField(choices=TransactionType.choices)
     effectiveDate = serializers.DateField()
@@ -278,7 +282,12 @@ class TransactionCreateView(APIView):
                 },
             ),
         ],
-        description="Charge (SPEC 4.7). 201 also for DECLINED and HELD; data is the transaction record.",
+        description="Charge (SPEC 4.7). 201 also for DECLINED and HELD; data is the transaction record. Every ACH "
+        "WEB debit, saved method or one-off paymentDetails, passes the company's accountValidation policy for its "
+        "account (routing + account number): `require` -> DECLINED, failureReason `account not validated`; "
+        "`prenote_first` -> HELD, holdCode VAL (`account validation failed` -> DECLINED). A credit the company's "
+        "credit-monitoring rules trip (account added or changed within N banking days, receiver velocity) -> HELD, "
+        "holdCode NEW, released by an operator.",
     )
     def put(self, request):
         key = idempotency_key(request)
@@ -311,7 +320,10 @@ class TransactionCreateView(APIView):
 
 
 class TransactionDetailView(APIView):
-    @extend_schema(responses={200: TransactionRecordOutput})
+    @extend_schema(
+        responses={200: TransactionRecordOutput, 404: error("Transaction not found.")},
+        description="The transaction record; a micro-entry of an account validation shows `amount: null`.",
+    )
     def get(self, request, transaction_uuid: UUID):
         return Response(transaction_record(transaction_get(company=request.company, transaction_uuid=transaction_uuid)))
 
@@ -341,7 +353,11 @@ class TransactionVoidView(APIView):
 class TransactionReverseView(APIView):
     @extend_schema(
         request=None,
-        responses={201: TransactionRecordOutput, 409: error("Only a Settled debit can be reversed, once.")},
+        responses={
+            201: TransactionRecordOutput,
+            404: error("Transaction not found (also an account validation's prenote or micro-entry)."),
+            409: error("Only a Settled debit can be reversed, once."),
+        },
         description="Reverse a Settled debit: 201 with the offsetting Credit (its reversalUuid names the original).",
     )
     def post(self, request, transaction_uuid):

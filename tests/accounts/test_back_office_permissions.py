@@ -24,6 +24,11 @@ COMPANY_FORM = {
     "ach_company_id": "1EVILCORP1",
     "account_validation": "require",
     "return_rate_warning_percent": "100",
+    # Credit-side fraud monitoring (CONTRACT 12): risk controls as well.
+    "credit_hold_new_account_days": "0",
+    "credit_velocity_amount": "99999999",
+    "credit_velocity_count": "99",
+    "credit_velocity_days": "30",
     # The return-rate program's inlines on the company page, sent empty.
     **{
         f"{prefix}-{count}": "0"
@@ -55,6 +60,10 @@ def _company_state(company) -> tuple:
         company.account_validation,
         company.return_rate_warning_percent,
         company.hold_debits_on_breach,
+        company.credit_hold_new_account_days,
+        company.credit_velocity_amount,
+        company.credit_velocity_count,
+        company.credit_velocity_days,
     )
 
 
@@ -72,7 +81,7 @@ def test_manage_risk_controls_edits_them(company):
     assert response.status_code == 302, response.content
     # hold_debits_on_breach is a checkbox left out of the form: off.
     assert _company_state(company) == (
-        True, 99999999, 99999999, 99999999, time(23, 59), "1EVILCORP1", "require", 100, False
+        True, 99999999, 99999999, 99999999, time(23, 59), "1EVILCORP1", "require", 100, False, 0, 99999999, 99, 30
     )  # fmt: skip
 
 

@@ -135,6 +135,9 @@ class ReturnRatesView(CsvOrJsonView):
 class RiskReportView(CsvOrJsonView):
     @extend_schema(
         summary="Evidence of the return-risk program: policy, thresholds, rates by month, alerts, actions, reviews",
+        description="Also `fraudMonitoring`: the fraud rules in force (`rules`: WEB debit account validation, credit "
+        "holds NEW), `flags` (`web_debits_without_validation`: WEB debits in the 60-day window under policy off) and "
+        "`microEntries` (sent and returned in the window). Each review lists the rules it reviewed.",
         parameters=[FORMAT_PARAM],
         responses={200: OpenApiTypes.OBJECT},
     )
