@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, time
 import pytest
 
 from tests import factories
+from tests.concurrency import at_once
 from tests.lifecycle.conftest import run
 from tests.lifecycle.test_account_validation import _import, _originate
 from tests.transactions.conftest import bank_details, put_charge, saved_charge
@@ -137,3 +138,23 @@ def test_prenote_first_one_off_prenote_answered_by_a_noc_declines_the_held_debit
     txn = Transaction.objects.get(uuid=held["uuid"])
     assert (txn.status, txn.failure_reason) == ("DECLINED", "account validation failed")
     assert AccountValidation.objects.get().failure_reason.startswith("prenote answered with a notice of change")
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_one_off_debits_to_one_account_share_one_prenote():
+    from rest_framework.test import APIClient
+
+    company = factories.CompanyFactory(account_validation="prenote_first")
+    key = factories.issue_api_key(company)
+
+    def charge() -> dict:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=key.authorization)
+        return _one_off(client)
+
+    held = at_once(charge, 6)
+
+    assert {(data["status"], data["holdCode"]) for data in held} == {("HELD", "VAL")}
+    validation = AccountValidation.objects.get()
+    assert (validation.kind, validation.state, validation.payment_method_id) == ("prenote", "pending", None)
