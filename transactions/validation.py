@@ -1,6 +1,6 @@
-"""Account validation of saved methods (CONTRACT 11; Nacha WEB debit rule 2.5.17.4, prenotes 2.6.3, micro-entries):
-starting a prenote or micro-deposits, confirming micro-deposit amounts, the gate a WEB debit passes, and what
-`settle`, returns and notices of change do to a validation.
+"""Account validation (CONTRACT 11, 12; Nacha WEB debit rule 2.5.17.4, prenotes 2.6.3, micro-entries): starting a
+prenote or micro-deposits, confirming micro-deposit amounts, the gate every WEB debit passes (keyed on the account,
+saved method or one-off), and what `settle`, returns and notices of change do to a validation.
 
 A validation's entries are ordinary ACH transactions: `originate` batches them, `settle` settles them, and
 returns and NOCs match them by trace number like any entry (so they count in return monitoring)."""
