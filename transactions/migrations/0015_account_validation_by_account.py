@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('accounts', '0008_company_account_validation'),
         ('payments', '0002_payment_method_validation'),
-        ('transactions', '0013_dishonored_returns_and_parked_items'),
+        ('transactions', '0014_sandbox'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0008_company_account_validation'),
+        ('accounts', '0011_company_is_sandbox'),
     ]
 
     operations = [
