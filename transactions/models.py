@@ -436,6 +436,46 @@ class ChangeNotice(models.Model):
     ingestion_file = models.ForeignKey(IngestionFile, on_delete=models.PROTECT, null=True, blank=True)
 
 
+class AccountBlock(models.Model):
+    """A bank account this company may no longer debit (CONTRACT 12, Nacha 2.12.4): placed by a return that says
+    the account cannot be debited (R02, R03, ...; transactions.returnrisk.account_rules), keyed on the account
+    (routing + account keyed hash) so saved methods and one-off charges alike are refused, until an operator
+    lifts it with a reason."""
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="account_blocks")
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    account_hash = models.CharField(max_length=64, help_text="Keyed hash of routing + account.")
+    # The entries' own keys (Transaction.routing_number, account_number_hash): `originate` matches them unread.
+    account_number_hash = models.CharField(max_length=64, help_text="Keyed hash of the account number.")
+    routing_number = models.CharField(max_length=9)
+    account_last_four = models.CharField(max_length=4)
+    return_code = models.CharField(max_length=4)
+    transaction = models.ForeignKey(
+        Transaction, on_delete=models.PROTECT, related_name="+", help_text="The returned entry that placed it."
+    )
+    blocked_at = models.DateTimeField()
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    lift_reason = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        constraints = [
+            # One live block per account and company, also when two return files name it at once.
+            models.UniqueConstraint(
+                fields=["company", "account_hash"], condition=Q(lifted_at__isnull=True), name="account_block_one_live"
+            ),
+            models.CheckConstraint(
+                condition=Q(lifted_at__isnull=True) | ~Q(lift_reason=""), name="account_block_lift_has_reason"
+            ),
+        ]
+        permissions = [("lift_account_block", "Can lift account blocks")]
+
+    def __str__(self) -> str:
+        return f"****{self.account_last_four} blocked after {self.return_code}"
+
+
 class TransactionHold(models.Model):
     company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="+")
     transaction = models.OneToOneField(Transaction, on_delete=models.PROTECT, related_name="hold")
@@ -557,6 +597,8 @@ class RiskAction(models.Model):
         HOLD_CUSTOMER_DEBITS = "hold_customer_debits"
         NOTIFY = "notify"
         HOLD_COMPANY_DEBITS = "hold_company_debits"
+        BLOCK_ACCOUNT = "block_account"
+        LIFT_ACCOUNT_BLOCK = "lift_account_block"
 
     company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="risk_actions")
     action = models.CharField(max_length=24, choices=Kind.choices)

@@ -27,8 +27,10 @@ from transactions.models import (
     Status,
     Transaction,
     TransactionHold,
+    TransactionType,
 )
 from transactions.records import transaction_record
+from transactions.returnrisk.account_rules import debit_account_check, debited_account
 from transactions.risk import risk_assess
 from transactions.selectors import duplicate_of, transaction_get
 from transactions.state import Actor, Event, target_of, transaction_create, transaction_lock, transition
@@ -124,6 +126,7 @@ def _charge(charge: ChargeRequest) -> Transaction:
     customer, saved = payer_resolve(
         company=charge.company, customer_uuid=charge.customer_uuid, payment_method_uuid=charge.payment_method_uuid
     )
+    _debited_account_check(charge, kind, saved)
     payer = payer_fields(method=kind, details=charge.payment_details, customer=customer, saved=saved)
     day = effective_date_resolve(
         requested=charge.effective_date, now=charge.now, cutoff=company_cutoff(charge.company), kind=kind
@@ -163,6 +166,22 @@ def _charge(charge: ChargeRequest) -> Transaction:
                 company=charge.company, hold_code=outcome.code, hold_reason=outcome.reason, held_at=charge.now
             )
     return transaction_create(txn, status=born, actor=charge.actor, hold=hold)
+
+
+def _debited_account_check(charge: ChargeRequest, kind: PaymentMethodKind, saved) -> None:
+    """CONTRACT 12: a debit that would go out in a NACHA file is refused while its account is blocked, and a
+    re-initiation of a debit returned R01/R09 must be the retry (transactions.returnrisk.account_rules)."""
+    if charge.type != TransactionType.DEBIT or not kind.in_nacha_file:
+        return
+    account = debited_account(saved=saved, details=charge.payment_details)
+    if account is not None:
+        debit_account_check(
+            company_id=charge.company.pk,
+            account=account,
+            amount=charge.amount,
+            now=charge.now,
+            retry=charge.retry_of is not None,
+        )
 
 
 def _unsaved_transaction(

@@ -38,6 +38,7 @@ class Event(models.TextChoices):
     DECLINED = "declined"
     RETURNED = "returned"
     REVERSED = "reversed"
+    CORRECTED = "corrected"
 
 
 class Caller(models.TextChoices):
@@ -85,6 +86,10 @@ def _is_in_nacha_file(txn: Transaction) -> bool:
     return method_kind(txn.method).in_nacha_file
 
 
+def _declinable_when_pending(txn: Transaction) -> bool:
+    return _is_captured_by_settle(txn) or _is_in_nacha_file(txn)
+
+
 @dataclass(frozen=True)
 class Move:
     """(source, event) -> target, who may cause it, and what else must hold of the row. `source` None is the
@@ -119,8 +124,11 @@ MOVES: tuple[Move, ...] = (
     Move(Status.PROCESSING, Event.SETTLED, S, frozenset({COMMAND}), why="its file was sent and the day came"),
     # A card captured by settle; an RTP charge settling at once when its hold is released or it is restored.
     Move(P, Event.SETTLED, S, frozenset({COMMAND, ADMIN}), _settles_outside_file),
-    # A card that expired before its hold was released or it was restored.
-    Move(P, Event.DECLINED, D, frozenset({COMMAND, ADMIN}), _is_captured_by_settle),
+    # A card that expired before its hold was released or it was restored; an entry `originate` finds going to an
+    # account a return has blocked since it was accepted.
+    Move(P, Event.DECLINED, D, frozenset({COMMAND, ADMIN}), _declinable_when_pending),
+    # `originate` sends it to the account a notice of change corrected since it was accepted.
+    Move(P, Event.CORRECTED, P, frozenset({COMMAND}), _is_in_nacha_file, why="account corrected by a NOC"),
     Move(Status.PROCESSING, Event.RETURNED, Status.RETURNED, frozenset({COMMAND})),
     Move(S, Event.RETURNED, Status.RETURNED, frozenset({COMMAND}), why="a late return"),
     Move(Status.REVERSED, Event.RETURNED, Status.RETURNED, frozenset({COMMAND}), why="a late return"),
@@ -153,6 +161,7 @@ WEBHOOKS: dict[str, str] = {
     Event.DECLINED: EventType.TRANSACTION_DECLINED,
     Event.RETURNED: EventType.TRANSACTION_RETURNED,
     Event.REVERSED: EventType.TRANSACTION_REVERSED,
+    Event.CORRECTED: EventType.TRANSACTION_UPDATED,
 }
 # A return of what had already settled is a late return.
 LATE_RETURN_SOURCES = (Status.SETTLED, Status.REVERSED)

@@ -69,6 +69,11 @@ class ErrorCode(StrEnum):
     # The sandbox's simulations (CONTRACT 13)
     NOT_SIMULATABLE = "not_simulatable"
     SANDBOX_CLOCK_MOVED = "sandbox_clock_moved"
+    # Re-initiation and blocked accounts, reversal and refund (CONTRACT 12)
+    REINITIATION_REQUIRES_RETRY = "reinitiation_requires_retry"
+    ACCOUNT_BLOCKED = "account_blocked"
+    REVERSAL_WINDOW_CLOSED = "reversal_window_closed"
+    REFUND_EXCEEDS_ORIGINAL = "refund_exceeds_original"
     # The server
     ERROR = "error"
     SERVICE_UNAVAILABLE = "service_unavailable"

@@ -113,14 +113,20 @@ def test_insufficient_funds_does_not_block_the_method(method, tmp_path):
     assert method.blocked_at is None
 
 
-def test_blocked_method_is_refused_by_the_charge_endpoint(api_client, method, tmp_path):
+@pytest.mark.parametrize(
+    ("txn_type", "status", "code"),
+    # A debit meets the account block first (CONTRACT 12); a credit, the saved method's block.
+    [("Debit", 409, "account_blocked"), ("Credit", 400, "payment_method_blocked")],
+)
+def test_blocked_method_is_refused_by_the_charge_endpoint(api_client, method, tmp_path, txn_type, status, code):
     (txn,) = _originated(saved_method_txn(method))
     run("import_returns", str(_return_file(tmp_path, [(txn, "R02", {})])), "--at", RETURN_TIME)
     response = api_client.put(
         "/transactions",
         {
             "method": "ACH",
-            "type": "Debit",
+            "type": txn_type,
+            "standardEntryClassCode": "PPD",
             "amount": 100,
             "customerUuid": str(method.customer.uuid),
             "paymentMethodUuid": str(method.uuid),
@@ -128,7 +134,8 @@ def test_blocked_method_is_refused_by_the_charge_endpoint(api_client, method, tm
         },
         format="json",
     )
-    assert response.status_code == 400, response.content
+    assert response.status_code == status, response.content
+    assert response.json()["errors"][0]["code"] == code
 
 
 NOC_CASES = [

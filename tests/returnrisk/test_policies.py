@@ -65,9 +65,11 @@ def test_default_unauthorized_codes_block_and_hold_the_customers_debits(tmp_path
     assert method.blocked_at is not None
     hold = DebitHold.objects.get(customer=method.customer)
     assert hold.lifted_at is None and code in hold.reason
+    # The account block is the rule's (CONTRACT 12), not the policy's: R51 is not among its codes.
     assert set(RiskAction.objects.filter(transaction=txn).values_list("action", flat=True)) == {
         "block_method",
         "hold_customer_debits",
+        *(["block_account"] if code != "R51" else []),
     }
 
 

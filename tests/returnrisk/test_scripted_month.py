@@ -108,6 +108,7 @@ def test_a_month_of_returns_warns_then_breaches_and_holds_the_next_debit(api_cli
     assert DebitHold.objects.filter(customer=unauthorized.customer, lifted_at=None).exists()
     assert set(RiskAction.objects.values_list("action", flat=True)) == {
         "block_method",
+        "block_account",
         "hold_customer_debits",
         "hold_company_debits",
     }

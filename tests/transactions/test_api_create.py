@@ -303,10 +303,11 @@ def test_saved_method_charge_stays_a_handful_of_queries(
 ):
     # Hot path: API key, saved method with its customer, the insert (which answers the duplicate check itself),
     # the outbox event (on PostgreSQL one statement: sequence, event, subscribed endpoints; elsewhere three),
-    # the atomic's savepoint pair under the test transaction, and the API throttle's one upsert of both its counters
-    # (L6). A regression here is a throughput regression.
+    # the atomic's savepoint pair under the test transaction, the API throttle's one upsert of both its counters
+    # (L6), and for a debit the account check (CONTRACT 12: blocked account and re-initiation in one statement).
+    # A regression here is a throughput regression.
     put_charge(api_client, saved_charge(customer, saved_method))
-    with django_assert_max_num_queries(7 if connection.vendor == "postgresql" else 9):
+    with django_assert_max_num_queries(8 if connection.vendor == "postgresql" else 10):
         assert put_charge(api_client, saved_charge(customer, saved_method)).status_code == 201
 
 

@@ -101,7 +101,8 @@ def test_a_caller_the_table_does_not_list_may_not_cause_the_move(company, move):
         (Status.SETTLED, Event.REVERSED, {"type": "Credit"}),  # only a debit is reversed
         (Status.PENDING, Event.ORIGINATED, {"method": "CRD"}),  # only ACH and RCC go in a NACHA file
         (Status.PENDING, Event.SETTLED, {"method": "ACH"}),  # an ACH debit settles from Processing only
-        (Status.PENDING, Event.DECLINED, {"method": "ACH"}),  # only a card is declined once accepted
+        (Status.PENDING, Event.DECLINED, {"method": "RTP"}),  # an RTP charge is never Pending to be declined
+        (Status.PENDING, Event.CORRECTED, {"method": "CRD"}),  # only an entry of a NACHA file is corrected
     ],
 )
 def test_a_move_whose_precondition_fails_is_refused(company, status, event, failing):

@@ -25,6 +25,7 @@ from django.db.models import Max, Q
 
 from transactions import calendar
 from transactions.lifecycle import nacha
+from transactions.lifecycle.recheck import entries_recheck
 from transactions.methods import ORIGINATED_METHODS, method_kind
 from transactions.models import NOT_SEEDED, Batch, OriginationFile, Status, Transaction, TransactionType
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
@@ -133,7 +134,11 @@ def _batch_due(
 ) -> tuple[OriginationFile | None, int, int]:
     day = processing_day(at)
     _serialize_batching()
-    due = list(transaction_lock(_due_transactions(day, scope & Q(company__is_sandbox=is_sandbox)), skip_locked=True))
+    due = entries_recheck(
+        list(transaction_lock(_due_transactions(day, scope & Q(company__is_sandbox=is_sandbox)), skip_locked=True)),
+        actor=actor,
+        at=at,
+    )
     if not due:
         return None, 0, 0
     odfi = settings.ACH_ORIGINATING_DFI

@@ -158,6 +158,11 @@ RETURN_CODES: dict[str, ReturnCode] = {
 
 # Codes that answer a return instead of returning an entry (R61-R77): never booked as returns, counted in no rate.
 NOT_RETURNS = frozenset(code for code, entry in RETURN_CODES.items() if not entry.is_return)
+# What the Nacha rules (2.12.4) let an originator do after a return, whatever the company's own policy: a debit
+# returned for want of funds may be re-presented only by a retry; these codes mean the account cannot be debited
+# again until the cause is remedied (transactions.returnrisk.account_rules blocks the account).
+REINITIATION_CODES = frozenset({"R01", "R09"})
+ACCOUNT_BLOCK_CODES = frozenset({"R02", "R03", "R04", "R05", "R07", "R08", "R10", "R16", "R20", "R29"})
 
 
 class Corrected(str, Enum):

@@ -44,6 +44,7 @@ from transactions.models import (
     TransactionReturn,
     TransactionType,
 )
+from transactions.returnrisk.account_rules import account_blocks_place
 from transactions.returnrisk.policy import (
     PolicyBook,
     ReturnFollowUp,
@@ -217,6 +218,7 @@ class _Chunk:
             ingestion_file=self.ingestion
         )
         return_followups_apply(self.followups, at=self.at)
+        account_blocks_place([(entry.transaction, entry.return_code) for entry in self.new_returns], at=self.at)
         # Validation entries (prenotes, micro-entries): a return fails the validation, a NOC on a prenote passes it.
         validations_returned(
             transaction_ids=[entry.transaction_id for entry in self.new_returns], actor=self.actor, at=self.at

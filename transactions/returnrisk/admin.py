@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
@@ -17,11 +18,13 @@ from django.utils.html import format_html
 from accounts.admin import CompanyAdmin
 from accounts.models import Company
 from transactions.lifecycle.return_codes import RETURN_CODES
-from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert, RiskReview
+from transactions.models import AccountBlock, DebitHold, ReturnPolicy, RiskAction, RiskAlert, RiskReview
 from transactions.returnrisk import monitoring, rates
+from transactions.returnrisk.account_rules import account_blocks_lift
 from transactions.returnrisk.chart import rate_chart
 from transactions.returnrisk.policy import debit_holds_lift
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin
+from vault.errors import ApiError
 
 CHART_DAYS = 120
 CHART_MONTHS = 12
@@ -263,3 +266,61 @@ class RiskActionAdmin(CompanyScopedAdminMixin, ReadOnlyAdminMixin, admin.ModelAd
     list_display = ("company", "action", "return_code", "detail", "taken_at")
     list_filter = ("action",)
     list_select_related = ("company",)
+
+
+class LiftReasonForm(ActionForm):
+    lift_reason = forms.CharField(required=False, max_length=255, label="Reason for lifting")
+
+
+@admin.register(AccountBlock)
+class AccountBlockAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
+    """Accounts a return blocked for debits (CONTRACT 12). Lifting needs its own permission and a reason."""
+
+    list_display = ("company", "masked_account", "routing_number", "return_code", "blocked_at", "lifted_at")
+    list_filter = (("lifted_at", admin.EmptyFieldListFilter), "return_code")
+    list_select_related = ("company",)
+    search_fields = ("=uuid", "=routing_number", "=account_last_four")
+    fields = (
+        "uuid",
+        "company",
+        "masked_account",
+        "routing_number",
+        "return_code",
+        "transaction",
+        "blocked_at",
+        "lifted_at",
+        "lifted_by",
+        "lift_reason",
+    )
+    readonly_fields = fields
+    actions = ["lift"]
+    action_form = LiftReasonForm
+
+    @admin.display(description="account")
+    def masked_account(self, obj: AccountBlock) -> str:
+        return f"****{obj.account_last_four}"
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # lifting keeps the record
+
+    def has_lift_account_block_permission(self, request) -> bool:
+        return request.user.has_perm("transactions.lift_account_block")
+
+    @admin.action(
+        description="Lift the selected account blocks (debits allowed again)", permissions=["lift_account_block"]
+    )
+    def lift(self, request, queryset):
+        try:
+            lifted = account_blocks_lift(
+                blocks=queryset, reason=request.POST.get("lift_reason") or "", user=request.user, at=timezone.now()
+            )
+        except ApiError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return
+        self.message_user(request, f"{lifted} block(s) lifted.", messages.SUCCESS)

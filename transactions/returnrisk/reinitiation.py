@@ -12,7 +12,7 @@ from django.db import transaction
 from accounts.models import Company
 from transactions import calendar
 from transactions.idempotency import ChargeResult
-from transactions.lifecycle.return_codes import RETURN_CODES
+from transactions.lifecycle.return_codes import REINITIATION_CODES, RETURN_CODES
 from transactions.methods import method_kind
 from transactions.models import Status, Transaction, TransactionType
 from transactions.services import ChargeRequest, transaction_charge
@@ -20,7 +20,6 @@ from transactions.state import Actor
 from vault.error_codes import ErrorCode
 from vault.errors import NotFound, NotRetryable
 
-RETRY_CODES = frozenset({"R01", "R09"})
 MAX_RETRIES = 2  # three presentments in all
 RETRY_WINDOW = timedelta(days=180)
 RETRY_ENTRY_DESCRIPTION = "RETRY PYMT"
@@ -66,7 +65,7 @@ def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime
             raise NotRetryable(
                 f"only a Returned debit can be re-presented; this one is {returned.status}", code=ErrorCode.NOT_RETURNED
             )
-        if entry.return_code not in RETRY_CODES:
+        if entry.return_code not in REINITIATION_CODES:
             raise NotRetryable(_refusal(entry.return_code), code=ErrorCode.RETURN_CODE_NOT_RETRYABLE)
         presentments = list(original.retries.order_by("pk").values_list("pk", flat=True))
         if (presentments[-1] if presentments else original.pk) != returned.pk:
