@@ -246,7 +246,14 @@ class TransactionCreateView(APIView):
         responses={
             201: TransactionRecordOutput,
             404: error("Customer not found / Payment method not found."),
-            409: error(IDEMPOTENCY_CONFLICT),
+            409: error(
+                "idempotency_key_reused: "
+                + IDEMPOTENCY_CONFLICT
+                + " account_blocked: a return (R02, R03, R04, R05, R07, R08, R10, R16, R20, R29) blocked "
+                "this account for debits until staff lift it; data names the returned transaction. "
+                "reinitiation_requires_retry: a debit of this amount to this account was returned R01/R09 within "
+                "180 days; data.transactionUuid names it, re-present it with POST /transactions/{uuid}/retry."
+            ),
         },
         parameters=[IDEMPOTENCY_PARAMETER],
         examples=[
