@@ -16,6 +16,7 @@ class Action(models.TextChoices):
     CREATE_TRANSACTION = "CreateTransaction"
     VOID_TRANSACTION = "VoidTransaction"
     REVERSE_TRANSACTION = "ReverseTransaction"
+    REFUND_TRANSACTION = "RefundTransaction"
     VIEW_TRANSACTIONS = "ViewTransactions"
     VIEW_REPORTS = "ViewReports"
     MANAGE_WEBHOOKS = "ManageWebhooks"
@@ -61,6 +62,7 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("transaction-void", "POST"): Action.VOID_TRANSACTION,
     ("transaction-events", "GET"): Action.VIEW_TRANSACTIONS,
     ("transaction-reverse", "POST"): Action.REVERSE_TRANSACTION,
+    ("transaction-refund", "POST"): Action.REFUND_TRANSACTION,
     ("reporting-transactions", "GET"): Action.VIEW_REPORTS,
     ("webhook-endpoint-list", "POST"): Action.MANAGE_WEBHOOKS,
     ("webhook-endpoint-list", "GET"): Action.MANAGE_WEBHOOKS,

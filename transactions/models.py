@@ -252,6 +252,10 @@ class Transaction(models.Model):
     retry_of = models.ForeignKey(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="retries", editable=False
     )
+    # A refund credit points at the debit it refunds (CONTRACT 12); the debit may have several, up to its amount.
+    refund_of = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="refunds", editable=False
+    )
     entry_description = models.CharField(max_length=10, null=True, blank=True, help_text="Company Entry Description.")
     # What the charge pays for (CONTRACT 11): with the SEC code and direction it fixes some entry descriptions.
     purpose = models.CharField(max_length=10, choices=Purpose.choices, null=True, blank=True)

@@ -68,6 +68,7 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         "voidedAt": iso_utc(txn.voided_at),
         "reversalUuid": str(txn.reversal_uuid) if txn.reversal_uuid else None,
         "reversedAt": iso_utc(txn.reversed_at),
+        "refundOfUuid": str(txn.refund_of.uuid) if txn.refund_of_id else None,
     }
     if method_kind(txn.method).pays_by_card:
         record["authorizedAt"] = iso_utc(txn.authorized_at)

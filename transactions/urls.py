@@ -9,6 +9,7 @@ from transactions.views import (
     TransactionCreateView,
     TransactionDetailView,
     TransactionEventsView,
+    TransactionRefundView,
     TransactionReverseView,
     TransactionVoidView,
 )
@@ -22,6 +23,7 @@ urlpatterns = [
     path("transactions/<uuid:transaction_uuid>/void", TransactionVoidView.as_view(), name="transaction-void"),
     path("transactions/<uuid:transaction_uuid>/events", TransactionEventsView.as_view(), name="transaction-events"),
     path("transactions/<uuid:transaction_uuid>/reverse", TransactionReverseView.as_view(), name="transaction-reverse"),
+    path("transactions/<uuid:transaction_uuid>/refund", TransactionRefundView.as_view(), name="transaction-refund"),
     path(f"{METHOD}/validate", PaymentMethodValidateView.as_view(), name="payment-method-validate"),
     path(
         f"{METHOD}/validate/confirm",

@@ -24,10 +24,11 @@ from transactions.idempotency import (
     IDEMPOTENCY_CONFLICT,
     IDEMPOTENCY_PARAMETER,
     idempotency_key,
+    idempotent_response,
     replayed_headers,
     request_fingerprint,
 )
-from transactions.lifecycle.reversal import transaction_reverse
+from transactions.lifecycle.reversal import ReversalReason, transaction_refund, transaction_reverse
 from transactions.methods import method_kind
 from transactions.models import Method, Purpose, Status, TransactionType
 from transactions.records import transaction_event_record, transaction_record
@@ -222,6 +223,7 @@ class TransactionRecordOutput(serializers.Serializer):
     voidedAt = serializers.DateTimeField(allow_null=True)
     reversalUuid = serializers.UUIDField(allow_null=True)
     reversedAt = serializers.DateTimeField(allow_null=True)
+    refundOfUuid = serializers.UUIDField(allow_null=True, help_text="A refund: the debit it refunds.")
     authorizedAt = serializers.DateTimeField(allow_null=True, required=False, help_text="Cards only.")
     authResponseCode = _nullable_text(required=False, help_text="Cards only.")
     holdCode = _nullable_text(required=False, help_text="HELD only.")
@@ -357,23 +359,87 @@ class TransactionVoidView(APIView):
         return Response(transaction_record(txn))
 
 
+class ReverseInputSerializer(StrictSerializer):
+    reason = StrictChoiceField(
+        choices=ReversalReason.choices, help_text="The error being corrected (the entries Nacha lets you reverse)."
+    )
+
+
+class RefundInputSerializer(StrictSerializer):
+    amount = StrictIntegerField(
+        min_value=1,
+        max_value=MAX_AMOUNT_CENTS,
+        required=False,
+        help_text="Cents; at most the original amount less earlier refunds (the default: all of that).",
+    )
+
+
 class TransactionReverseView(APIView):
     @extend_schema(
-        request=None,
+        request=ReverseInputSerializer,
+        parameters=[IDEMPOTENCY_PARAMETER],
         responses={
             201: TransactionRecordOutput,
             404: error("Transaction not found (also an account validation's prenote or micro-entry)."),
-            409: error("Only a Settled debit can be reversed, once."),
+            400: error("reason missing or not one of duplicate, wrong_receiver, wrong_amount, wrong_date."),
+            409: error(
+                "not_reversible: only a Settled debit can be reversed, once. reversal_window_closed: an ACH or RCC "
+                "reversal goes out at the latest 5 banking days after the original's settlement date; send a "
+                "refund instead. payment_method_blocked: the saved method was blocked by a return since. "
+                "idempotency_key_reused: " + IDEMPOTENCY_CONFLICT
+            ),
         },
-        description="Reverse a Settled debit: 201 with the offsetting Credit (its reversalUuid names the original).",
+        description="Nacha reversal of an erroneous Settled debit: 201 with the offsetting Credit (same SEC code and "
+        "amount, Company Entry Description REVERSAL; its reversalUuid names the original, which becomes Reversed). "
+        "For money given back on a good debit, use POST /transactions/{uuid}/refund.",
     )
     def post(self, request, transaction_uuid):
-        if request.body and request.data not in ({}, None):
-            raise serializers.ValidationError({"non_field_errors": ["This route takes no body."]})
-        credit = transaction_reverse(
-            company=request.company,
-            transaction_uuid=transaction_uuid,
-            actor=Actor.of_request(request),
-            at=timezone.now(),
+        serializer = ReverseInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return idempotent_response(
+            request,
+            create=lambda: transaction_record(
+                transaction_reverse(
+                    company=request.company,
+                    transaction_uuid=transaction_uuid,
+                    reason=serializer.validated_data["reason"],
+                    actor=Actor.of_request(request),
+                    at=timezone.now(),
+                )
+            ),
         )
-        return Response(transaction_record(credit), status=201)
+
+
+class TransactionRefundView(APIView):
+    @extend_schema(
+        request=RefundInputSerializer,
+        parameters=[IDEMPOTENCY_PARAMETER],
+        responses={
+            201: TransactionRecordOutput,
+            400: error("amount not a whole number of cents from 1."),
+            409: error(
+                "refund_exceeds_original (field amount): more than the original amount less earlier refunds. "
+                "not_refundable: only a Settled debit can be refunded. payment_method_blocked: the saved method "
+                "was blocked by a return since. idempotency_key_reused: " + IDEMPOTENCY_CONFLICT
+            ),
+        },
+        description="Refund (part of) a Settled debit: 201 with a new Credit linked to it (refundOfUuid). An ACH or "
+        "RCC debit is refunded by an ACH credit, PPD to a consumer or CCD to an organization, Company Entry "
+        "Description REFUND; an RTP charge by an RTP credit; a card sale by a card credit. The original stays "
+        "Settled; refunds add up to at most its amount, also when sent at once.",
+    )
+    def post(self, request, transaction_uuid):
+        serializer = RefundInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return idempotent_response(
+            request,
+            create=lambda: transaction_record(
+                transaction_refund(
+                    company=request.company,
+                    transaction_uuid=transaction_uuid,
+                    amount=serializer.validated_data.get("amount"),
+                    actor=Actor.of_request(request),
+                    at=timezone.now(),
+                )
+            ),
+        )

@@ -216,7 +216,11 @@ def test_a_late_return_a_hold_release_and_a_reversal_emit_their_events(company, 
     company.refresh_from_db()  # cutoff_time read back as a time
     reversible = factories.TransactionFactory(company=company, status="Settled")
     credit = transaction_reverse(
-        company=company, transaction_uuid=reversible.uuid, actor=Actor(Caller.API, "test"), at=datetime.now(UTC)
+        company=company,
+        transaction_uuid=reversible.uuid,
+        reason="duplicate",
+        actor=Actor(Caller.API, "test"),
+        at=datetime.now(UTC),
     )
     assert _types(reversible.uuid) == ["transaction.reversed"]
     assert _types(credit.uuid) == ["transaction.created"]

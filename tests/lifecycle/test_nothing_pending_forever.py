@@ -129,7 +129,10 @@ class World:
 
     def reversed(self, method: str) -> Transaction:
         txn = self.reach(method, Status.SETTLED)
-        assert self.api.post(f"/transactions/{txn.uuid}/reverse").status_code == 201
+        assert (
+            self.api.post(f"/transactions/{txn.uuid}/reverse", {"reason": "duplicate"}, format="json").status_code
+            == 201
+        )
         return txn
 
     def admin_action(self, action: str, txn: Transaction) -> None:
@@ -148,7 +151,7 @@ class World:
         elif by == "admin action restore_transactions":
             self.admin_action("restore_transactions", txn)
         elif by == "POST /transactions/{uuid}/reverse":
-            response = self.api.post(f"/transactions/{txn.uuid}/reverse")
+            response = self.api.post(f"/transactions/{txn.uuid}/reverse", {"reason": "duplicate"}, format="json")
             assert response.status_code == 201, response.content
         else:
             raise AssertionError(f"no way to run {by!r}")
@@ -236,7 +239,7 @@ def test_an_rtp_reversal_is_a_credit_that_settles_at_once(api_client):
     world = World(api_client)
     debit = world.charge(Method.RTP, 2500)
 
-    response = api_client.post(f"/transactions/{debit.uuid}/reverse")
+    response = api_client.post(f"/transactions/{debit.uuid}/reverse", {"reason": "duplicate"}, format="json")
 
     assert response.status_code == 201, response.content
     credit = Transaction.objects.get(uuid=response.json()["data"]["uuid"])
@@ -249,7 +252,7 @@ def test_a_card_reversal_is_a_refund_captured_by_the_next_settle(api_client):
     world = World(api_client)
     debit = world.reach(Method.CRD, Status.SETTLED)
 
-    response = api_client.post(f"/transactions/{debit.uuid}/reverse")
+    response = api_client.post(f"/transactions/{debit.uuid}/reverse", {"reason": "duplicate"}, format="json")
 
     assert response.status_code == 201, response.content
     refund = Transaction.objects.get(uuid=response.json()["data"]["uuid"])

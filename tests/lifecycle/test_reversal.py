@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
 import pytest
+import time_machine
 
 from tests.concurrency import at_once
 from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
@@ -11,8 +13,15 @@ from transactions.models import Transaction
 pytestmark = pytest.mark.django_db
 
 
-def _reverse(client, txn_uuid, **kwargs):
-    return client.post(f"/transactions/{txn_uuid}/reverse", format="json", **kwargs)
+@pytest.fixture(autouse=True)
+def tuesday_after_monday():
+    """Reversals are asked for on the Tuesday after Monday's settlement, inside the 5 banking days."""
+    with time_machine.travel(datetime(2026, 12, 8, 15, tzinfo=UTC), tick=True):
+        yield
+
+
+def _reverse(client, txn_uuid, reason="duplicate", **kwargs):
+    return client.post(f"/transactions/{txn_uuid}/reverse", {"reason": reason}, format="json", **kwargs)
 
 
 @pytest.fixture
@@ -119,11 +128,23 @@ def test_key_without_create_transaction_is_403(company, settled):
     assert settled.status == "Settled"
 
 
-def test_a_body_is_refused(api_client, settled):
-    response = api_client.post(f"/transactions/{settled.uuid}/reverse", {"amount": 1}, format="json")
-    assert response.status_code == 400
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({}, "required"),
+        ({"reason": "changed_my_mind"}, "invalid_choice"),
+        ({"reason": None}, "null"),
+        ({"reason": "duplicate", "amount": 1}, "unknown_field"),
+    ],
+)
+def test_a_reason_from_the_nacha_list_is_required(api_client, settled, body, code):
+    response = api_client.post(f"/transactions/{settled.uuid}/reverse", body, format="json")
+    assert response.status_code == 400, response.content
+    error = response.json()["errors"][0]
+    assert (error["field"], error["code"]) == ("amount" if "amount" in body else "reason", code)
     settled.refresh_from_db()
     assert settled.status == "Settled"
+    assert Transaction.objects.count() == 1
 
 
 @pytest.mark.postgres
@@ -143,3 +164,62 @@ def test_concurrent_reversals_create_one_credit(company, issued_key, method):
     codes = at_once(attempt, 4)
     assert sorted(codes) == [201, 409, 409, 409]
     assert Transaction.objects.filter(type="Credit").count() == 1
+
+
+def _file_entries(at: str):
+    from pathlib import Path
+
+    from tests.lifecycle import nacha_reader
+
+    summary = run("originate", "--at", at)
+    return [
+        (batch, entry)
+        for path in summary["files"]
+        for batch in nacha_reader.read(Path(path).read_text()).batches
+        for entry in batch.entries
+    ]
+
+
+@pytest.mark.parametrize("reason", ["duplicate", "wrong_receiver", "wrong_amount", "wrong_date"])
+def test_a_reversal_is_the_nacha_reversing_entry_same_sec_code_and_amount_described_reversal(
+    api_client, method, reason
+):
+    """ACH review d-6 (f3:6): the reversal credit went out as PPD PAYMENT, with no time limit."""
+    debit = saved_method_txn(method, amount=4200, standard_entry_class_code="PPD")
+    run("originate", "--at", MONDAY_MORNING)
+    run("settle", "--at", MONDAY_SETTLED)
+
+    response = _reverse(api_client, debit.uuid, reason=reason)
+
+    assert response.status_code == 201, response.content
+    data = response.json()["data"]
+    assert (data["standardEntryClassCode"], data["entryDescription"], data["amount"]) == ("PPD", "REVERSAL", 4200)
+    ((batch, entry),) = _file_entries("2026-12-08T16:00:00Z")
+    assert (batch.sec, batch.description.strip(), batch.service_class) == ("PPD", "REVERSAL", "220")
+    assert (entry.transaction_code, entry.amount, entry.account.strip()) == ("22", 4200, "000123456789")
+    event = debit.events.filter(event="reversed").get()
+    assert (event.from_status, event.to_status, event.reason) == ("Settled", "Reversed", reason)
+
+
+@pytest.mark.parametrize(
+    ("now", "allowed"),
+    [
+        (datetime(2026, 12, 14, 15, tzinfo=UTC), True),  # Monday 10:00 ET: the 5th banking day after the 7th
+        (datetime(2026, 12, 14, 22, tzinfo=UTC), False),  # 17:00 ET, past the cut-off: it would go out on the 15th
+        (datetime(2026, 12, 22, 15, tzinfo=UTC), False),
+    ],
+)
+def test_a_reversal_goes_out_within_5_banking_days_of_settlement(api_client, settled, now, allowed):
+    with time_machine.travel(now, tick=True):
+        response = _reverse(api_client, settled.uuid)
+
+    if allowed:
+        assert response.status_code == 201, response.content
+        return
+    assert response.status_code == 409, response.content
+    body = response.json()
+    assert body["errors"][0]["code"] == "reversal_window_closed"
+    assert "2026-12-14" in body["message"] and "refund" in body["message"]
+    settled.refresh_from_db()
+    assert settled.status == "Settled"
+    assert Transaction.objects.count() == 1

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import time_machine
 
 from tests.lifecycle import nacha_reader
 from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
@@ -14,6 +15,14 @@ from transactions.lifecycle.returns import return_file_for
 from transactions.models import Transaction, TransactionReturn
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def tuesday_after_monday():
+    """Reversals are asked for on the Tuesday after Monday's settlement, inside the 5 banking days."""
+    with time_machine.travel(datetime(2026, 12, 8, 15, tzinfo=UTC), tick=True):
+        yield
+
 
 RETURN_TIME = "2026-12-08T14:00:00Z"
 TUESDAY_MORNING = "2026-12-08T15:00:00Z"
@@ -36,7 +45,7 @@ def _import(tmp_path, entries, name="returns.ach"):
 
 
 def _reversal_credit(api_client, debit) -> Transaction:
-    response = api_client.post(f"/transactions/{debit.uuid}/reverse")
+    response = api_client.post(f"/transactions/{debit.uuid}/reverse", {"reason": "duplicate"}, format="json")
     assert response.status_code == 201, response.content
     return Transaction.objects.get(uuid=response.json()["data"]["uuid"])
 
@@ -92,7 +101,7 @@ def test_reversing_to_a_blocked_method_is_409(api_client, method, tmp_path, code
     method.refresh_from_db()
     assert method.blocked_at is not None
 
-    response = api_client.post(f"/transactions/{settled.uuid}/reverse")
+    response = api_client.post(f"/transactions/{settled.uuid}/reverse", {"reason": "duplicate"}, format="json")
 
     assert response.status_code == 409
     assert response.json()["message"] == "payment method is blocked"
@@ -103,7 +112,9 @@ def test_reversing_to_a_blocked_method_is_409(api_client, method, tmp_path, code
 
 def test_a_return_after_the_reversal_is_recorded_and_the_unsent_credit_voided(api_client, method, tmp_path):
     (debit,) = _settled(method)
-    credit_uuid = api_client.post(f"/transactions/{debit.uuid}/reverse").json()["data"]["uuid"]
+    credit_uuid = api_client.post(f"/transactions/{debit.uuid}/reverse", {"reason": "duplicate"}, format="json").json()[
+        "data"
+    ]["uuid"]
 
     summary = _import(tmp_path, [(debit, "R10", {})])
 
@@ -121,7 +132,9 @@ def test_a_return_after_the_reversal_is_recorded_and_the_unsent_credit_voided(ap
 
 def test_a_return_after_the_reversal_credit_was_sent_is_still_recorded(api_client, method, tmp_path):
     (debit,) = _settled(method)
-    credit_uuid = api_client.post(f"/transactions/{debit.uuid}/reverse").json()["data"]["uuid"]
+    credit_uuid = api_client.post(f"/transactions/{debit.uuid}/reverse", {"reason": "duplicate"}, format="json").json()[
+        "data"
+    ]["uuid"]
     run("originate", "--at", TUESDAY_MORNING)
 
     summary = _import(tmp_path, [(debit, "R10", {})])
