@@ -22,6 +22,6 @@ def revoke(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("accounts", "0008_company_account_validation")]
+    dependencies = [("accounts", "0010_rate_window")]
 
     operations = [migrations.RunPython(grant, revoke)]
