@@ -74,7 +74,7 @@ def account_block(*, db_constraint: bool) -> migrations.CreateModel:
 class Migration(migrations.Migration):
     dependencies = [
         ("accounts", "0008_company_account_validation"),
-        ("transactions", "0013_dishonored_returns_and_parked_items"),
+        ("transactions", "0014_sandbox"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -22,6 +22,6 @@ def revoke(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("accounts", "0010_rate_window")]
+    dependencies = [("accounts", "0011_company_is_sandbox")]
 
     operations = [migrations.RunPython(grant, revoke)]
