@@ -134,11 +134,8 @@ def _batch_due(
 ) -> tuple[OriginationFile | None, int, int]:
     day = processing_day(at)
     _serialize_batching()
-    due = entries_recheck(
-        list(transaction_lock(_due_transactions(day, scope & Q(company__is_sandbox=is_sandbox)), skip_locked=True)),
-        actor=actor,
-        at=at,
-    )
+    due = list(transaction_lock(_due_transactions(day, scope & Q(company__is_sandbox=is_sandbox)), skip_locked=True))
+    due = entries_recheck(due, actor=actor, at=at)
     if not due:
         return None, 0, 0
     odfi = settings.ACH_ORIGINATING_DFI
