@@ -72,7 +72,7 @@ def test_is_duplicate_does_not_answer_for_a_micro_deposit(api_client, saved_meth
 
 
 def test_a_micro_entry_cannot_be_reversed(api_client, micro):
-    response = api_client.post(f"/transactions/{micro[0].uuid}/reverse", {}, format="json")
+    response = api_client.post(f"/transactions/{micro[0].uuid}/reverse", {"reason": "duplicate"}, format="json")
     assert response.status_code == 404
 
 

@@ -74,7 +74,7 @@ def account_block(*, db_constraint: bool) -> migrations.CreateModel:
 class Migration(migrations.Migration):
     dependencies = [
         ("accounts", "0008_company_account_validation"),
-        ("transactions", "0014_sandbox"),
+        ("transactions", "0015_account_validation_by_account"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -21,7 +21,7 @@ def refund_of(*, db_constraint: bool) -> models.ForeignKey:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("transactions", "0015_account_blocks")]
+    dependencies = [("transactions", "0016_account_blocks")]
 
     operations = [
         migrations.SeparateDatabaseAndState(

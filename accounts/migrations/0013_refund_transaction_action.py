@@ -22,6 +22,6 @@ def revoke(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("accounts", "0011_company_is_sandbox")]
+    dependencies = [("accounts", "0012_company_credit_monitoring")]
 
     operations = [migrations.RunPython(grant, revoke)]
