@@ -64,10 +64,17 @@ Kind = AccountValidation.Kind
 State = AccountValidation.State
 
 
+def _is_organization(customer: Customer) -> bool:
+    """CONTRACT 12's holder: the accountHolderType; without one, an organization when it has no first and last name."""
+    if customer.account_holder_type:
+        return customer.account_holder_type == Customer.HolderType.ORGANIZATION
+    return not (customer.first_name and customer.last_name)
+
+
 def _sec_code(customer: Customer | None, *, micro: bool) -> str:
     """CCD for an organization. For a consumer, a prenote travels as the account's future debits will (WEB);
     micro-entries are PPD, because a WEB credit is for person-to-person transfers only (docs/ach-rules.md)."""
-    if customer is not None and customer.account_holder_type == Customer.HolderType.ORGANIZATION:
+    if customer is not None and _is_organization(customer):
         return "CCD"
     return "PPD" if micro else "WEB"
 

@@ -158,3 +158,23 @@ def test_concurrent_one_off_debits_to_one_account_share_one_prenote():
     assert {(data["status"], data["holdCode"]) for data in held} == {("HELD", "VAL")}
     validation = AccountValidation.objects.get()
     assert (validation.kind, validation.state, validation.payment_method_id) == ("prenote", "pending", None)
+
+
+@pytest.mark.parametrize(
+    ("holder", "names", "sec_codes"),
+    [
+        ("consumer", {"first_name": "Ada", "last_name": "Lovelace"}, {"PPD"}),
+        ("organization", {"first_name": "", "last_name": "", "company_name": "Beta Corp"}, {"CCD"}),
+        ("", {"first_name": "", "last_name": "", "company_name": "Gamma LLC"}, {"CCD"}),
+    ],
+)
+def test_micro_entries_go_out_ppd_or_ccd_never_web(api_client, company, holder, names, sec_codes):
+    customer = factories.CustomerFactory(company=company, account_holder_type=holder, **names)
+    method = factories.PaymentMethodFactory(customer=customer)
+    url = f"/customers/{customer.uuid}/payment-methods/{method.uuid}/validate"
+    assert api_client.post(url, {"method": "microdeposits"}, format="json").status_code == 202
+
+    read, _day = _originate()
+
+    assert {batch.sec for batch in read.batches} == sec_codes
+    assert {batch.description for batch in read.batches} == {"ACCTVERIFY"}
