@@ -34,6 +34,7 @@ logger = logging.getLogger("events.worker")
 
 SUMMARY_EVERY_SECONDS = 60.0
 BACKOFF_FIRST_SECONDS = 0.5
+TASKS_PER_PASS = 100
 
 
 def connections_drop() -> None:
@@ -129,7 +130,7 @@ class WorkerLoop:
         self.log_summary(force=True)
         logger.info("worker %s stopped", self.worker_id)
 
-    def guarded(self, work: Callable[[], None]) -> None:
+    def guarded(self, work: Callable[[], object]) -> None:
         """`work()`, then the idle sleep; after a failure, a fresh connection and the backoff instead. Nothing
         but a signal ends the loop: a database error is an outage to wait out, anything else is logged."""
         try:
@@ -146,20 +147,33 @@ class WorkerLoop:
             logger.exception("worker pass failed; next pass in %.1f s", delay)
             self.sleep(delay)
             return
-        self.backoff.reset()
-        self.outage.recovered()
         self.log_summary()
         self.sleep(self.interval)
 
-    def one_pass(self) -> None:
+    def one_pass(self) -> bool:
+        """Reclaim, up to TASKS_PER_PASS tasks, the sweep when due; True when more tasks may be ready."""
         close_old_connections()
+        more = False
         if self.uses_database_queue:
             self.done["tasksReclaimed"] += tasks_reclaim(now=timezone.now())
-            while self.running and self.run_one_task():
+            self.database_answered()  # said at once, not after a long pass
+            # A bounded number per pass: wake-ups keep arriving under load, and the sweep and the summary must
+            # still come round.
+            for _ in range(TASKS_PER_PASS):
+                if not (self.running and self.run_one_task()):
+                    break
                 self.done["tasks"] += 1
+            else:
+                more = True
         if time.monotonic() >= self.next_sweep:
             self.done["webhookAttempts"] += deliveries_run()
             self.next_sweep = time.monotonic() + self.sweep_interval
+        self.database_answered()
+        return more
+
+    def database_answered(self) -> None:
+        self.outage.recovered()
+        self.backoff.reset()
 
     def run_one_task(self) -> bool:
         """Claim the next ready task (skipping rows another worker holds) and run it; False when none is ready.

@@ -38,7 +38,8 @@ class Command(BaseCommand):
             worker_id=get_random_string(32),
         )
         if batch:
-            loop.one_pass()
+            while loop.one_pass():
+                pass
             self.stdout.write(json.dumps({"webhookAttempts": loop.done["webhookAttempts"]}))
             return
         loop.run()
