@@ -192,3 +192,12 @@ def test_a_refund_sent_twice_with_one_idempotency_key_is_made_once(api_client, s
     assert again.json()["data"]["uuid"] == first.json()["data"]["uuid"]
     assert again.headers["Idempotent-Replayed"] == "true"
     assert settled.refunds.count() == 1
+
+
+def test_a_refund_with_a_used_idempotency_key_and_another_body_is_409_and_refunds_nothing_more(api_client, settled):
+    url = f"/transactions/{settled.uuid}/refund"
+    assert api_client.post(url, {"amount": 100}, format="json", HTTP_IDEMPOTENCY_KEY="refund-2").status_code == 201
+    reused = api_client.post(url, {"amount": 200}, format="json", HTTP_IDEMPOTENCY_KEY="refund-2")
+    assert reused.status_code == 409
+    assert reused.json()["errors"][0]["field"] == "Idempotency-Key"
+    assert [refund.amount for refund in settled.refunds.all()] == [100]
