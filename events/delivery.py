@@ -1,11 +1,17 @@
-"""Sending what is owed: claim due deliveries under a lease (so no two workers send one event to one
-endpoint at the same time), POST each one signed per Standard Webhooks, record every attempt, and schedule
+"""Sending what is owed: fan the outbox's events out into deliveries, claim due deliveries fairly under a
+lease, POST each one signed per Standard Webhooks from a pool of threads, record every attempt, and schedule
 the retry (exponential backoff with jitter, Retry-After on 429/503) or give up (410, schedule exhausted,
 endpoint failing for days).
 
-Network work happens outside any database transaction: a claim and a record are each one short transaction.
-A worker that dies between them leaves its lease to expire, and the next worker sends the delivery again
-(at least once; receivers deduplicate on `webhook-id`)."""
+Fairness (N6): one delivery in flight per endpoint (a lease on the endpoint row), endpoints claimed least
+recently served first and round-robin by company, sends on WEBHOOK_SEND_THREADS threads while the loop keeps
+claiming, and a circuit breaker per endpoint, so a tenant's tarpit holds one thread, not the queue.
+
+Network work (DNS included) happens outside any database transaction: a claim and a record are each one short
+transaction. A worker that dies between them leaves its lease to expire, and the next worker sends the delivery
+again (at least once; receivers deduplicate on `webhook-id`). An exception in one delivery is recorded as a
+failed attempt (`internal_error`) and the loop goes on (N10). Merchants see a coarse error category, never
+the exception's text (N9)."""
 
 from __future__ import annotations
 
@@ -13,7 +19,10 @@ import email.utils
 import logging
 import random
 import secrets
+import ssl
 import time
+from collections import defaultdict
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -21,14 +30,14 @@ import orjson
 import urllib3
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 from standardwebhooks import Webhook
 
-from events.destinations import Destination, UnsafeDestination, destination_resolve
+from events.destinations import Destination, UnresolvableDestination, UnsafeDestination, destination_resolve
 from events.models import Delivery, DeliveryAttempt, WebhookEndpoint
 from events.records import event_body
-from events.services import endpoint_disable
+from events.services import endpoint_disable, events_fan_out
 
 logger = logging.getLogger("events.delivery")
 
@@ -37,6 +46,53 @@ RETRY_AFTER_CODES = frozenset({429, 503})
 GONE = 410
 MAX_RETRY_AFTER_SECONDS = 24 * 3600
 USER_AGENT = "vault-webhooks/1"
+# While sends are in flight, the loop looks for newly due work this often.
+POLL_SECONDS = 0.25
+# Endpoints read per claim, per free thread: enough to interleave companies.
+CLAIM_WINDOW = 4
+
+
+class ErrorCategory:
+    """What a merchant sees of a failed attempt (`attempts[].error`): a category, never the exception's text,
+    which can carry certificate names of our egress or other internals (N9)."""
+
+    TIMEOUT = "timeout"
+    CONNECTION_REFUSED = "connection_refused"
+    CONNECTION_ERROR = "connection_error"
+    DNS = "dns"
+    TLS = "tls"
+    HTTP_STATUS = "http_status"
+    DESTINATION_REFUSED = "destination_refused"
+    INTERNAL_ERROR = "internal_error"
+
+
+def _chain(exc: BaseException):
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+
+
+def error_category(exc: BaseException) -> str:
+    """The category of a send's exception, looking through the exceptions it wraps."""
+    chain = list(_chain(exc))
+    kinds = (
+        ((UnresolvableDestination, urllib3.exceptions.NameResolutionError), ErrorCategory.DNS),
+        ((UnsafeDestination,), ErrorCategory.DESTINATION_REFUSED),
+        ((urllib3.exceptions.SSLError, ssl.SSLError), ErrorCategory.TLS),
+        ((ConnectionRefusedError,), ErrorCategory.CONNECTION_REFUSED),
+    )
+    for classes, category in kinds:
+        if any(isinstance(link, classes) for link in chain):
+            return category
+    if any(isinstance(link, urllib3.exceptions.NewConnectionError) for link in chain):
+        return ErrorCategory.CONNECTION_ERROR
+    if any(isinstance(link, (urllib3.exceptions.TimeoutError, TimeoutError)) for link in chain):
+        return ErrorCategory.TIMEOUT
+    if isinstance(exc, (urllib3.exceptions.HTTPError, OSError)):
+        return ErrorCategory.CONNECTION_ERROR
+    return ErrorCategory.INTERNAL_ERROR
 
 
 @dataclass(frozen=True)
@@ -90,8 +146,8 @@ class Sender:
                     timeout=timeout,
                     retries=False,
                     maxsize=1,
-                    server_hostname=destination.host,
-                    assert_hostname=destination.host,
+                    server_hostname=destination.wire_host,
+                    assert_hostname=destination.wire_host,
                 )
             else:
                 pool = urllib3.HTTPConnectionPool(
@@ -114,12 +170,13 @@ class Sender:
             )
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             elapsed = int((time.monotonic() - started) * 1000)
-            return Outcome(duration_ms=elapsed, error=f"{type(exc).__name__}: {exc}"[:255])
+            return Outcome(duration_ms=elapsed, error=error_category(exc))
         elapsed = int((time.monotonic() - started) * 1000)
         retry_after = (
             _retry_after(response.headers.get("Retry-After")) if response.status in RETRY_AFTER_CODES else None
         )
-        return Outcome(status_code=response.status, duration_ms=elapsed, retry_after=retry_after)
+        error = "" if 200 <= response.status < 300 else ErrorCategory.HTTP_STATUS
+        return Outcome(status_code=response.status, duration_ms=elapsed, retry_after=retry_after, error=error)
 
 
 _sender = Sender()
@@ -133,29 +190,63 @@ def signature_header(endpoint: WebhookEndpoint, msg_id: str, timestamp: datetime
     return " ".join(Webhook(key).sign(msg_id=msg_id, timestamp=timestamp, data=body) for key in keys)
 
 
+@dataclass
+class Claim:
+    token: str
+    lease_until: datetime
+    deliveries: list[Delivery]
+
+
 def _due(now: datetime):
     return Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt_at__lte=now).filter(
         Q(leased_until__isnull=True) | Q(leased_until__lte=now)
     )
 
 
-def deliveries_claim(*, limit: int, now: datetime) -> tuple[str, datetime, list[Delivery]]:
-    """Lease up to `limit` due deliveries to this worker. Rows another worker is claiming are skipped
-    (PostgreSQL SKIP LOCKED); the conditional update makes the claim safe on SQLite too."""
+def _round_robin(endpoints: list[tuple[int, int]], limit: int) -> list[int]:
+    """Endpoint ids, one per company per round (each company's in the order given), at most `limit`."""
+    by_company: dict[int, list[int]] = defaultdict(list)
+    for endpoint_id, company_id in endpoints:
+        by_company[company_id].append(endpoint_id)
+    chosen: list[int] = []
+    queues = list(by_company.values())
+    while queues and len(chosen) < limit:
+        for queue in queues:
+            if len(chosen) < limit:
+                chosen.append(queue.pop(0))
+        queues = [queue for queue in queues if queue]
+    return chosen
+
+
+def deliveries_claim(*, limit: int, now: datetime) -> Claim:
+    """Lease at most one due delivery on each of up to `limit` endpoints: endpoints with nothing in flight and a
+    closed (or half-open) circuit, least recently served first, round-robin by company. Endpoint rows another
+    worker is claiming are skipped (PostgreSQL SKIP LOCKED); on SQLite writers take turns."""
     token = secrets.token_hex(16)
     lease_until = now + timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS)
     with transaction.atomic():
-        ids = list(
-            _due(now)
-            .order_by("next_attempt_at", "id")
+        candidates = list(
+            WebhookEndpoint.objects.filter(Exists(_due(now).filter(endpoint=OuterRef("pk"))))
+            .filter(Q(leased_until__isnull=True) | Q(leased_until__lte=now))
+            .filter(Q(circuit_open_until__isnull=True) | Q(circuit_open_until__lte=now))
+            .order_by(F("last_claimed_at").asc(nulls_first=True), "id")
             .select_for_update(skip_locked=True)
-            .values_list("pk", flat=True)[:limit]
+            .values_list("pk", "company_id")[: limit * CLAIM_WINDOW]
         )
-        if not ids:
-            return token, lease_until, []
-        _due(now).filter(pk__in=ids).update(leased_until=lease_until, lease_token=token)
-    claimed = Delivery.objects.filter(pk__in=ids, lease_token=token).select_related("event__company", "endpoint")
-    return token, lease_until, list(claimed.order_by("id"))
+        delivery_ids = []
+        for endpoint_id in _round_robin(candidates, limit):
+            first = _due(now).filter(endpoint_id=endpoint_id).order_by("next_attempt_at", "id").first()
+            if first is not None:
+                delivery_ids.append(first.pk)
+        if not delivery_ids:
+            return Claim(token, lease_until, [])
+        claimed = _due(now).filter(pk__in=delivery_ids)
+        WebhookEndpoint.objects.filter(pk__in=claimed.values("endpoint_id")).update(
+            lease_token=token, leased_until=lease_until, last_claimed_at=now
+        )
+        claimed.update(leased_until=lease_until, lease_token=token)
+    rows = Delivery.objects.filter(pk__in=delivery_ids, lease_token=token).select_related("event__company", "endpoint")
+    return Claim(token, lease_until, list(rows.order_by("id")))
 
 
 def retry_delay(attempt_number: int) -> float | None:
@@ -168,17 +259,13 @@ def retry_delay(attempt_number: int) -> float | None:
     return base + base * random.uniform(0, 0.2)  # noqa: S311 - jitter, not a secret
 
 
-def _send(delivery: Delivery, destinations: dict[int, Destination | str]) -> Outcome:
+def _send(delivery: Delivery) -> Outcome:
+    """One POST, on a pool thread: resolving the host (with its deadline) and sending touch no database."""
     endpoint = delivery.endpoint
-    destination = destinations.get(endpoint.pk)
-    if destination is None:
-        try:
-            destination = destination_resolve(endpoint.url)
-        except UnsafeDestination as exc:
-            destination = f"destination refused: {exc}"
-        destinations[endpoint.pk] = destination
-    if isinstance(destination, str):
-        return Outcome(error=destination)
+    try:
+        destination = destination_resolve(endpoint.url)
+    except UnsafeDestination as exc:
+        return Outcome(error=error_category(exc))
     event = delivery.event
     body = orjson.dumps(event_body(event, company_uuid=event.company.uuid)).decode()
     msg_id = str(event.uuid)
@@ -193,76 +280,94 @@ def _send(delivery: Delivery, destinations: dict[int, Destination | str]) -> Out
     return _sender.post(destination, body.encode(), headers)
 
 
-def _record(token: str, sent: list[tuple[Delivery, Outcome]], unsent: list[Delivery], cancelled: list[Delivery]):
-    """One transaction: the attempts, the deliveries' new state, the endpoints' health. Every delivery update
-    checks the lease token, so a worker whose lease ran out cannot overwrite a newer claim."""
+def _attempt(delivery: Delivery) -> Outcome:
+    """`_send`, and any exception it raises becomes a failed attempt: one delivery never stops the worker."""
+    try:
+        return _send(delivery)
+    except Exception:
+        logger.exception("webhook delivery %s to endpoint %s failed", delivery.pk, delivery.endpoint.uuid)
+        return Outcome(error=ErrorCategory.INTERNAL_ERROR)
+
+
+def _record(token: str, delivery: Delivery, outcome: Outcome | None) -> None:
+    """One transaction: the attempt, the delivery's new state, the endpoint's lease, breaker and health
+    (`outcome` None: the delivery is cancelled, its endpoint being gone). Every update checks the lease
+    token, so a worker whose lease ran out cannot overwrite a newer claim. Endpoint first, then delivery: the
+    claim's lock order."""
     now = timezone.now()
     with transaction.atomic():
-        _record_attempts(sent, now)
-        mine = Delivery.objects.filter(lease_token=token)
-        next_wake, healthy, failing, gone = _record_sent(mine, sent, now)
-        if unsent:
-            mine.filter(pk__in=[delivery.pk for delivery in unsent]).update(leased_until=None)
-        if cancelled:
-            mine.filter(pk__in=[delivery.pk for delivery in cancelled]).update(
-                status=Delivery.Status.CANCELLED, leased_until=None
-            )
-        _record_endpoint_health(healthy, failing, gone, now)
+        endpoint = WebhookEndpoint.objects.select_for_update().filter(pk=delivery.endpoint_id).first()
+        if endpoint is not None and endpoint.lease_token == token:
+            _record_breaker(endpoint, outcome, now)
+        mine = Delivery.objects.filter(pk=delivery.pk, lease_token=token)
+        if outcome is None:
+            mine.update(status=Delivery.Status.CANCELLED, leased_until=None)
+            return
+        _record_attempt(delivery, outcome, now)
+        next_wake = _record_sent(mine, delivery, outcome, now)
+        if endpoint is not None:
+            if outcome.delivered:
+                _record_endpoint_health({endpoint.pk}, {}, {}, now)
+            elif outcome.status_code == GONE:
+                _record_endpoint_health(set(), {}, {endpoint.pk: endpoint}, now)
+            else:
+                _record_endpoint_health(set(), {endpoint.pk: endpoint}, {}, now)
+            if endpoint.circuit_open_until is not None:
+                next_wake = min(next_wake or endpoint.circuit_open_until, endpoint.circuit_open_until)
         if next_wake is not None:
             transaction.on_commit(lambda: _wake_worker_at(next_wake), robust=True)
 
 
-def _record_attempts(sent: list[tuple[Delivery, Outcome]], now: datetime) -> None:
-    DeliveryAttempt.objects.bulk_create(
-        [
-            DeliveryAttempt(
-                company_id=delivery.company_id,
-                delivery=delivery,
-                event_id=delivery.event_id,
-                endpoint_id=delivery.endpoint_id,
-                attempted_at=now,
-                status_code=outcome.status_code,
-                duration_ms=outcome.duration_ms,
-                error=outcome.error,
+def _record_breaker(endpoint: WebhookEndpoint, outcome: Outcome | None, now: datetime) -> None:
+    """Release the endpoint's lease and move its circuit: a success closes it; the WEBHOOK_BREAKER_FAILURES-th
+    failure in a row opens it, and each failed trial after that opens it again for twice as long."""
+    endpoint.lease_token, endpoint.leased_until = "", None
+    if outcome is not None and outcome.delivered:
+        endpoint.consecutive_failures, endpoint.circuit_open_until = 0, None
+    elif outcome is not None:
+        endpoint.consecutive_failures += 1
+        beyond = endpoint.consecutive_failures - settings.WEBHOOK_BREAKER_FAILURES
+        if beyond >= 0:
+            seconds = min(
+                settings.WEBHOOK_BREAKER_OPEN_SECONDS * 2 ** min(beyond, 20), settings.WEBHOOK_BREAKER_MAX_OPEN_SECONDS
             )
-            for delivery, outcome in sent
-        ]
+            endpoint.circuit_open_until = now + timedelta(seconds=seconds)
+    endpoint.save(update_fields=["lease_token", "leased_until", "consecutive_failures", "circuit_open_until"])
+
+
+def _record_attempt(delivery: Delivery, outcome: Outcome, now: datetime) -> None:
+    DeliveryAttempt.objects.create(
+        company_id=delivery.company_id,
+        delivery=delivery,
+        event_id=delivery.event_id,
+        endpoint_id=delivery.endpoint_id,
+        attempted_at=now,
+        status_code=outcome.status_code,
+        duration_ms=outcome.duration_ms,
+        error=outcome.error,
     )
 
 
-def _record_sent(mine, sent: list[tuple[Delivery, Outcome]], now: datetime):
-    """The sent deliveries' new state: delivered, failed for good, or due again. Returns the earliest retry
-    (or None) and the endpoints that answered well, badly, and 410 Gone."""
-    next_wake: datetime | None = None
-    gone: dict[int, WebhookEndpoint] = {}
-    failing: dict[int, WebhookEndpoint] = {}
-    healthy: set[int] = set()
-    delivered = [delivery.pk for delivery, outcome in sent if outcome.delivered]
-    if delivered:
-        mine.filter(pk__in=delivered).update(
+def _record_sent(mine, delivery: Delivery, outcome: Outcome, now: datetime) -> datetime | None:
+    """The delivery's new state: delivered, failed for good, or due again (returned: when)."""
+    if outcome.delivered:
+        mine.update(
             status=Delivery.Status.DELIVERED,
             delivered_at=now,
             attempt_count=F("attempt_count") + 1,
             leased_until=None,
         )
-    for delivery, outcome in sent:
-        if outcome.delivered:
-            healthy.add(delivery.endpoint_id)
-            continue
-        attempt_number = delivery.attempt_count + 1
-        delay = None if outcome.status_code == GONE else retry_delay(attempt_number)
-        if outcome.retry_after is not None and delay is not None:
-            delay = outcome.retry_after
-        if delay is None:
-            mine.filter(pk=delivery.pk).update(
-                status=Delivery.Status.FAILED, attempt_count=attempt_number, leased_until=None
-            )
-        else:
-            due = now + timedelta(seconds=delay)
-            mine.filter(pk=delivery.pk).update(attempt_count=attempt_number, next_attempt_at=due, leased_until=None)
-            next_wake = min(next_wake or due, due)
-        (gone if outcome.status_code == GONE else failing)[delivery.endpoint_id] = delivery.endpoint
-    return next_wake, healthy, failing, gone
+        return None
+    attempt_number = delivery.attempt_count + 1
+    delay = None if outcome.status_code == GONE else retry_delay(attempt_number)
+    if outcome.retry_after is not None and delay is not None:
+        delay = outcome.retry_after
+    if delay is None:
+        mine.update(status=Delivery.Status.FAILED, attempt_count=attempt_number, leased_until=None)
+        return None
+    due = now + timedelta(seconds=delay)
+    mine.update(attempt_count=attempt_number, next_attempt_at=due, leased_until=None)
+    return due
 
 
 def _record_endpoint_health(
@@ -290,42 +395,46 @@ def _wake_worker_at(moment: datetime | None) -> None:
     deliver_webhooks_soon(at=moment)
 
 
-def deliveries_send(token: str, lease_until: datetime, batch: list[Delivery]) -> int:
-    """Send a claimed batch; returns how many attempts were made."""
-    destinations: dict[int, Destination | str] = {}
-    # A request may take up to connect + read timeout; one that could outlast the lease is left for later,
-    # so no other worker can claim a delivery this one is still sending.
-    longest = timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS + min(settings.WEBHOOK_TIMEOUT_SECONDS, 5) + 1)
-    sent: list[tuple[Delivery, Outcome]] = []
-    unsent: list[Delivery] = []
-    cancelled: list[Delivery] = []
-    gone: set[int] = set()  # endpoints that answered 410 in this batch: nothing more goes to them
-    for delivery in batch:
-        endpoint = delivery.endpoint
-        if not endpoint.enabled or endpoint.deleted_at is not None or endpoint.pk in gone:
-            cancelled.append(delivery)
-        elif timezone.now() + longest > lease_until:
-            unsent.append(delivery)
-        else:
-            outcome = _send(delivery, destinations)
-            sent.append((delivery, outcome))
-            if outcome.status_code == GONE:
-                gone.add(endpoint.pk)
-    _record(token, sent, unsent, cancelled)
-    return len(sent)
+def _record_safely(token: str, delivery: Delivery, outcome: Outcome | None) -> None:
+    try:
+        _record(token, delivery, outcome)
+    except Exception:
+        # The lease lapses and the delivery is sent again; the loop goes on for everyone else.
+        logger.exception("recording webhook delivery %s failed", delivery.pk)
 
 
 def deliveries_run(*, batch_size: int = BATCH_SIZE, max_batches: int | None = None) -> int:
-    """Send everything due now, batch after batch, until nothing is due (or `max_batches`). Several workers
-    may run this at once; each claims its own rows. Returns the number of attempts made."""
-    attempts = batches = 0
-    while max_batches is None or batches < max_batches:
-        token, lease_until, batch = deliveries_claim(limit=batch_size, now=timezone.now())
-        if not batch:
-            break
-        if batches == 0 and len(batch) == batch_size:
-            # More is probably due: ask one more worker to join (it does the same), so a backlog spreads.
-            _wake_worker_at(None)
-        attempts += deliveries_send(token, lease_until, batch)
-        batches += 1
+    """Fan out new events, then send everything due: claims of at most one delivery per endpoint fill the free
+    send threads, and while sends are in flight the loop keeps claiming newly due work, so a slow endpoint
+    holds one thread for its timeout and nobody else waits for it. Ends when nothing is due and nothing is in
+    flight (or after `max_batches` claims, once those are sent). Several workers may run this at once; each
+    claims its own rows. Returns the number of attempts made."""
+    slots = max(1, min(settings.WEBHOOK_SEND_THREADS, batch_size))
+    attempts = claims = 0
+    in_flight: dict[Future, tuple[str, Delivery]] = {}
+    with ThreadPoolExecutor(max_workers=slots, thread_name_prefix="webhook-send") as pool:
+        while True:
+            if len(in_flight) < slots and (max_batches is None or claims < max_batches):
+                while events_fan_out():
+                    pass
+                claim = deliveries_claim(limit=slots - len(in_flight), now=timezone.now())
+                if claim.deliveries:
+                    claims += 1
+                    if claims == 1 and len(claim.deliveries) == slots:
+                        _wake_worker_at(None)  # more is probably due: ask one more worker to join
+                for delivery in claim.deliveries:
+                    endpoint = delivery.endpoint
+                    if not endpoint.enabled or endpoint.deleted_at is not None:
+                        _record_safely(claim.token, delivery, None)
+                    else:
+                        in_flight[pool.submit(_attempt, delivery)] = (claim.token, delivery)
+                if not claim.deliveries and not in_flight:
+                    break
+            elif not in_flight:
+                break
+            done, _ = wait(in_flight, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
+            for future in done:
+                token, delivery = in_flight.pop(future)
+                _record_safely(token, delivery, future.result())
+                attempts += 1
     return attempts

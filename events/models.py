@@ -1,6 +1,7 @@
 """The event outbox (CONTRACT 9): an Event row is written in the same database transaction as the change it
-reports, with one Delivery row per subscribed endpoint; workers send deliveries after commit and record
-every attempt. Every table carries company_id and every unique constraint includes it (CONTRACT 8)."""
+reports (marked `fanout_pending` when its company has live endpoints); a worker fans it out after commit into
+one Delivery row per subscribed endpoint, then sends them and records every attempt. Every table carries
+company_id and every unique constraint includes it (CONTRACT 8)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,11 @@ class Event(models.Model):
     sequence = models.PositiveBigIntegerField()
     data = models.JSONField(help_text="The object as its own GET route shows it (account numbers masked).")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+    fanout_pending = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Its deliveries are still to be made by a worker (N5: never inside the writer's transaction).",
+    )
 
     class Meta:
         constraints = [
@@ -45,6 +51,7 @@ class Event(models.Model):
             models.Index(fields=["company", "-id"], name="event_company_id"),
             models.Index(fields=["company", "type", "-id"], name="event_company_type_id"),
             models.Index(fields=["created_at"], name="event_created"),
+            models.Index(fields=["id"], condition=Q(fanout_pending=True), name="event_fanout_pending"),
         ]
 
     def __str__(self) -> str:
@@ -69,11 +76,25 @@ class WebhookEndpoint(models.Model):
     needs_attention = models.BooleanField(
         default=False, help_text="Disabled by the platform (410 or failing for days); the merchant must act."
     )
+    # Fair delivery (N6): one delivery in flight per endpoint (a lease on the endpoint), endpoints served
+    # least recently first, and a circuit breaker that stops sending after consecutive failures.
+    lease_token = models.CharField(max_length=32, blank=True)
+    leased_until = models.DateTimeField(null=True, blank=True)
+    last_claimed_at = models.DateTimeField(null=True, blank=True)
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    circuit_open_until = models.DateTimeField(
+        null=True, blank=True, help_text="Circuit open: nothing is sent before this; then one trial delivery."
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     deleted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["company", "uuid"], name="webhook_endpoint_company_uuid")]
+        constraints = [
+            models.UniqueConstraint(fields=["company", "uuid"], name="webhook_endpoint_company_uuid"),
+            models.UniqueConstraint(
+                fields=["company", "url"], condition=Q(deleted_at__isnull=True), name="webhook_endpoint_company_url"
+            ),
+        ]
         indexes = [models.Index(fields=["company", "created_at"], name="webhook_endpoint_company")]
 
     def __str__(self) -> str:
@@ -100,6 +121,7 @@ class Delivery(models.Model):
     lease_token = models.CharField(max_length=32, blank=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
+    replayed = models.BooleanField(default=False, help_text="Queued by a replay (one replay in flight per endpoint).")
 
     class Meta:
         verbose_name_plural = "deliveries"
@@ -109,10 +131,31 @@ class Delivery(models.Model):
         indexes = [
             models.Index(fields=["next_attempt_at", "id"], condition=Q(status="pending"), name="delivery_pending_due"),
             models.Index(fields=["event"], name="delivery_event"),
+            models.Index(
+                fields=["endpoint", "next_attempt_at", "id"],
+                condition=Q(status="pending"),
+                name="delivery_pending_endpoint_due",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.event_id} -> {self.endpoint_id} ({self.status})"
+
+
+class WebhookReplay(models.Model):
+    """One replay request (N5): at most one in flight per endpoint, and the events replayed per company per
+    day are budgeted (WEBHOOK_REPLAY_EVENTS_PER_DAY)."""
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="+")
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="+")
+    event_count = models.PositiveIntegerField()
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["company", "created_at"], name="webhook_replay_company")]
+
+    def __str__(self) -> str:
+        return f"{self.event_count} events to {self.endpoint_id} at {self.created_at:%Y-%m-%d %H:%M}"
 
 
 class DeliveryAttempt(models.Model):

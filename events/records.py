@@ -39,6 +39,25 @@ def endpoint_record(endpoint: WebhookEndpoint) -> dict[str, Any]:
         "disabledReason": endpoint.disabled_reason or None,
         "disabledAt": iso_utc(endpoint.disabled_at),
         "createdAt": iso_utc(endpoint.created_at),
+        "circuit": circuit_record(endpoint),
+    }
+
+
+def circuit_record(endpoint: WebhookEndpoint, now: datetime | None = None) -> dict[str, Any]:
+    """The endpoint's circuit breaker (N6): `closed` (sending), `open` (nothing sent before `openUntil`, after
+    consecutive failures) or `half_open` (the next delivery is a trial: success closes it, failure reopens it
+    for longer)."""
+    open_until = endpoint.circuit_open_until
+    if open_until is None:
+        state = "closed"
+    elif open_until > (now or datetime.now(UTC)):
+        state = "open"
+    else:
+        state = "half_open"
+    return {
+        "state": state,
+        "consecutiveFailures": endpoint.consecutive_failures,
+        "openUntil": iso_utc(open_until),
     }
 
 

@@ -20,20 +20,22 @@ from uuid import UUID
 import orjson
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Sum
 from django.utils import timezone
 
 from accounts.models import Company
 from events.destinations import UnsafeDestination, destination_resolve
-from events.models import Delivery, DeliveryAttempt, Event, ObjectSequence, WebhookEndpoint
+from events.models import Delivery, DeliveryAttempt, Event, ObjectSequence, WebhookEndpoint, WebhookReplay
 from events.records import endpoint_record
 from events.types import ALL_TYPES, GROUP_WILDCARDS, EventType, subscribed
 from vault.error_codes import ErrorCode
-from vault.errors import ApiError, Conflict, NotFound
+from vault.errors import ApiError, Conflict, NotFound, Throttled
 
 SEQUENCE_CHUNK = 500
 COPY_THRESHOLD = 200
 SECRET_BYTES = 32
 MAX_REPLAY_EVENTS = 100_000
+FANOUT_CHUNK = 500
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,7 @@ def _copy_events(events: list[Event]) -> None:
         )
         for event, (pk,) in zip(events, cursor.fetchall(), strict=True):
             event.pk = pk
-        columns = "id, company_id, uuid, type, object_uuid, sequence, data, created_at"
+        columns = "id, company_id, uuid, type, object_uuid, sequence, data, created_at, fanout_pending"
         with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
             for event in events:
                 copy.write_row(
@@ -134,34 +136,32 @@ def _copy_events(events: list[Event]) -> None:
                         event.sequence,
                         orjson.dumps(event.data).decode(),
                         event.created_at,
+                        event.fanout_pending,
                     )
                 )
 
 
 # The outbox write of a few events (a charge writes one or two) in one round trip on PostgreSQL: reserve the
-# sequence numbers (the upsert of `_sequences`, in the same lock order), insert the events numbered in draft
-# order (`back`: how many later drafts of the same object share the reservation), and read the companies' live
-# endpoints, which come back as rows of their own. Kept plain: it is planned on every charge.
+# sequence numbers (the upsert of `_sequences`, in the same lock order) and insert the events numbered in draft
+# order (`back`: how many later drafts of the same object share the reservation), each marked for fan-out when
+# its company has a live endpoint. The deliveries themselves are made by a worker after commit (N5), so a
+# charge costs the same with 16 endpoints as with none. Kept plain: it is planned on every charge.
 _OUTBOX_SQL = """
 WITH reserved AS (
     INSERT INTO {sequence} AS s (company_id, object_uuid, last_sequence)
     SELECT * FROM unnest(%(company)s::bigint[], %(object)s::uuid[], %(count)s::bigint[]) ORDER BY 1, 2
     ON CONFLICT (company_id, object_uuid) DO UPDATE SET last_sequence = s.last_sequence + excluded.last_sequence
     RETURNING company_id, object_uuid, last_sequence
-), inserted AS (
-    INSERT INTO {event} (company_id, uuid, type, object_uuid, sequence, data, created_at)
-    SELECT r.company_id, d.uuid, d.type, r.object_uuid, r.last_sequence - d.back, d.data::jsonb, %(now)s
-    FROM unnest(%(draft_company)s::bigint[], %(draft_object)s::uuid[], %(uuid)s::uuid[], %(type)s::text[],
-                %(data)s::text[], %(back)s::bigint[])
-         WITH ORDINALITY AS d (company_id, object_uuid, uuid, type, data, back, ord)
-    JOIN reserved r ON r.company_id = d.company_id AND r.object_uuid = d.object_uuid
-    ORDER BY d.ord
-    RETURNING id, uuid, sequence
 )
-SELECT 'event', id, uuid, sequence, NULL, NULL FROM inserted
-UNION ALL
-SELECT 'endpoint', id, NULL, NULL, company_id, event_types::text FROM {endpoint}
-WHERE company_id = ANY(%(company)s::bigint[]) AND enabled AND deleted_at IS NULL
+INSERT INTO {event} (company_id, uuid, type, object_uuid, sequence, data, created_at, fanout_pending)
+SELECT r.company_id, d.uuid, d.type, r.object_uuid, r.last_sequence - d.back, d.data::jsonb, %(now)s,
+       EXISTS (SELECT 1 FROM {endpoint} e WHERE e.company_id = d.company_id AND e.enabled AND e.deleted_at IS NULL)
+FROM unnest(%(draft_company)s::bigint[], %(draft_object)s::uuid[], %(uuid)s::uuid[], %(type)s::text[],
+            %(data)s::text[], %(back)s::bigint[])
+     WITH ORDINALITY AS d (company_id, object_uuid, uuid, type, data, back, ord)
+JOIN reserved r ON r.company_id = d.company_id AND r.object_uuid = d.object_uuid
+ORDER BY d.ord
+RETURNING id, uuid, sequence, fanout_pending
 """
 
 
@@ -185,9 +185,8 @@ def _outbox_params(events: list[Event], now: datetime) -> dict[str, Any]:
     }
 
 
-def _outbox_write(drafts: Sequence[EventDraft], now: datetime) -> tuple[list[Event], list[tuple[int, int, list]]]:
-    """PostgreSQL, a few drafts: the events (saved) and the live endpoints (pk, company_id, event_types) of
-    their companies, in one statement instead of three."""
+def _outbox_write(drafts: Sequence[EventDraft], now: datetime) -> list[Event]:
+    """PostgreSQL, a few drafts: the events, saved and marked for fan-out, in one statement."""
     events = [
         Event(
             company_id=draft.company_id, type=draft.type, object_uuid=draft.object_uuid, data=draft.data, created_at=now
@@ -200,21 +199,22 @@ def _outbox_write(drafts: Sequence[EventDraft], now: datetime) -> tuple[list[Eve
         endpoint=connection.ops.quote_name(WebhookEndpoint._meta.db_table),
     )
     by_uuid = {event.uuid: event for event in events}
-    endpoints = []
     with connection.cursor() as cursor:
         cursor.execute(sql, _outbox_params(events, now))
-        for kind, pk, event_uuid, sequence, company_id, event_types in cursor.fetchall():
-            if kind == "event":
-                event = by_uuid[UUID(str(event_uuid))]
-                event.pk, event.sequence = pk, sequence
-                event._state.adding, event._state.db = False, connection.alias
-            else:
-                endpoints.append((pk, company_id, json.loads(event_types)))
-    return events, endpoints
+        for pk, event_uuid, sequence, fanout_pending in cursor.fetchall():
+            event = by_uuid[UUID(str(event_uuid))]
+            event.pk, event.sequence, event.fanout_pending = pk, sequence, fanout_pending
+            event._state.adding, event._state.db = False, connection.alias
+    return events
 
 
-def _events_insert(drafts: Sequence[EventDraft], now: datetime) -> tuple[list[Event], list[tuple[int, int, list]]]:
-    """Any database, any number of drafts: sequences, events (COPY for many on PostgreSQL), then endpoints."""
+def _events_insert(drafts: Sequence[EventDraft], now: datetime) -> list[Event]:
+    """Any database, any number of drafts: sequences, then the events (COPY for many on PostgreSQL)."""
+    with_endpoints = set(
+        WebhookEndpoint.objects.filter(
+            company_id__in={draft.company_id for draft in drafts}, enabled=True, deleted_at__isnull=True
+        ).values_list("company_id", flat=True)
+    )
     events = [
         Event(
             company_id=draft.company_id,
@@ -223,6 +223,7 @@ def _events_insert(drafts: Sequence[EventDraft], now: datetime) -> tuple[list[Ev
             sequence=sequence,
             data=draft.data,
             created_at=now,
+            fanout_pending=draft.company_id in with_endpoints,
         )
         for draft, sequence in zip(drafts, _sequences(drafts), strict=True)
     ]
@@ -230,16 +231,13 @@ def _events_insert(drafts: Sequence[EventDraft], now: datetime) -> tuple[list[Ev
         _copy_events(events)
     else:
         Event.objects.bulk_create(events)
-    endpoints = WebhookEndpoint.objects.filter(
-        company_id__in={draft.company_id for draft in drafts}, enabled=True, deleted_at__isnull=True
-    ).values_list("pk", "company_id", "event_types")
-    return events, list(endpoints)
+    return events
 
 
 def events_record(drafts: Sequence[EventDraft]) -> list[Event]:
-    """The outbox write for many events at once (lifecycle commands): events, then one delivery per
-    subscribed, enabled endpoint. Runs in the caller's transaction (a savepoint of its own would cost two
-    more round trips on every charge)."""
+    """The outbox write for many events at once (lifecycle commands): the events only; a worker fans them out
+    to the subscribed endpoints after commit. Runs in the caller's transaction (a savepoint of its own would
+    cost two more round trips on every charge)."""
     if not drafts:
         return []
     if not connection.in_atomic_block:
@@ -247,22 +245,46 @@ def events_record(drafts: Sequence[EventDraft]) -> list[Event]:
             return events_record(drafts)
     now = timezone.now()
     if connection.vendor == "postgresql" and len(drafts) < COPY_THRESHOLD:
-        events, endpoints = _outbox_write(drafts, now)
+        events = _outbox_write(drafts, now)
     else:
-        events, endpoints = _events_insert(drafts, now)
-    by_company: dict[int, list[tuple[int, list]]] = {}
-    for pk, company_id, event_types in endpoints:
-        by_company.setdefault(company_id, []).append((pk, event_types))
-    deliveries = [
-        Delivery(company_id=event.company_id, event=event, endpoint_id=pk, next_attempt_at=now, created_at=now)
-        for event in events
-        for pk, event_types in by_company.get(event.company_id, ())
-        if subscribed(event_types, event.type)
-    ]
-    if deliveries:
-        Delivery.objects.bulk_create(deliveries)
+        events = _events_insert(drafts, now)
+    if any(event.fanout_pending for event in events):
         _wake_worker_after_commit()
     return events
+
+
+def events_fan_out(*, limit: int = FANOUT_CHUNK) -> int:
+    """Worker side of the outbox: turn up to `limit` events marked for fan-out into one delivery per endpoint
+    that is live and subscribed (and existed when the event happened). Rows another worker is fanning out are
+    skipped. Returns how many events were fanned out."""
+    with transaction.atomic():
+        events = list(
+            Event.objects.filter(fanout_pending=True)
+            .order_by("id")
+            .select_for_update(skip_locked=True)
+            .values_list("pk", "company_id", "type", "created_at")[:limit]
+        )
+        if not events:
+            return 0
+        by_company: dict[int, list[tuple[int, list, datetime]]] = {}
+        endpoints = WebhookEndpoint.objects.filter(
+            company_id__in={company_id for _, company_id, _, _ in events}, enabled=True, deleted_at__isnull=True
+        ).values_list("pk", "company_id", "event_types", "created_at")
+        for pk, company_id, event_types, created_at in endpoints:
+            by_company.setdefault(company_id, []).append((pk, event_types, created_at))
+        now = timezone.now()
+        Delivery.objects.bulk_create(
+            [
+                Delivery(company_id=company_id, event_id=event_id, endpoint_id=pk, next_attempt_at=now, created_at=now)
+                for event_id, company_id, event_type, happened_at in events
+                for pk, event_types, created_at in by_company.get(company_id, ())
+                if created_at <= happened_at and subscribed(event_types, event_type)
+            ],
+            ignore_conflicts=True,  # a replay may have queued one already
+            batch_size=1000,
+        )
+        Event.objects.filter(pk__in=[event_id for event_id, *_ in events]).update(fanout_pending=False)
+    return len(events)
 
 
 def event_record(*, company_id: int, type: str, object_uuid: UUID, data: dict[str, Any]) -> Event:
@@ -307,15 +329,32 @@ def endpoint_lock(*, company: Company, endpoint_uuid: UUID) -> WebhookEndpoint:
     return endpoint
 
 
-@transaction.atomic
+def _endpoint_caps_check(*, company: Company, url: str, exclude_pk: int | None = None) -> None:
+    """N5: at most WEBHOOK_ENDPOINTS_PER_COMPANY live endpoints, each URL once. The caller holds the company's
+    row lock, so parallel creates cannot both see a free place (the URL is also unique in the database)."""
+    live = WebhookEndpoint.objects.filter(company=company, deleted_at__isnull=True).exclude(pk=exclude_pk)
+    if live.filter(url=url).exists():
+        raise Conflict("an endpoint with this url already exists", field="url", code=ErrorCode.ENDPOINT_URL_EXISTS)
+    if exclude_pk is None and live.count() >= settings.WEBHOOK_ENDPOINTS_PER_COMPANY:
+        raise Conflict(
+            f"a company may have at most {settings.WEBHOOK_ENDPOINTS_PER_COMPANY} webhook endpoints",
+            code=ErrorCode.ENDPOINT_LIMIT_REACHED,
+        )
+
+
+def _company_lock(company: Company) -> None:
+    Company.objects.select_for_update().filter(pk=company.pk).first()
+
+
 def endpoint_create(*, company: Company, url: str, event_types: list[str], description: str = "") -> WebhookEndpoint:
-    return WebhookEndpoint.objects.create(
-        company=company,
-        url=url_validate(url),
-        event_types=event_types_validate(event_types),
-        description=description,
-        secret=secret_generate(),
-    )
+    url = url_validate(url)  # DNS, before any transaction (N6)
+    event_types = event_types_validate(event_types)
+    with transaction.atomic():
+        _company_lock(company)
+        _endpoint_caps_check(company=company, url=url)
+        return WebhookEndpoint.objects.create(
+            company=company, url=url, event_types=event_types, description=description, secret=secret_generate()
+        )
 
 
 def _cancel_pending(endpoint: WebhookEndpoint) -> None:
@@ -324,13 +363,22 @@ def _cancel_pending(endpoint: WebhookEndpoint) -> None:
     )
 
 
-@transaction.atomic
 def endpoint_update(*, company: Company, endpoint_uuid: UUID, changes: dict[str, Any]) -> WebhookEndpoint:
     """`changes` holds any of url, event_types, description, enabled. Enabling again clears the platform's
-    disable; disabling cancels what is still owed (a replay can send it later)."""
+    disable; disabling cancels what is still owed (a replay can send it later). A new URL is resolved before
+    the endpoint's row is locked (N6: a slow DNS server holds no lock)."""
+    url = url_validate(changes["url"]) if "url" in changes else None
+    with transaction.atomic():
+        if url is not None:
+            _company_lock(company)
+        return _endpoint_change(company=company, endpoint_uuid=endpoint_uuid, url=url, changes=changes)
+
+
+def _endpoint_change(*, company: Company, endpoint_uuid: UUID, url: str | None, changes: dict[str, Any]):
     endpoint = endpoint_lock(company=company, endpoint_uuid=endpoint_uuid)
-    if "url" in changes:
-        endpoint.url = url_validate(changes["url"])
+    if url is not None:
+        _endpoint_caps_check(company=company, url=url, exclude_pk=endpoint.pk)
+        endpoint.url = url
     if "event_types" in changes:
         endpoint.event_types = event_types_validate(changes["event_types"])
     if "description" in changes:
@@ -340,6 +388,7 @@ def endpoint_update(*, company: Company, endpoint_uuid: UUID, changes: dict[str,
         if endpoint.enabled:
             endpoint.disabled_at, endpoint.disabled_reason = None, ""
             endpoint.failing_since, endpoint.needs_attention = None, False
+            endpoint.consecutive_failures, endpoint.circuit_open_until = 0, None
         else:
             endpoint.disabled_at, endpoint.disabled_reason = timezone.now(), "disabled by the merchant"
             _cancel_pending(endpoint)
@@ -397,10 +446,19 @@ def endpoint_replay(
     until: datetime | None = None,
 ) -> int:
     """Owe the endpoint these events again (by id, or every subscribed event created in [since, until]),
-    due now. Returns how many were queued."""
+    due now. Returns how many were queued. One replay may be in flight per endpoint (409 replay_in_flight),
+    and a company replays at most WEBHOOK_REPLAY_EVENTS_PER_DAY events a day (429 replay_budget_exhausted)."""
+    _company_lock(company)  # company before endpoint, as endpoint_update takes them; replays of a company take turns
     endpoint = endpoint_lock(company=company, endpoint_uuid=endpoint_uuid)
     if not endpoint.enabled:
         raise Conflict("the endpoint is disabled; enable it before replaying", code=ErrorCode.ENDPOINT_DISABLED)
+    if Delivery.objects.filter(
+        company=company, endpoint=endpoint, status=Delivery.Status.PENDING, replayed=True
+    ).exists():
+        raise Conflict(
+            "a replay to this endpoint is still being delivered; retry when it is done",
+            code=ErrorCode.REPLAY_IN_FLIGHT,
+        )
     events = Event.objects.filter(company=company)
     if event_uuids is not None:
         wanted = set(event_uuids)
@@ -416,20 +474,45 @@ def endpoint_replay(
             raise ApiError(f"a replay may cover at most {MAX_REPLAY_EVENTS} events; narrow the range", field="since")
         event_ids = [pk for pk, event_type in rows if subscribed(endpoint.event_types, event_type)]
     now = timezone.now()
+    _replay_budget_take(company=company, endpoint=endpoint, count=len(event_ids), now=now)
     Delivery.objects.bulk_create(
         [
-            Delivery(company=company, event_id=event_id, endpoint=endpoint, next_attempt_at=now, created_at=now)
+            Delivery(
+                company=company,
+                event_id=event_id,
+                endpoint=endpoint,
+                next_attempt_at=now,
+                created_at=now,
+                replayed=True,
+            )
             for event_id in event_ids
         ],
         update_conflicts=True,
         unique_fields=["company", "endpoint", "event"],
         # The lease stays: a delivery in flight finishes before the replay may be claimed.
-        update_fields=["status", "next_attempt_at", "attempt_count"],
+        update_fields=["status", "next_attempt_at", "attempt_count", "replayed"],
         batch_size=1000,
     )
     if event_ids:
         _wake_worker_after_commit()
     return len(event_ids)
+
+
+def _replay_budget_take(*, company: Company, endpoint: WebhookEndpoint, count: int, now: datetime) -> None:
+    """Record the replay against the company's daily budget, or 429 when it would exceed it (the caller holds
+    the company's row lock)."""
+    day_ago = now - timedelta(days=1)
+    recent = WebhookReplay.objects.filter(company=company, created_at__gt=day_ago)
+    used = recent.aggregate(total=Sum("event_count"))["total"] or 0
+    budget = settings.WEBHOOK_REPLAY_EVENTS_PER_DAY
+    if used + count > budget:
+        oldest = recent.order_by("created_at").values_list("created_at", flat=True).first() or now
+        raise Throttled(
+            f"replays may cover at most {budget} events a day; {max(budget - used, 0)} left",
+            retry_after=max(int((oldest + timedelta(days=1) - now).total_seconds()) + 1, 1),
+            code=ErrorCode.REPLAY_BUDGET_EXHAUSTED,
+        )
+    WebhookReplay.objects.create(company=company, endpoint=endpoint, event_count=count, created_at=now)
 
 
 PURGE_CHUNK = 5000

@@ -51,6 +51,16 @@ class EndpointUpdateInput(StrictSerializer):
     enabled = StrictBooleanField(required=False)
 
 
+class CircuitOutput(serializers.Serializer):
+    state = serializers.ChoiceField(
+        choices=["closed", "open", "half_open"],
+        help_text="closed: sending. open: after consecutive failures nothing is sent before openUntil. half_open: "
+        "the next delivery is a trial; success closes the circuit, failure opens it again for twice as long.",
+    )
+    consecutiveFailures = serializers.IntegerField()
+    openUntil = serializers.DateTimeField(allow_null=True)
+
+
 class EndpointOutput(serializers.Serializer):
     uuid = serializers.UUIDField()
     url = serializers.CharField()
@@ -60,6 +70,7 @@ class EndpointOutput(serializers.Serializer):
     disabledReason = serializers.CharField(allow_null=True)
     disabledAt = serializers.DateTimeField(allow_null=True)
     createdAt = serializers.DateTimeField()
+    circuit = CircuitOutput()
 
 
 class EndpointCreatedOutput(EndpointOutput):
@@ -129,7 +140,14 @@ class EndpointListView(APIView):
     @extend_schema(
         operation_id="webhook_endpoint_create",
         request=EndpointCreateInput,
-        responses={201: EndpointCreatedOutput, 409: error(IDEMPOTENCY_CONFLICT)},
+        responses={
+            201: EndpointCreatedOutput,
+            400: error("unsafe_url: not https on port 443/8443, or resolves to a private or reserved address."),
+            409: error(
+                "endpoint_url_exists: the company has an endpoint with this url; endpoint_limit_reached: the company "
+                f"has WEBHOOK_ENDPOINTS_PER_COMPANY (default 16) endpoints. {IDEMPOTENCY_CONFLICT}"
+            ),
+        },
         parameters=[IDEMPOTENCY_PARAMETER],
     )
     def post(self, request):
@@ -159,7 +177,11 @@ class EndpointDetailView(APIView):
     def get(self, request, endpoint_uuid: UUID):
         return Response(endpoint_record(endpoint_get(company=request.company, endpoint_uuid=endpoint_uuid)))
 
-    @extend_schema(operation_id="webhook_endpoint_update", request=EndpointUpdateInput, responses={200: EndpointOutput})
+    @extend_schema(
+        operation_id="webhook_endpoint_update",
+        request=EndpointUpdateInput,
+        responses={200: EndpointOutput, 409: error("endpoint_url_exists: another endpoint has this url.")},
+    )
     def patch(self, request, endpoint_uuid: UUID):
         endpoint_get(company=request.company, endpoint_uuid=endpoint_uuid)
         body = EndpointUpdateInput(data=request.data)
@@ -190,7 +212,17 @@ class EndpointReplayView(APIView):
     @extend_schema(
         operation_id="webhook_endpoint_replay",
         request=ReplayInput,
-        responses={202: inline_serializer("ReplayAccepted", {"replayed": serializers.IntegerField()})},
+        responses={
+            202: inline_serializer("ReplayAccepted", {"replayed": serializers.IntegerField()}),
+            409: error(
+                "replay_in_flight: an earlier replay to this endpoint is still being delivered (one at a time); "
+                "endpoint_disabled."
+            ),
+            429: error(
+                "replay_budget_exhausted: the company's replays would exceed WEBHOOK_REPLAY_EVENTS_PER_DAY events "
+                "(default 10,000) in 24 h; Retry-After says when budget frees up."
+            ),
+        },
     )
     def post(self, request, endpoint_uuid: UUID):
         endpoint_get(company=request.company, endpoint_uuid=endpoint_uuid)

@@ -51,6 +51,13 @@ class ErrorCode(StrEnum):
     NOT_REVERSIBLE = "not_reversible"
     INVALID_STATUS = "invalid_status"
     ENDPOINT_DISABLED = "endpoint_disabled"
+    ENDPOINT_LIMIT_REACHED = "endpoint_limit_reached"
+    ENDPOINT_URL_EXISTS = "endpoint_url_exists"
+    REPLAY_IN_FLIGHT = "replay_in_flight"
+    REPLAY_BUDGET_EXHAUSTED = "replay_budget_exhausted"
+    EXPORT_TOO_LARGE = "export_too_large"
+    EXPORT_NOT_READY = "export_not_ready"
+    EXPORT_EXPIRED = "export_expired"
     # Account validation and entry descriptions (CONTRACT 11)
     ENTRY_DESCRIPTION_MISMATCH = "entry_description_mismatch"
     ENTRY_DESCRIPTION_RESERVED = "entry_description_reserved"

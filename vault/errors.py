@@ -70,8 +70,10 @@ class Throttled(ApiError):
     status_code = 429
     code = ErrorCode.THROTTLED
 
-    def __init__(self, message: str, *, retry_after: int) -> None:
-        super().__init__(message, data={"retryAfter": retry_after}, headers={"Retry-After": str(retry_after)})
+    def __init__(self, message: str, *, retry_after: int, code: ErrorCode | None = None) -> None:
+        super().__init__(
+            message, data={"retryAfter": retry_after}, headers={"Retry-After": str(retry_after)}, code=code
+        )
 
 
 class PaymentMethodBlocked(ApiError):

@@ -256,6 +256,13 @@ TRUSTED_PROXY_HOPS = env_int("TRUSTED_PROXY_HOPS", 0)
 REPORTING_API_VERSION = "1.0"
 # CSV exports one company may stream at once (reporting/services.py); the next is 429 with Retry-After.
 CSV_EXPORTS_PER_COMPANY = env_int("CSV_EXPORTS_PER_COMPANY", 2, minimum=1)
+# CSV exports and export downloads the whole service streams at once (N4): kept below the request slots of
+# gunicorn (workers x threads, gunicorn.conf.py) so slow readers can never hold every one.
+CSV_EXPORTS_SERVICE_WIDE = env_int("CSV_EXPORTS_SERVICE_WIDE", 4, minimum=1)
+# Above this many matching rows a CSV is made by a background export job (POST /reporting/exports), not streamed.
+CSV_EXPORT_SYNC_MAX_ROWS = env_int("CSV_EXPORT_SYNC_MAX_ROWS", 100_000, minimum=1)
+# How long a finished export job's file can be downloaded.
+CSV_EXPORT_FILE_HOURS = env_int("CSV_EXPORT_FILE_HOURS", 1, minimum=1)
 
 ACH_IMMEDIATE_DESTINATION = env_str("ACH_IMMEDIATE_DESTINATION", "091000019")
 ACH_IMMEDIATE_DESTINATION_NAME = env_str("ACH_IMMEDIATE_DESTINATION_NAME", "FEDERAL RESERVE BANK")
@@ -275,6 +282,18 @@ TASK_LEASE_SECONDS = env_int("TASK_LEASE_SECONDS", 300, minimum=1)
 WORKER_BACKOFF_MAX_SECONDS = env_int("WORKER_BACKOFF_MAX_SECONDS", 30, minimum=1)
 WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", False)
 WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10)
+# A webhook host's name must resolve within this many seconds (endpoint save and every delivery).
+WEBHOOK_DNS_TIMEOUT_SECONDS = env_int("WEBHOOK_DNS_TIMEOUT_SECONDS", 3, minimum=1)
+# Fan-out caps (N5): live endpoints per company (each URL once), and events replayed per company per day.
+WEBHOOK_ENDPOINTS_PER_COMPANY = env_int("WEBHOOK_ENDPOINTS_PER_COMPANY", 16, minimum=1)
+WEBHOOK_REPLAY_EVENTS_PER_DAY = env_int("WEBHOOK_REPLAY_EVENTS_PER_DAY", 10_000, minimum=1)
+# Fair delivery (N6): sends run on this many threads per worker, one delivery in flight per endpoint; after
+# WEBHOOK_BREAKER_FAILURES failures in a row an endpoint's circuit opens for WEBHOOK_BREAKER_OPEN_SECONDS
+# (doubling with each failed trial, up to WEBHOOK_BREAKER_MAX_OPEN_SECONDS), then one trial delivery is sent.
+WEBHOOK_SEND_THREADS = env_int("WEBHOOK_SEND_THREADS", 8, minimum=1)
+WEBHOOK_BREAKER_FAILURES = env_int("WEBHOOK_BREAKER_FAILURES", 5, minimum=1)
+WEBHOOK_BREAKER_OPEN_SECONDS = env_int("WEBHOOK_BREAKER_OPEN_SECONDS", 60, minimum=1)
+WEBHOOK_BREAKER_MAX_OPEN_SECONDS = env_int("WEBHOOK_BREAKER_MAX_OPEN_SECONDS", 3600, minimum=1)
 # A claimed delivery is this worker's for this long; it must outlast one request (connect + read timeouts).
 WEBHOOK_LEASE_SECONDS = env_int("WEBHOOK_LEASE_SECONDS", 60)
 # Seconds before each retry after failed attempt 1, 2, ... (Standard Webhooks' schedule, about 75 h in all),

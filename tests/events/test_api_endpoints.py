@@ -65,6 +65,15 @@ def test_the_secret_is_encrypted_at_rest(api_client, receiver):
         ("https://user:pw@93.184.216.34/hook", "credentials"),
         ("not a url", "https"),
         ("https://no-such-host.invalid/hook", "resolve"),
+        # N9: ranges Python 3.11's is_global lets through, and ports other than 443/8443
+        ("https://[2002:a9fe:a9fe::]/", "private"),  # 6to4 of 169.254.169.254
+        ("https://[2002:7f00:1::]/", "private"),  # 6to4 of 127.0.0.1
+        ("https://[64:ff9b::5db8:d822]/", "private"),  # NAT64 of a public address
+        ("https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", "private"),  # Teredo
+        ("https://192.0.0.192/", "private"),
+        ("https://198.18.0.1/", "private"),
+        ("https://93.184.216.34:6379/", "port"),
+        ("https://93.184.216.34:22/", "port"),
     ],
 )
 def test_unsafe_urls_are_refused_without_the_private_url_setting(api_client, settings, url, reason):
@@ -75,6 +84,12 @@ def test_unsafe_urls_are_refused_without_the_private_url_setting(api_client, set
     assert (error["field"], error["code"]) == ("url", "unsafe_url")
     assert reason in error["message"]
     assert not WebhookEndpoint.objects.exists()
+
+
+@pytest.mark.parametrize("port", ["", ":443", ":8443"])
+def test_https_on_443_or_8443_is_accepted(api_client, settings, port):
+    settings.WEBHOOK_ALLOW_PRIVATE_URLS = False
+    assert _create(api_client, f"https://93.184.216.34{port}/hook").status_code == 201
 
 
 def test_a_public_https_address_is_accepted(api_client, settings):

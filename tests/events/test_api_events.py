@@ -95,7 +95,7 @@ def test_detail_lists_every_attempt(api_client, company, endpoint, receiver, no_
     assert [attempt["statusCode"] for attempt in attempts] == [500, 200]
     assert {attempt["endpointUuid"] for attempt in attempts} == {str(endpoint.uuid)}
     assert all(attempt["durationMs"] >= 0 and attempt["attemptedAt"].endswith("Z") for attempt in attempts)
-    assert attempts[0]["error"] is None
+    assert [attempt["error"] for attempt in attempts] == ["http_status", None]
 
 
 def test_unknown_event_is_404(api_client):
