@@ -3,7 +3,12 @@ working directory; command-line flags and GUNICORN_CMD_ARGS override it.
 
 The access log names no credential and no query string: gunicorn's default format carries the Basic-auth user
 name, which is the API key here (CONTRACT 3), and the raw request line, whose query may hold a full account
-number (`accountnumber:eq`). A line is: client, request id, method, path, status, bytes, milliseconds."""
+number (`accountnumber:eq`). A line is: client, request id, method, path, status, bytes, milliseconds.
+
+Workers are `gthread` (N4): each request runs on one of a worker's threads, so a client that reads a CSV export
+slowly holds one thread, not a whole worker, and the worker's main loop keeps answering gunicorn's heartbeat.
+The request slots are workers x threads (default 2 x 4 = 8); CSV_EXPORTS_SERVICE_WIDE (default 4) keeps exports
+below them, so other requests always find a free thread."""
 
 import os
 
@@ -18,6 +23,8 @@ limit_request_field_size = 8190
 limit_request_fields = 100
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+worker_class = "gthread"
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))
 timeout = 60
 graceful_timeout = 30
 keepalive = 5

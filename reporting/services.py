@@ -25,16 +25,36 @@ CSV_EXPORT_RENEW_SECONDS = 60
 CSV_EXPORT_RETRY_AFTER_SECONDS = 10
 
 
+# pg_advisory_xact_lock key serialising the service-wide count of exports.
+CSV_EXPORT_LOCK_KEY = 0x43535645  # "CSVE"
+
+
+def _serialize_service_wide() -> None:
+    """PostgreSQL: a transaction-scoped advisory lock. SQLite serializes writers by itself (IMMEDIATE)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CSV_EXPORT_LOCK_KEY])
+
+
 def csv_export_lease_acquire(*, company: Any) -> CsvExportLease:
-    """A lease for one more export of the company, or 429 with Retry-After when it already runs its limit."""
+    """A lease for one more export (or export download) of the company, or 429 with Retry-After when the company
+    runs CSV_EXPORTS_PER_COMPANY or the whole service CSV_EXPORTS_SERVICE_WIDE (N4: below gunicorn's request
+    slots, so slow readers never hold them all)."""
     now = timezone.now()
     with transaction.atomic():
-        # The company row serialises acquisitions, so parallel requests cannot all see a free slot.
+        # The company row serialises a company's acquisitions, the advisory lock everyone's, so parallel requests
+        # cannot all see a free slot.
         Company.objects.select_for_update().filter(pk=company.pk).first()
-        CsvExportLease.objects.filter(company_id=company.pk, expires_at__lte=now).delete()
+        _serialize_service_wide()
+        CsvExportLease.objects.filter(expires_at__lte=now).delete()
         if CsvExportLease.objects.filter(company_id=company.pk).count() >= settings.CSV_EXPORTS_PER_COMPANY:
             raise Throttled(
                 f"At most {settings.CSV_EXPORTS_PER_COMPANY} CSV exports may run at once; retry shortly.",
+                retry_after=CSV_EXPORT_RETRY_AFTER_SECONDS,
+            )
+        if CsvExportLease.objects.count() >= settings.CSV_EXPORTS_SERVICE_WIDE:
+            raise Throttled(
+                "The service is streaming as many CSV exports as it runs at once; retry shortly.",
                 retry_after=CSV_EXPORT_RETRY_AFTER_SECONDS,
             )
         return CsvExportLease.objects.create(

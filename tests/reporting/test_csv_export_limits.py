@@ -124,3 +124,33 @@ def test_a_slowly_read_export_does_not_block_a_charge():
     thread.join(timeout=60)
     assert response.status_code == 201, response.content
     assert reader_lines == [601]
+
+
+def test_the_service_streams_at_most_its_service_wide_cap_of_exports(api_client, company, settings):
+    settings.CSV_EXPORTS_SERVICE_WIDE = 2
+    factories.TransactionFactory(company=company)
+    others = []
+    for _ in range(2):
+        other = factories.CompanyFactory()
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=factories.issue_api_key(other).authorization)
+        others.append(client)
+    first, second = _export(others[0]), _export(others[1])
+    assert (first.status_code, second.status_code) == (200, 200)
+
+    refused = _export(api_client)
+
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    assert "service" in refused.json()["message"]
+    _close(first)
+    assert _export(api_client).status_code == 200
+    _close(second)
+
+
+def test_the_service_wide_cap_is_below_the_default_request_slots():
+    from pathlib import Path
+
+    conf: dict = {}
+    exec((Path(settings.BASE_DIR) / "gunicorn.conf.py").read_text(), conf)  # noqa: S102 - our own config file
+    assert conf["worker_class"] == "gthread"
+    assert settings.CSV_EXPORTS_SERVICE_WIDE < conf["workers"] * conf["threads"]
