@@ -4,7 +4,6 @@ are read through a 4 KiB receive window and never drained, while company B's req
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import re
@@ -78,15 +77,14 @@ def _slow_export(port: int, authorization: str) -> socket.socket:
     reader = socket.socket()
     reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     reader.connect(("127.0.0.1", port))
-    reader.sendall(
-        f"GET /reporting/transactions?format=csv HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: {authorization}\r\n\r\n".encode()
-    )
+    request = f"GET /reporting/transactions?format=csv HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: {authorization}"
+    reader.sendall(f"{request}\r\n\r\n".encode())
     assert reader.recv(64).startswith(b"HTTP/1.1 200")
     return reader
 
 
 def _get(port: int, path: str, authorization: str) -> tuple[int, dict]:
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Authorization": authorization})  # noqa: S310
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Authorization": authorization})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - loopback
             return response.status, json.loads(response.read())
