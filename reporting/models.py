@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from uuid import uuid4
+
 from django.db import models
 
 from accounts.models import Company
@@ -60,3 +62,33 @@ class CsvExportLease(models.Model):
 
     def __str__(self) -> str:
         return f"CSV export of {self.company_id} since {self.started_at}"
+
+
+class ReportExport(models.Model):
+    """A CSV export made in the background (N4, as Stripe's report runs): `POST /reporting/exports` queues it, a
+    worker writes the file under var/exports/ (0600), and the company downloads it until `expires_at`."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="+")
+    uuid = models.UUIDField(default=uuid4, editable=False)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    parameters = models.JSONField(help_text="The reporting query: [name, value] pairs, as GET /reporting/transactions.")
+    row_count = models.PositiveBigIntegerField(null=True, blank=True)
+    file_name = models.CharField(max_length=100, blank=True, help_text="Under var/exports/; cleared when purged.")
+    failure_reason = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["company", "uuid"], name="report_export_company_uuid")]
+        indexes = [models.Index(fields=["expires_at"], name="report_export_expires")]
+
+    def __str__(self) -> str:
+        return f"export {self.uuid} ({self.status})"

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
+from django.conf import settings
 from django.db import connections
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -13,20 +17,24 @@ from reporting.cursors import request_digest
 from reporting.filters import ReportFilterBackend
 from reporting.openapi import REPORT_ROW, report_parameters
 from reporting.projection import projection_for
+from reporting.records import export_record
 from reporting.selectors import (
-    report_copy_stream,
+    report_csv_chunks,
+    report_csv_query,
+    report_export_get,
     report_page,
     report_queryset,
     report_sort,
-    report_stream,
 )
-from reporting.services import LeasedStream, csv_export_lease_acquire
-from vault.csv_export import CsvLineWriter, CSVRenderer
+from reporting.services import LeasedStream, csv_export_lease_acquire, report_export_create, report_export_file
+from vault.csv_export import CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
 from vault.error_codes import ErrorCode
-from vault.errors import ApiError
+from vault.errors import ApiError, Conflict
 from vault.openapi import Paginated, error
 from vault.pagination import page_params, paginated_body
+
+CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
 
 
 class TransactionReportView(APIView):
@@ -49,7 +57,14 @@ class TransactionReportView(APIView):
             (200, "text/csv"): OpenApiResponse(
                 OpenApiTypes.STR, description="format=csv (or Accept: text/csv): every matching row, flattened."
             ),
-            429: error("Too many CSV exports of this company at once; retry after Retry-After seconds."),
+            409: error(
+                "export_too_large: more than CSV_EXPORT_SYNC_MAX_ROWS (default 100,000) rows match a CSV export; "
+                "POST /reporting/exports with the same parameters makes it in the background."
+            ),
+            429: error(
+                "Too many CSV exports of this company (CSV_EXPORTS_PER_COMPANY, 2) or of the whole service "
+                "(CSV_EXPORTS_SERVICE_WIDE, 4) at once; retry after Retry-After seconds."
+            ),
         },
     )
     def get(self, request):
@@ -60,13 +75,12 @@ class TransactionReportView(APIView):
         exact_count = _exact_count(params.get("count"))
         projection = projection_for(params.get("columns"))
         sort = report_sort(sort=params.get("sort"), direction=params.get("sortDir"))
-        ordering = sort.ordering
         company = request.company
+        if wants_csv:
+            return _csv_response(company=company, params=params)
         filtered = report_queryset(company=company)
         for backend in self.filter_backends:
             filtered = backend().filter_queryset(request, filtered, self)
-        if wants_csv:
-            return _csv_response(company=company, filtered=filtered, projection=projection, ordering=ordering)
         result = report_page(
             company=company,
             filtered=filtered,
@@ -101,36 +115,84 @@ def _exact_count(raw: str | None) -> bool:
     return True
 
 
-CSV_WRITE_BYTES = 64 * 1024
-
-
-def _csv_response(*, company, filtered, projection, ordering) -> StreamingHttpResponse:
+def _csv_response(*, company, params) -> StreamingHttpResponse:
+    query = report_csv_query(company=company, params=params)
     # Connect before the 200 goes out: an unreachable replica is a 503 (vault.errors), not a truncated download
     # (and before taking an export lease, which a 503 would leave held until it lapses).
-    connections[filtered.db].ensure_connection()
+    connections[query.filtered.db].ensure_connection()
+    limit = settings.CSV_EXPORT_SYNC_MAX_ROWS
+    if query.exceeds(limit):
+        raise Conflict(
+            f"more than {limit} rows match: POST /reporting/exports with the same parameters makes the file in the "
+            "background",
+            code=ErrorCode.EXPORT_TOO_LARGE,
+            data={"exports": "/reporting/exports"},
+        )
     lease = csv_export_lease_acquire(company=company)
-    writer = CsvLineWriter()
-    header = writer.line(projection.keys)
-    if connections[filtered.db].vendor == "postgresql":
-        pieces = report_copy_stream(company=company, filtered=filtered, projection=projection, ordering=ordering)
-    else:
-        rows = report_stream(company=company, filtered=filtered, projection=projection, ordering=ordering)
-        pieces = (writer.line(row) for row in rows)
-    response = StreamingHttpResponse(
-        LeasedStream(lease, _chunked(header, pieces)), content_type="text/csv; charset=utf-8"
-    )
+    response = StreamingHttpResponse(LeasedStream(lease, report_csv_chunks(query)), content_type=CSV_CONTENT_TYPE)
     response["Content-Disposition"] = 'attachment; filename="transactions.csv"'
     return response
 
 
-def _chunked(header: bytes, pieces):
-    """Joins rows into ~64 KiB writes: one socket write per row would cost more than building the row."""
-    buffer = [header]
-    size = len(header)
-    for piece in pieces:
-        buffer.append(piece)
-        size += len(piece)
-        if size >= CSV_WRITE_BYTES:
-            yield b"".join(buffer)
-            buffer, size = [], 0
-    yield b"".join(buffer)
+class ExportOutput(serializers.Serializer):
+    uuid = serializers.UUIDField()
+    status = serializers.ChoiceField(
+        choices=["queued", "running", "succeeded", "failed", "expired"],
+        help_text="expired: succeeded, and the file's download time (CSV_EXPORT_FILE_HOURS, 1 h) has passed.",
+    )
+    query = serializers.CharField(help_text="The reporting parameters the export was made with.")
+    rowCount = serializers.IntegerField(allow_null=True)
+    createdAt = serializers.DateTimeField()
+    startedAt = serializers.DateTimeField(allow_null=True)
+    finishedAt = serializers.DateTimeField(allow_null=True)
+    expiresAt = serializers.DateTimeField(allow_null=True)
+    downloadUrl = serializers.CharField(
+        allow_null=True, help_text="When succeeded and not expired: GET it with the same credentials."
+    )
+    failureReason = serializers.CharField(allow_null=True)
+
+
+class ExportListView(APIView):
+    @extend_schema(
+        operation_id="reporting_export_create",
+        summary="Make a CSV export in the background",
+        description="Takes the parameters of GET /reporting/transactions (filters, columns, sort, sortDir) in the "
+        "query string, checks them, and queues the export: 202 with its uuid. Poll GET /reporting/exports/{uuid}; "
+        "when it has succeeded, download the file from downloadUrl (same credentials) within the hour. For "
+        "exports above CSV_EXPORT_SYNC_MAX_ROWS rows, which the streamed CSV refuses (409 export_too_large).",
+        parameters=report_parameters(),
+        request=None,
+        responses={202: ExportOutput, 400: error("A bad filter, column or sort, as on GET /reporting/transactions.")},
+    )
+    def post(self, request):
+        if request.data:
+            raise ApiError("the export's parameters go in the query string", field=None, code=ErrorCode.INVALID)
+        export = report_export_create(company=request.company, params=request.query_params)
+        return Response(export_record(export), status=202)
+
+
+class ExportDetailView(APIView):
+    @extend_schema(operation_id="reporting_export_get", responses={200: ExportOutput})
+    def get(self, request, export_uuid: UUID):
+        return Response(export_record(report_export_get(company=request.company, export_uuid=export_uuid)))
+
+
+class ExportDownloadView(APIView):
+    renderer_classes = [EnvelopeJSONRenderer, CSVRenderer]
+
+    @extend_schema(
+        operation_id="reporting_export_download",
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="The export's CSV file."),
+            409: error("export_not_ready: the export has not succeeded (yet)."),
+            410: error("export_expired: the file's download time has passed; make a new export."),
+            429: error("Too many CSV exports or downloads at once; retry after Retry-After seconds."),
+        },
+    )
+    def get(self, request, export_uuid: UUID):
+        export = report_export_get(company=request.company, export_uuid=export_uuid)
+        chunks = report_export_file(export=export)
+        lease = csv_export_lease_acquire(company=request.company)
+        response = StreamingHttpResponse(LeasedStream(lease, chunks), content_type=CSV_CONTENT_TYPE)
+        response["Content-Disposition"] = f'attachment; filename="transactions-{export.uuid}.csv"'
+        return response
