@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django_tasks import task
 
-from reporting.services import report_export_build
+from reporting.exports import report_export_build
 
 
 @task()

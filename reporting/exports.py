@@ -1,0 +1,121 @@
+"""Background CSV exports (N4, as Stripe's report runs): the writes behind POST /reporting/exports, the worker's
+build of the file, its download and its purge. Kept apart from reporting/services.py, which reaches transactions:
+nothing here writes a transaction's status."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.http import QueryDict
+from django.utils import timezone
+
+from reporting.models import ReportExport
+from reporting.records import export_status
+from reporting.selectors import report_csv_chunks, report_csv_query
+from vault.error_codes import ErrorCode
+from vault.errors import ApiError
+
+logger = logging.getLogger("reporting.exports")
+
+FILE_READ_BYTES = 64 * 1024
+
+
+def _exports_dir():
+    directory = settings.VAR_DIR / "exports"
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return directory
+
+
+def _query_dict(pairs: list[list[str]]) -> QueryDict:
+    params = QueryDict(mutable=True)
+    for name, value in pairs:
+        params.appendlist(name, value)
+    return params
+
+
+def report_export_create(*, company: Any, params: QueryDict) -> ReportExport:
+    """Check the parameters as the streamed CSV would (400 on a bad one) and queue the export for a worker."""
+    pairs = [[name, value] for name, values in params.lists() if name != "entityUuid" for value in values]
+    report_csv_query(company=company, params=_query_dict(pairs))
+    with transaction.atomic():
+        export = ReportExport.objects.create(company=company, parameters=pairs, created_at=timezone.now())
+        transaction.on_commit(lambda: _enqueue_build(export.pk), robust=True)
+    return export
+
+
+def _enqueue_build(export_id: int) -> None:
+    from reporting.tasks import report_export_build_task  # tasks imports this module
+
+    report_export_build_task.enqueue(export_id)
+
+
+def report_export_build(*, export_id: int) -> None:
+    """Worker side: write the export's file (0600 under var/exports/), then mark it succeeded with its row count
+    and download deadline, or failed. Claimed by a compare-and-set, so a task run twice builds it once."""
+    now = timezone.now()
+    report_exports_purge(now=now)
+    claimed = ReportExport.objects.filter(pk=export_id, status=ReportExport.Status.QUEUED).update(
+        status=ReportExport.Status.RUNNING, started_at=now
+    )
+    if not claimed:
+        return
+    export = ReportExport.objects.select_related("company").get(pk=export_id)
+    file_name = f"{export.uuid}.csv"
+    path = _exports_dir() / file_name
+    try:
+        query = report_csv_query(company=export.company, params=_query_dict(export.parameters))
+        rows = query.count()
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "wb") as out:
+            for chunk in report_csv_chunks(query):
+                out.write(chunk)
+    except Exception:
+        logger.exception("background export %s failed", export.uuid)
+        path.unlink(missing_ok=True)
+        ReportExport.objects.filter(pk=export.pk).update(
+            status=ReportExport.Status.FAILED, finished_at=timezone.now(), failure_reason="the export could not be made"
+        )
+        return
+    finished = timezone.now()
+    ReportExport.objects.filter(pk=export.pk).update(
+        status=ReportExport.Status.SUCCEEDED,
+        row_count=rows,
+        file_name=file_name,
+        finished_at=finished,
+        expires_at=finished + timedelta(hours=settings.CSV_EXPORT_FILE_HOURS),
+    )
+
+
+def report_exports_purge(*, now: Any) -> int:
+    """Delete the files of exports whose download time has passed; returns how many."""
+    expired = list(ReportExport.objects.filter(expires_at__lte=now).exclude(file_name=""))
+    for export in expired:
+        (_exports_dir() / export.file_name).unlink(missing_ok=True)
+    ReportExport.objects.filter(pk__in=[export.pk for export in expired]).update(file_name="")
+    return len(expired)
+
+
+def report_export_file(*, export: ReportExport) -> Iterator[bytes]:
+    """The export's file in pieces, or 409 export_not_ready / 410 export_expired. Opened here, so a missing file
+    is an error before the 200 goes out."""
+    status = export_status(export)
+    if status == "expired" or (status == ReportExport.Status.SUCCEEDED and not export.file_name):
+        raise ApiError(
+            "the export's download time has passed; make a new export", status=410, code=ErrorCode.EXPORT_EXPIRED
+        )
+    if status != ReportExport.Status.SUCCEEDED:
+        raise ApiError(f"the export is {status}", status=409, code=ErrorCode.EXPORT_NOT_READY)
+    handle = (_exports_dir() / export.file_name).open("rb")
+    return _read_closing(handle)
+
+
+def _read_closing(handle) -> Iterator[bytes]:
+    with handle:
+        while chunk := handle.read(FILE_READ_BYTES):
+            yield chunk
