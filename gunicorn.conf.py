@@ -5,8 +5,9 @@ The access log names no credential and no query string: gunicorn's default forma
 name, which is the API key here (CONTRACT 3), and the raw request line, whose query may hold a full account
 number (`accountnumber:eq`). A line is: client, request id, method, path, status, bytes, milliseconds.
 
-Workers are `gthread` (N4): each request runs on one of a worker's threads, so a client that reads a CSV export
-slowly holds one thread, not a whole worker, and the worker's main loop keeps answering gunicorn's heartbeat.
+Workers are gthread (N4; `ThreadJsonWorker` while GUNICORN_THREADS is over 1): each request runs on one of a
+worker's threads, so a client that reads a CSV export slowly holds one thread, not a whole worker, and the
+worker's main loop keeps answering gunicorn's heartbeat.
 The request slots are workers x threads (default 2 x 4 = 8); CSV_EXPORTS_SERVICE_WIDE (default 4) keeps exports
 below them, so other requests always find a free thread."""
 
@@ -14,7 +15,7 @@ import os
 
 wsgi_app = "vault.wsgi:application"
 # Refusals below in the API's JSON envelope (vault/gunicorn_workers.py), with sync workers or, with threads, gthread.
-threads = int(os.environ.get("GUNICORN_THREADS", "1"))
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))  # N4: gthread by default (module docstring)
 worker_class = "vault.gunicorn_workers." + ("ThreadJsonWorker" if threads > 1 else "SyncJsonWorker")
 # gunicorn's largest request line (8190 bytes; 0 would mean unbounded): a long reporting query fits. Past it 414,
 # a header past 8190 bytes or more than 100 headers 431, in the envelope. README: Limits; the OpenAPI description.
@@ -23,8 +24,6 @@ limit_request_field_size = 8190
 limit_request_fields = 100
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-worker_class = "gthread"
-threads = int(os.environ.get("GUNICORN_THREADS", "4"))
 timeout = 60
 graceful_timeout = 30
 keepalive = 5
