@@ -24,6 +24,7 @@ from accounts.models import ActionGroup, ApiKey, Company, Membership, Role, User
 from accounts.selectors import clear_action_group_cache
 from accounts.services import api_keys_revoke, user_refresh_tokens_revoke
 from events.account_changes import api_key_scope_change, api_key_scope_widens, company_reinstate, company_suspend
+from vault.admin_figures import DollarsFormFieldsMixin, money_column
 from vault.admin_scoping import CompanyScopedAdminMixin, SuperuserOnlyAdminMixin, is_uuid
 from vault.error_codes import ErrorCode
 
@@ -110,19 +111,23 @@ class SuspensionActionForm(ActionForm):
 
 
 @admin.register(Company)
-class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
+class CompanyAdmin(DollarsFormFieldsMixin, CompanyScopedAdminMixin, admin.ModelAdmin):
     company_lookup = "id"
     action_form = SuspensionActionForm
     actions = ("suspend_selected", "reinstate_selected")
+    money_fields = ("hold_over", "decline_over", "daily_volume_limit")
+    hold_over_dollars = money_column("hold_over")
+    decline_over_dollars = money_column("decline_over")
+    daily_volume_limit_dollars = money_column("daily_volume_limit")
 
     list_display = (
         "name",
         "uuid",
         "is_sandbox",
         "staged_rollout",
-        "hold_over",
-        "decline_over",
-        "daily_volume_limit",
+        "hold_over_dollars",
+        "decline_over_dollars",
+        "daily_volume_limit_dollars",
         "account_validation",
         "suspended_at",
         "created_at",
@@ -160,7 +165,15 @@ class CompanyAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         if request.user.has_perm("accounts.manage_risk_controls"):
             return self.readonly_fields
-        return (*self.readonly_fields, *self.risk_control_fields)
+        return self._shown_in_dollars((*self.readonly_fields, *self.risk_control_fields))
+
+    def get_fields(self, request, obj=None):
+        if request.user.has_perm("accounts.manage_risk_controls"):
+            return super().get_fields(request, obj)  # money fields are edited in dollars (DollarsFormFieldsMixin)
+        return self._shown_in_dollars(super().get_fields(request, obj))
+
+    def _shown_in_dollars(self, names) -> tuple:
+        return tuple(f"{name}_dollars" if name in self.money_fields else name for name in names)
 
     def has_suspend_permission(self, request) -> bool:
         return request.user.has_perm("accounts.suspend_company")

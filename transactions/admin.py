@@ -9,8 +9,12 @@ from transactions.lifecycle.admin import TRANSACTION_ACTIONS, TransactionActionF
 from transactions.models import Transaction, TransactionEvent
 from transactions.returnrisk import admin as returnrisk_admin  # noqa: F401  (the return-rate program's pages)
 from transactions.sandbox.admin import simulate_sandbox
+from vault.admin_figures import LegibleFiguresMixin
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, is_uuid
 from vault.crypto import mask
+
+LAST_FOUR = 4
+TRACE_NUMBER_DIGITS = 15
 
 
 class TransactionEventInline(ReadOnlyAdminMixin, admin.TabularInline):
@@ -27,7 +31,11 @@ class TransactionEventInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 @admin.register(Transaction)
 class TransactionAdmin(
-    TransactionActionPermissionsMixin, CompanyScopedAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin
+    LegibleFiguresMixin,
+    TransactionActionPermissionsMixin,
+    CompanyScopedAdminMixin,
+    ReadOnlyAdminMixin,
+    admin.ModelAdmin,
 ):
     """Viewing only; the operator actions of the lifecycle admin do their own writes."""
 
@@ -84,8 +92,10 @@ class TransactionAdmin(
         "voided_at",
         "settlement",
         "batch",
+        "trace_number",
     )
     readonly_fields = fields
+    money_fields = ("amount",)
 
     def get_search_fields(self, request):
         # Exact lookups on id / uuid columns only when the term has that shape: a mistyped term is no
@@ -94,6 +104,10 @@ class TransactionAdmin(
         fields = ["customer__email", "=external_unique_id"]
         if term.isdigit():
             fields.append("=id")
+        if len(term) == LAST_FOUR and term.isdigit():
+            fields.append("=account_last_four")  # "the account ending 6789"
+        if len(term) == TRACE_NUMBER_DIGITS and term.isdigit():
+            fields.append("=trace_number")  # a bank calling about an entry
         if is_uuid(term):
             fields += ["=uuid", "=customer__uuid"]
         return fields

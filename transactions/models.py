@@ -17,6 +17,7 @@ from accounts.models import Company
 from customers.models import Customer
 from payments.models import PaymentMethod
 from vault.fields import EncryptedTextField, ReturnedBooleanField
+from vault.figures import dollars
 
 
 class Method(models.TextChoices):
@@ -341,7 +342,7 @@ class Transaction(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.method} {self.type} {self.amount} ({self.uuid})"
+        return f"{self.method} {self.type} {dollars(self.amount)} ({self.uuid})"
 
     @property
     def is_prenote(self) -> bool:

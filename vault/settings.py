@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "vault",  # the project package: bootstrap_demo (it wires every app) and the API docs' template
     "django_tasks",
     "django_tasks_db",
+    "backoffice",  # last: its admin brands the site and hides the libraries' models registered before it
 ]
 
 MIDDLEWARE = [

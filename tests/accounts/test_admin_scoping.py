@@ -111,7 +111,7 @@ def test_staff_admin_action_does_not_reach_another_companys_transaction(staff_cl
     mine, theirs = rows["mine"]["transaction"], rows["theirs"]["transaction"]
     staff_client.post(
         ADMIN_PAGES["transaction"],
-        {"action": "reject_transactions", "_selected_action": [mine.pk, theirs.pk], "reject_reason": "support"},
+        {"action": "reject_transactions", "_selected_action": [mine.pk, theirs.pk], "post": "yes", "reason": "support"},
     )
     mine.refresh_from_db()
     theirs.refresh_from_db()

@@ -61,7 +61,9 @@ def _staff_client(company, *extra_codenames: str) -> Client:
 
 
 def _post(client: Client, action: str, txn: Transaction):
-    return client.post(CHANGELIST, {"action": action, "_selected_action": [str(txn.pk)]}, follow=True)
+    return client.post(
+        CHANGELIST, {"action": action, "_selected_action": [str(txn.pk)], "post": "yes", "reason": "test"}, follow=True
+    )
 
 
 @pytest.mark.parametrize(("action", "codename", "make"), ACTIONS, ids=[a[0] for a in ACTIONS])

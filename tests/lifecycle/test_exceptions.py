@@ -74,6 +74,8 @@ def _post_action(client, action, txns, **extra):
         {
             "action": action,
             "_selected_action": [str(txn.pk) for txn in txns],
+            "post": "yes",
+            "reason": "operator test",
             **extra,
         },
         follow=True,
@@ -82,7 +84,7 @@ def _post_action(client, action, txns, **extra):
 
 def test_admin_reject_action_with_a_reason(admin_client, company):
     pending, settled = bank_txn(company), bank_txn(company, status="Settled")
-    response = _post_action(admin_client, "reject_transactions", [pending, settled], reject_reason="fraud review")
+    response = _post_action(admin_client, "reject_transactions", [pending, settled], reason="fraud review")
     assert response.status_code == 200
     pending.refresh_from_db()
     settled.refresh_from_db()
@@ -96,7 +98,7 @@ def test_admin_restore_and_acknowledge_actions(admin_client, company):
     txn = bank_txn(company)
     _post_action(admin_client, "reject_transactions", [txn])
     txn.refresh_from_db()
-    assert txn.exception.reject_reason == "Rejected by operator"
+    assert txn.exception.reject_reason == "operator test"
     _post_action(admin_client, "restore_transactions", [txn])
     _post_action(admin_client, "acknowledge_transactions", [txn])
     txn.refresh_from_db()

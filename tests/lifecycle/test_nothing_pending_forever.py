@@ -137,7 +137,9 @@ class World:
 
     def admin_action(self, action: str, txn: Transaction) -> None:
         response = self.admin.post(
-            "/admin/transactions/transaction/", {"action": action, "_selected_action": [str(txn.pk)]}, follow=True
+            "/admin/transactions/transaction/",
+            {"action": action, "_selected_action": [str(txn.pk)], "post": "yes", "reason": "test"},
+            follow=True,
         )
         assert response.status_code == 200
 

@@ -123,7 +123,7 @@ def test_admin_actions_are_recorded_and_the_admin_page_shows_the_trail(client, a
     body = {"method": "ACH", "type": "Debit", "amount": 100, "paymentDetails": bank_details()}
     txn = Transaction.objects.get(uuid=put_charge(api_client, body).json()["data"]["uuid"])
     changelist = "/admin/transactions/transaction/"
-    action = {"action": "reject_transactions", "_selected_action": [txn.pk], "reject_reason": "payer called"}
+    action = {"action": "reject_transactions", "_selected_action": [txn.pk], "post": "yes", "reason": "payer called"}
     assert client.post(changelist, action).status_code == 302
     events = _events(api_client, txn.uuid)
     assert _moves(events)[-1] == ("rejected", "Pending", "Rejected", "admin", f"user:{operator.pk}")

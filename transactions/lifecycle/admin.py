@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import ActionForm
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME, ActionForm
 from django.db.models import QuerySet
+from django.template.response import TemplateResponse
 from django.utils import timezone
 
 from transactions.lifecycle.exceptions import (
-    DEFAULT_REJECT_REASON,
     transaction_acknowledge,
     transaction_reject,
     transaction_restore,
@@ -19,16 +19,47 @@ from transactions.lifecycle.holds import transaction_hold_release
 from transactions.lifecycle.return_admin import ParkedReturnItemInline
 from transactions.models import Batch, IngestionFile, OriginationFile, Settlement, Transaction
 from transactions.state import Actor
+from vault.admin_figures import LegibleFiguresMixin
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, SuperuserOnlyAdminMixin
 from vault.crypto import mask
 from vault.errors import ApiError
+from vault.figures import dollars
+
+CONFIRMATION_TEMPLATE = "admin/transactions/confirm_action.html"
 
 
 class TransactionActionForm(ActionForm):
-    """The action bar of the transaction changelist, with the reason a reject records."""
+    """The action bar of the transaction changelist: the sandbox simulation's code (release, reject and restore
+    ask for their reason on a confirmation page)."""
 
-    reject_reason = forms.CharField(required=False, max_length=255, label="Reject reason")
     sandbox_code = forms.CharField(required=False, max_length=3, label="Sandbox code (R01, C01)")
+
+
+class ReasonForm(forms.Form):
+    """The confirmation page of a money-moving action: the operator says why; the reason goes on the trail."""
+
+    reason = forms.CharField(max_length=255, widget=forms.Textarea(attrs={"rows": 3, "cols": 70}))
+
+
+def _confirmation(modeladmin, request, queryset: QuerySet[Transaction], *, action: str, verb: str):
+    """(reason, None) once the operator confirmed with a reason; (None, page) until then: the page lists the
+    selected transactions with their count and total, and asks for the reason."""
+    form = ReasonForm(request.POST if request.POST.get("post") == "yes" else None)
+    if form.is_bound and form.is_valid():
+        return form.cleaned_data["reason"].strip(), None
+    rows = list(queryset.select_related(None).only("pk", "uuid", "status", "method", "type", "amount"))
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": f"{verb.capitalize()} {len(rows)} transaction(s)?",
+        "opts": modeladmin.model._meta,
+        "action": action,
+        "verb": verb,
+        "rows": [(txn, dollars(txn.amount)) for txn in rows],
+        "total": dollars(sum(txn.amount or 0 for txn in rows)),
+        "form": form,
+        "action_checkbox_name": ACTION_CHECKBOX_NAME,
+    }
+    return None, TemplateResponse(request, CONFIRMATION_TEMPLATE, context)
 
 
 def apply_to_selected(modeladmin, request, queryset, verb: str, service, refusal=None) -> None:
@@ -50,39 +81,55 @@ def apply_to_selected(modeladmin, request, queryset, verb: str, service, refusal
         modeladmin.message_user(request, "Not changed: " + "; ".join(refused), messages.WARNING)
 
 
-@admin.action(description="Release selected holds (HELD -> Pending)", permissions=["release_hold"])
-def release_holds(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
-    apply_to_selected(
-        modeladmin,
-        request,
-        queryset,
-        "released",
-        lambda txn, at: transaction_hold_release(txn=txn, actor=Actor.admin(request.user), at=at),
-        refusal=lambda txn: f"{txn.uuid} is {txn.status}",
-    )
+def _confirmed_action(*, name: str, description: str, permission: str, verb: str, done: str, service, refusal=None):
+    """A money-moving admin action: a confirmation page first (count, total, a reason), then
+    `service(txn=, actor=, at=, reason=)` on each selected transaction."""
+
+    @admin.action(description=description, permissions=[permission])
+    def action(modeladmin, request, queryset: QuerySet[Transaction]):
+        reason, page = _confirmation(modeladmin, request, queryset, action=name, verb=verb)
+        if page is not None:
+            return page
+        actor = Actor.admin(request.user)
+        apply_to_selected(
+            modeladmin,
+            request,
+            queryset,
+            done,
+            lambda txn, at: service(txn=txn, actor=actor, at=at, reason=reason),
+            refusal,
+        )
+        return None
+
+    action.__name__ = name
+    return action
 
 
-@admin.action(description="Reject selected transactions", permissions=["reject_transaction"])
-def reject_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
-    reason = (request.POST.get("reject_reason") or "").strip() or DEFAULT_REJECT_REASON
-    actor = Actor.admin(request.user)
-    apply_to_selected(
-        modeladmin,
-        request,
-        queryset,
-        "rejected",
-        lambda txn, at: transaction_reject(txn=txn, reason=reason, actor=actor, at=at),
-    )
-
-
-@admin.action(
-    description="Restore selected rejected transactions (back to Pending)", permissions=["restore_transaction"]
+release_holds = _confirmed_action(
+    name="release_holds",
+    description="Release selected holds (HELD -> Pending)...",
+    permission="release_hold",
+    verb="release",
+    done="released",
+    service=transaction_hold_release,
+    refusal=lambda txn: f"{txn.uuid} is {txn.status}",
 )
-def restore_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
-    actor = Actor.admin(request.user)
-    apply_to_selected(
-        modeladmin, request, queryset, "restored", lambda txn, at: transaction_restore(txn=txn, actor=actor, at=at)
-    )
+reject_transactions = _confirmed_action(
+    name="reject_transactions",
+    description="Reject selected transactions...",
+    permission="reject_transaction",
+    verb="reject",
+    done="rejected",
+    service=transaction_reject,
+)
+restore_transactions = _confirmed_action(
+    name="restore_transactions",
+    description="Restore selected rejected transactions (back to Pending)...",
+    permission="restore_transaction",
+    verb="restore",
+    done="restored",
+    service=transaction_restore,
+)
 
 
 @admin.action(description="Acknowledge selected exceptions", permissions=["acknowledge_exception"])
@@ -119,14 +166,17 @@ class TransactionActionPermissionsMixin:
     has_simulate_sandbox_permission = _has_transaction_permission("simulate_sandbox")
 
 
-class ReadOnlyAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class ReadOnlyAdmin(LegibleFiguresMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     """Lifecycle records are written by the ops commands only."""
 
+    money_fields = ("debit_total", "credit_total", "net_amount")
 
-class TransactionInline(ReadOnlyAdminMixin, admin.TabularInline):
+
+class TransactionInline(LegibleFiguresMixin, ReadOnlyAdminMixin, admin.TabularInline):
     model = Transaction
     fields = ("id", "uuid", "status", "type", "amount", "trace_number", "masked_account", "effective_date")
     readonly_fields = fields
+    money_fields = ("amount",)
     show_change_link = True
     extra = 0
     can_delete = False
@@ -151,8 +201,9 @@ class LateReturnTransactionInline(TransactionInline):
     verbose_name_plural = "late returns"
 
 
-class BatchInline(ReadOnlyAdminMixin, admin.TabularInline):
+class BatchInline(LegibleFiguresMixin, ReadOnlyAdminMixin, admin.TabularInline):
     model = Batch
+    money_fields = ("debit_total", "credit_total")
     fields = (
         "id",
         "uuid",

@@ -37,13 +37,13 @@ def transaction_reject(*, txn: Transaction, reason: str, actor: Actor, at: datet
 
 
 @transaction.atomic
-def transaction_restore(*, txn: Transaction, actor: Actor, at: datetime) -> Transaction:
+def transaction_restore(*, txn: Transaction, actor: Actor, at: datetime, reason: str = "") -> Transaction:
     locked = _locked(txn)
     move_for(locked, Event.RESTORED, actor)
     record = _exception_for(locked)
     record.restored_at = at
     record.save()
-    transition(locked, Event.RESTORED, actor=actor, at=at)
+    transition(locked, Event.RESTORED, actor=actor, at=at, reason=reason)
     accepted_charge_resume(txn=locked, actor=actor, at=at)
     return locked
 

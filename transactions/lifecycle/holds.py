@@ -29,9 +29,9 @@ class ReleaseResult:
 
 
 @transaction.atomic
-def transaction_hold_release(*, txn: Transaction, actor: Actor, at: datetime) -> bool:
-    """HELD -> Pending, then processed as an unheld charge; the hold gets its released_at. False (nothing
-    changed) for any other status."""
+def transaction_hold_release(*, txn: Transaction, actor: Actor, at: datetime, reason: str = "") -> bool:
+    """HELD -> Pending, then processed as an unheld charge; the hold gets its released_at. The trail records
+    `reason` (an operator's), else the hold's own reason. False (nothing changed) for any other status."""
     locked = transaction_lock(Transaction.objects.filter(pk=txn.pk, status=Status.HELD)).first()
     if locked is None:
         return False
@@ -48,7 +48,7 @@ def transaction_hold_release(*, txn: Transaction, actor: Actor, at: datetime) ->
         )
     hold.released_at = at
     hold.save()
-    transition(locked, Event.RELEASED, actor=actor, at=at, reason=hold.hold_reason)
+    transition(locked, Event.RELEASED, actor=actor, at=at, reason=reason or hold.hold_reason)
     accepted_charge_resume(txn=locked, actor=actor, at=at)
     txn.refresh_from_db(fields=["status"])
     return True

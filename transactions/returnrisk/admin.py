@@ -23,6 +23,7 @@ from transactions.returnrisk import monitoring, rates
 from transactions.returnrisk.account_rules import account_blocks_lift
 from transactions.returnrisk.chart import rate_chart
 from transactions.returnrisk.policy import debit_holds_lift
+from vault.admin_figures import LegibleFiguresMixin
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin
 from vault.errors import ApiError
 
@@ -255,9 +256,20 @@ class DebitHoldAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(RiskAlert)
-class RiskAlertAdmin(CompanyScopedAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("company", "category", "level", "returns", "debits", "rate", "threshold", "as_of", "created_at")
+class RiskAlertAdmin(LegibleFiguresMixin, CompanyScopedAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = (
+        "company",
+        "category",
+        "level",
+        "returns",
+        "debits",
+        "rate",
+        "threshold",
+        "as_of",
+        "created_at",
+    )
     list_filter = ("level", "category")
+    rate_fields = ("rate", "threshold")
     list_select_related = ("company",)
 
 

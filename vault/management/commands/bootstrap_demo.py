@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Company
 from accounts.services import api_key_reissue, company_get_or_create, user_create, user_set_password
+from backoffice.groups import STAFF_GROUPS
+from backoffice.services import staff_access_grant
 from customers.models import Customer
 from customers.services import customer_create
 from payments.services import payment_method_create
@@ -100,6 +103,9 @@ class Command(BaseCommand):
             user = user_create(email=DEMO_EMAIL, password=DEMO_PASSWORD, company=company, role_name="admin")
             # An existing demo user keeps nothing secret: reset to the published password so the printout works.
             user_set_password(user=user, password=DEMO_PASSWORD)
+            if settings.DEBUG:
+                # A published password must never open a production back office: admin access in DEBUG only.
+                staff_access_grant(user=user, groups=list(STAFF_GROUPS))
             issued = api_key_reissue(company=company, name=DEMO_KEY_NAME)
             seed_demo_payments(company)
         emit(

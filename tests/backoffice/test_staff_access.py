@@ -1,0 +1,95 @@
+"""F1: a support agent can use the admin from the repository alone: seeded groups, create_staff_user, the demo
+login (DEBUG only), the product's header, library internals hidden from staff."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.contrib.auth.models import Group
+from django.core.management import CommandError, call_command
+from django.test import Client
+
+from accounts.models import User
+from backoffice.groups import STAFF_GROUPS
+from tests import factories
+from tests.lifecycle.conftest import bank_txn
+from vault.management.commands.bootstrap_demo import DEMO_EMAIL, DEMO_PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+
+def _command(*args: str) -> dict:
+    out = io.StringIO()
+    call_command(*args, stdout=out, stderr=io.StringIO())
+    return json.loads(out.getvalue())
+
+
+def _logged_in(email: str, password: str) -> Client:
+    client = Client()
+    assert client.login(email=email, password=password)
+    return client
+
+
+def test_the_migration_seeds_support_and_risk_with_their_action_permissions():
+    granted = {
+        group.name: set(group.permissions.values_list("codename", flat=True))
+        for group in Group.objects.filter(name__in=STAFF_GROUPS)
+    }
+    assert set(granted) == {"Support", "Risk"}
+    assert {"view_transaction", "view_customer", "view_paymentmethod", "release_hold"} <= granted["Support"]
+    assert "reject_transaction" not in granted["Support"] and "manage_risk_controls" not in granted["Support"]
+    assert {"reject_transaction", "restore_transaction", "manage_risk_controls", "change_debithold"} <= granted["Risk"]
+
+
+def test_create_staff_user_makes_a_login_that_opens_the_admin_for_its_company_only(company, other_company):
+    mine, theirs = bank_txn(company, amount=1_234_567), bank_txn(other_company)
+    printed = _command(
+        "create_staff_user", "--email", "Agent@Example.com", "--group", "Support", "--company", str(company.uuid)
+    )
+    assert printed["groups"] == ["Support"] and printed["companies"] == [str(company.uuid)]
+    client = _logged_in("agent@example.com", printed["password"])
+    index = client.get("/admin/").content.decode()
+    assert "have permission to view or edit anything" not in index
+    assert "Transactions" in index and "Customers" in index
+    listing = client.get("/admin/transactions/transaction/").content.decode()
+    assert str(mine.uuid) in listing and str(theirs.uuid) not in listing
+    assert 'value="release_holds"' in listing and 'value="reject_transactions"' not in listing
+
+
+def test_create_staff_user_refuses_an_unknown_group(company):
+    with pytest.raises(CommandError):
+        call_command(
+            "create_staff_user", "--email", "a@example.com", "--group", "Wizards", "--company", str(company.uuid)
+        )
+    assert not User.objects.filter(email="a@example.com").exists()
+
+
+def test_the_demo_login_opens_the_admin_with_debug(settings):
+    settings.DEBUG = True
+    _command("bootstrap_demo")
+    client = _logged_in(DEMO_EMAIL, DEMO_PASSWORD)
+    page = client.get("/admin/transactions/transaction/")
+    assert page.status_code == 200 and "Demo Merchant" in page.content.decode()
+
+
+def test_the_demo_login_gets_no_admin_without_debug(settings):
+    settings.DEBUG = False
+    _command("bootstrap_demo", "--allow-production")
+    assert not User.objects.get(email=DEMO_EMAIL).is_staff
+
+
+def test_the_header_names_the_product_and_library_tables_are_for_superusers_only(company):
+    printed = _command(
+        "create_staff_user", "--email", "risk@example.com", "--group", "Risk", "--company", str(company.uuid)
+    )
+    staff_index = _logged_in("risk@example.com", printed["password"]).get("/admin/").content.decode()
+    assert "Vault payments back office" in staff_index and "Django administration" not in staff_index
+    superuser = factories.UserFactory(is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(superuser)
+    super_index = client.get("/admin/").content.decode()
+    for library_table in ("Task results", "Blacklisted tokens", "Outstanding tokens"):
+        assert library_table.lower() in super_index.lower()
+        assert library_table.lower() not in staff_index.lower()
