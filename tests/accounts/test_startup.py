@@ -175,3 +175,31 @@ def test_a_secret_set_twice_or_in_a_missing_file_fails_fast_without_echoing_it(t
     assert missing.returncode != 0
     assert "ImproperlyConfigured: JWT_SIGNING_KEY_FILE: cannot read" in missing.stderr
     assert SECRETS["SECRET_KEY"] not in both.stderr + missing.stderr
+
+
+def _our_commands() -> list[str]:
+    base = Path(settings.BASE_DIR)
+    return sorted(
+        path.stem
+        for path in base.glob("*/management/commands/*.py")
+        if not path.stem.startswith("_") and ".venv" not in path.parts
+    )
+
+
+def test_every_command_without_debug_answers_one_line_naming_the_missing_setting(tmp_path):
+    # F10: an operator who forgot the environment gets the setting's name, never a 40-line traceback.
+    commands = ["help", *_our_commands()]
+    assert "originate" in commands and "create_staff_user" in commands
+    for command in commands:
+        result = _manage(tmp_path, [command], {})
+        assert result.returncode == 1, (command, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in result.stderr, (command, result.stderr)
+        assert "SECRET_KEY must be set when DEBUG=0" in lines[0] and "export DEBUG=1" in lines[0]
+        assert result.stdout == ""
+
+
+def test_a_command_names_the_next_missing_setting_once_the_first_is_set(tmp_path):
+    result = _manage(tmp_path, ["originate"], {"SECRET_KEY": SECRETS["SECRET_KEY"]})
+    assert result.returncode == 1 and len(result.stderr.strip().splitlines()) == 1
+    assert "FIELD_ENCRYPTION_KEYS must be set" in result.stderr
