@@ -31,11 +31,23 @@ class PaymentMethodCreatedOutput(serializers.Serializer):
         help_text="The account holder's name as the bank corrected it (notice of change C04); charges of this method "
         "go out in it instead of the customer's name. Null until such a notice arrives.",
     )
+    # Why a charge to this method is refused: a return (R02, R03, ...) blocked it until an admin lifts the block.
+    blocked = serializers.SerializerMethodField(
+        help_text="true when a return blocked this method: every new debit to it is refused (409) until lifted"
+    )
+    blockedAt = serializers.DateTimeField(source="blocked_at", allow_null=True)
+    blockedReason = serializers.CharField(
+        source="blocked_reason", allow_null=True, help_text="the return that blocked it, e.g. `R03 No Account/...`"
+    )
+
+    def get_blocked(self, instance) -> bool:
+        return instance.blocked_at is not None
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
         data["nickname"] = data["nickname"] or None
         data["validationMethod"] = data["validationMethod"] or None
+        data["blockedReason"] = data["blockedReason"] or None
         return data
 
 

@@ -41,8 +41,9 @@ def transactions_webhook(ids: Iterable[int], type: str) -> None:
     rows = (
         Transaction.objects.filter(pk__in=ids)
         .defer("account_number")
-        # No hold: the record reads it only for HELD rows, which no bulk transition produces.
-        .select_related("customer", "payment_method")
+        # No hold: the record reads it only for HELD rows, which no bulk transition produces. The return row is
+        # read for returned ones (import_returns).
+        .select_related("customer", "payment_method", "return_entry")
         .order_by("pk")
     )
     events_record([_draft(txn, type) for txn in rows])

@@ -65,6 +65,7 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         "entryDescription": txn.entry_description,
         "purpose": txn.purpose,
         "failureReason": _text(txn.failure_reason),
+        **return_details(txn),
         "voidedAt": iso_utc(txn.voided_at),
         "reversalUuid": str(txn.reversal_uuid) if txn.reversal_uuid else None,
         "reversedAt": iso_utc(txn.reversed_at),
@@ -79,6 +80,17 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         record["holdCode"] = hold_code or None
         record["holdReason"] = hold_reason or None
     return record
+
+
+def return_details(txn: Transaction) -> dict[str, Any]:
+    """Why a returned transaction came back: the return's code, reason and time; null while it was not returned.
+    `return_code` is the trigger-kept copy, so only a returned transaction reads its return row."""
+    entry = getattr(txn, "return_entry", None) if txn.return_code else None
+    return {
+        "returnCode": entry.return_code if entry else None,
+        "returnReason": entry.return_reason if entry else None,
+        "returnedAt": iso_utc(entry.returned_at) if entry else None,
+    }
 
 
 def transaction_event_record(event: TransactionEvent) -> dict[str, Any]:

@@ -219,7 +219,12 @@ class TransactionRecordOutput(serializers.Serializer):
     sequenceUuid = serializers.UUIDField()
     rtpTransactionId = _nullable_text()
     description = _nullable_text()
-    failureReason = _nullable_text()
+    failureReason = _nullable_text(
+        help_text="Why it was DECLINED (a risk limit, a blocked or unvalidated account, an expired card); else null."
+    )
+    returnCode = _nullable_text(help_text="The ACH return code (R01, R03, ...) once it was returned; else null.")
+    returnReason = _nullable_text(help_text="That code's reason, e.g. `Insufficient Funds`; null until returned.")
+    returnedAt = serializers.DateTimeField(allow_null=True, help_text="When the return was received; else null.")
     voidedAt = serializers.DateTimeField(allow_null=True)
     reversalUuid = serializers.UUIDField(allow_null=True)
     reversedAt = serializers.DateTimeField(allow_null=True)

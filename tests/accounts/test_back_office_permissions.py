@@ -17,9 +17,9 @@ pytestmark = pytest.mark.django_db
 COMPANY_FORM = {
     "name": "Renamed Merchant",
     "staged_rollout": "on",
-    "hold_over": "99999999",
-    "decline_over": "99999999",
-    "daily_volume_limit": "99999999",
+    "hold_over": "999,999.99",  # dollars: 99999999 cents
+    "decline_over": "999,999.99",  # dollars: 99999999 cents
+    "daily_volume_limit": "999,999.99",  # dollars: 99999999 cents
     "cutoff_time": "23:59",
     "ach_company_id": "1EVILCORP1",
     "account_validation": "require",

@@ -29,6 +29,9 @@ def test_create_is_201_without_account_or_routing_number(api_client, customer):
         "validationMethod",
         "validatedAt",
         "correctedName",
+        "blocked",
+        "blockedAt",
+        "blockedReason",
     }
     assert (data["validationStatus"], data["validationMethod"], data["validatedAt"]) == ("unvalidated", None, None)
     assert data["customerUuid"] == str(customer.uuid)

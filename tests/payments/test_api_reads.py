@@ -43,6 +43,9 @@ def test_list_returns_full_numbers(api_client, customer):
             "validationMethod": None,
             "validatedAt": None,
             "correctedName": None,
+            "blocked": False,
+            "blockedAt": None,
+            "blockedReason": None,
         }
     ]
 
