@@ -32,3 +32,32 @@ accesslog = "-"
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 access_log_format = '%(h)s %({x-request-id}o)s "%(m)s %(U)s" %(s)s %(B)s %(M)sms'
+
+# LOG_FORMAT=json: gunicorn's own and access lines as one JSON object per line, like the service's (settings.py).
+if os.environ.get("LOG_FORMAT") == "json":
+    _json = {
+        "()": "pythonjsonlogger.json.JsonFormatter",
+        "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
+        "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+    }
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": _json},
+        "handlers": {
+            "error_console": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"},
+            "console": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"},
+        },
+        "loggers": {
+            "gunicorn.error": {"level": loglevel.upper(), "handlers": ["error_console"], "propagate": False},
+            "gunicorn.access": {"level": "INFO", "handlers": ["console"], "propagate": False},
+        },
+    }
+
+# prometheus_client's multiprocess mode (PROMETHEUS_MULTIPROC_DIR): a dead worker's figures are dropped.
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+
+    def child_exit(server, worker):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

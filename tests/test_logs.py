@@ -22,6 +22,8 @@ from cryptography.fernet import Fernet
 from django.conf import settings
 from django.db import connection
 
+from tests.accounts.test_startup import _manage
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ROOT = Path(settings.BASE_DIR)
@@ -210,3 +212,19 @@ def test_gunicorn_and_the_service_log_no_key_token_password_or_number(tmp_path, 
     access_lines = [line for line in written.splitlines() if '"GET /customers"' in line]
     assert len(access_lines) == 3, written  # the access log was captured, so the search above could find things
     assert re.search(r' [0-9a-f]{32} "GET /customers" 401 ', written), written  # request id, no query string
+
+
+def test_log_format_json_writes_one_json_object_per_line(tmp_path):
+    # F11: with LOG_FORMAT=json a log line, a traceback included, is one JSON object a collector can parse.
+    script = (
+        "import logging\n"
+        "log = logging.getLogger('vault.ops')\n"
+        "log.warning('settled %s', 3)\n"
+        "try:\n    1 / 0\nexcept ZeroDivisionError:\n    log.exception('boom')\n"
+    )
+    result = _manage(tmp_path, ["shell", "-c", script], {"DEBUG": "1", "LOG_FORMAT": "json"})
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stderr.splitlines() if line.strip()]
+    settled, boom = (line for line in lines if line["logger"] == "vault.ops")
+    assert (settled["level"], settled["message"]) == ("WARNING", "settled 3")
+    assert boom["level"] == "ERROR" and "ZeroDivisionError" in boom["exc_info"] and "time" in boom

@@ -32,6 +32,13 @@ def env_str(name: str, default: str | None = None) -> str | None:
     return default if value in (None, "") else value
 
 
+def env_choice(name: str, choices: tuple[str, ...], default: str) -> str:
+    value = env_str(name, default)
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
 def env_bool(name: str, default: bool) -> bool:
     value = env_value(name)
     if value in (None, ""):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from vault.env import env_bool, env_int, env_list, env_rate, env_str, fernet_keys, proxy_ssl_header, secret
+from vault.env import env_bool, env_choice, env_int, env_list, env_rate, env_str, fernet_keys, proxy_ssl_header, secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -44,10 +44,13 @@ INSTALLED_APPS = [
     "vault",  # the project package: bootstrap_demo (it wires every app) and the API docs' template
     "django_tasks",
     "django_tasks_db",
+    "django_prometheus",
+    "monitoring",
     "backoffice",  # last: its admin brands the site and hides the libraries' models registered before it
 ]
 
 MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",  # first and last: request latencies for /metrics
     "vault.middleware.RequestIdMiddleware",
     "vault.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -59,6 +62,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 # Largest request body accepted (413 above it, vault/middleware.py); Django's own limit on request.body matches it.
@@ -171,6 +175,7 @@ X_FRAME_OPTIONS = "DENY"
 SECURE_HSTS_SECONDS = 0 if DEBUG else env_int("SECURE_HSTS_SECONDS", 365 * 24 * 3600)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_REDIRECT_EXEMPT = [r"^health$", r"^metrics$"]  # probes and scrapers on the private network speak plain HTTP
 SECURE_PROXY_SSL_HEADER = proxy_ssl_header("SECURE_PROXY_SSL_HEADER")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
@@ -304,13 +309,32 @@ WEBHOOK_DISABLE_AFTER_DAYS = 5
 WEBHOOK_PREVIOUS_SECRET_HOURS = 24
 EVENT_RETENTION_DAYS = 30
 
+# LOG_FORMAT=json: one JSON object per line (time, level, logger, message, and exc_info for errors).
+LOG_FORMAT = env_choice("LOG_FORMAT", ("plain", "json"), "plain")
+# /health and /metrics: the age past which a due webhook delivery means no worker runs (503); who may scrape.
+HEALTH_QUEUE_MAX_AGE_SECONDS = env_int("HEALTH_QUEUE_MAX_AGE_SECONDS", 600, minimum=1)
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+METRICS_CACHE_SECONDS = env_int("METRICS_CACHE_SECONDS", 15, minimum=0)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     # Each task's start and finish at INFO would be two lines per webhook wake-up: run_worker writes a summary of
-    # its work once a minute instead (events/worker.py); a failed task is still logged, at ERROR.
-    "loggers": {"django.db.backends": {"level": "WARNING"}, "django_tasks": {"level": "WARNING"}},
+    # its work once a minute instead (events/worker.py); a failed task is still logged, at ERROR. "django" loses the
+    # console handler Django adds with DEBUG: its records reach the root handler, in LOG_FORMAT.
+    "loggers": {
+        "django": {"handlers": [], "level": "INFO"},
+        "django.db.backends": {"level": "WARNING"},
+        "django_tasks": {"level": "WARNING"},
+    },
 }

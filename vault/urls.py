@@ -13,6 +13,7 @@ urlpatterns = [
     path("", include("transactions.sandbox.urls")),
     path("", include("reporting.urls")),
     path("", include("events.urls")),
+    path("", include("monitoring.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),

@@ -1,0 +1,68 @@
+"""The checks of GET /health: one function per check, registered in CHECKS. A check returns its figures and
+raises CheckFailed (or anything else) when the service cannot do its work."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from events.models import Delivery
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def check_database() -> dict[str, Any]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        cursor.fetchone()
+    return {}
+
+
+def oldest_due_delivery(now: datetime) -> datetime | None:
+    """When the oldest webhook delivery that is due and not being sent became due (None: nothing waits)."""
+    due = Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt_at__lte=now)
+    return due.order_by("next_attempt_at").values_list("next_attempt_at", flat=True).first()
+
+
+def check_worker_queue() -> dict[str, Any]:
+    """A running worker sends what is due within seconds: a delivery due for longer than
+    HEALTH_QUEUE_MAX_AGE_SECONDS means no worker is draining the queue."""
+    now = timezone.now()
+    oldest = oldest_due_delivery(now)
+    age = 0.0 if oldest is None else (now - oldest).total_seconds()
+    figures = {"oldestDueDeliverySeconds": round(age, 1), "maxAgeSeconds": settings.HEALTH_QUEUE_MAX_AGE_SECONDS}
+    if age > settings.HEALTH_QUEUE_MAX_AGE_SECONDS:
+        raise CheckFailed(f"a webhook delivery has been due for {age:.0f} s: is run_worker running?")
+    return figures
+
+
+CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
+    "database": check_database,
+    "workerQueue": check_worker_queue,
+}
+
+
+def health_report() -> tuple[bool, dict[str, Any]]:
+    """(healthy, body): every check's outcome, its figures and its time; a failed check names its error."""
+    results: dict[str, Any] = {}
+    for name, check in CHECKS.items():
+        started = time.perf_counter()
+        try:
+            result = {"ok": True, **check()}
+        except Exception as exc:
+            result = {
+                "ok": False,
+                "error": str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__,
+            }
+        result["ms"] = round((time.perf_counter() - started) * 1000, 1)
+        results[name] = result
+    healthy = all(result["ok"] for result in results.values())
+    return healthy, {"status": "ok" if healthy else "unavailable", "checks": results}

@@ -1,0 +1,47 @@
+"""GET /health (anyone: load balancers and probes) and GET /metrics (Prometheus: METRICS_TOKEN as a Bearer
+token, or, without a token configured, loopback callers that came through no proxy)."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+
+from django.conf import settings
+from django.http import HttpResponse, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from monitoring.health import health_report
+from monitoring.metrics import metrics_page
+
+
+@never_cache
+@require_GET
+def health(request):
+    healthy, body = health_report()
+    return JsonResponse(body, status=200 if healthy else 503)
+
+
+def _metrics_allowed(request) -> bool:
+    token = settings.METRICS_TOKEN
+    if token:
+        sent = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        return hmac.compare_digest(sent.encode(), token.encode())
+    if "HTTP_X_FORWARDED_FOR" in request.META:
+        return False  # a proxy on this machine would make every caller look local
+    try:
+        return ipaddress.ip_address(request.META.get("REMOTE_ADDR", "")).is_loopback
+    except ValueError:
+        return False
+
+
+@never_cache
+@require_GET
+def metrics(request):
+    if not _metrics_allowed(request):
+        return JsonResponse(
+            {"status": "error", "message": "metrics need METRICS_TOKEN as a Bearer token, or a loopback caller"},
+            status=403,
+        )
+    body, content_type = metrics_page()
+    return HttpResponse(body, content_type=content_type)

@@ -1,0 +1,175 @@
+"""F11: GET /health (unauthenticated JSON; 503 when the database or the worker queue fails) and /metrics
+(Prometheus text, behind a token or loopback only): request latencies, charges by status, delivery backlog and
+the age of the oldest due delivery."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+from django.conf import settings as django_settings
+from django.db import connection
+from django.test import Client
+from django.utils import timezone
+
+from events.models import Delivery
+from events.services import endpoint_create
+from tests.events.conftest import customer_event
+from tests.lifecycle.conftest import bank_txn
+from tests.monitoring.throwaway_postgres import ThrowawayCluster
+
+TOKEN = "m" * 40
+
+
+@pytest.fixture
+def fresh_metrics(settings):
+    settings.METRICS_CACHE_SECONDS = 0
+
+
+def _due_delivery(company, settings, *, waiting: timedelta) -> Delivery:
+    settings.WEBHOOK_ALLOW_PRIVATE_URLS = True
+    endpoint_create(company=company, url="http://127.0.0.1:9/hook", event_types=["*"])
+    customer_event(company)
+    delivery = Delivery.objects.get()
+    Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=timezone.now() - waiting)
+    return delivery
+
+
+@pytest.mark.django_db
+def test_health_is_200_json_without_credentials():
+    response = Client().get("/health")
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["checks"]["database"]["ok"] and body["checks"]["workerQueue"]["ok"]
+
+
+@pytest.mark.django_db
+def test_a_delivery_left_due_past_the_limit_makes_health_503(company, settings):
+    settings.HEALTH_QUEUE_MAX_AGE_SECONDS = 600
+    _due_delivery(company, settings, waiting=timedelta(minutes=20))
+    response = Client().get("/health")
+    assert response.status_code == 503
+    queue = response.json()["checks"]["workerQueue"]
+    assert queue["ok"] is False and "run_worker" in queue["error"]
+
+
+@pytest.mark.django_db
+def test_metrics_answer_loopback_and_refuse_others(settings):
+    settings.METRICS_TOKEN = None
+    assert Client(REMOTE_ADDR="127.0.0.1").get("/metrics").status_code == 200
+    assert Client(REMOTE_ADDR="10.1.2.3").get("/metrics").status_code == 403
+    # A proxy on this machine forwards from 127.0.0.1: a forwarded request is not local.
+    assert Client(REMOTE_ADDR="127.0.0.1").get("/metrics", HTTP_X_FORWARDED_FOR="203.0.113.9").status_code == 403
+
+
+@pytest.mark.django_db
+def test_metrics_with_a_token_need_it_from_everyone(settings):
+    settings.METRICS_TOKEN = TOKEN
+    assert Client(REMOTE_ADDR="127.0.0.1").get("/metrics").status_code == 403
+    assert Client(REMOTE_ADDR="10.1.2.3").get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 403
+    assert Client(REMOTE_ADDR="10.1.2.3").get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}").status_code == 200
+
+
+@pytest.mark.django_db
+def test_metrics_show_latencies_charges_by_status_and_the_delivery_backlog(company, settings, fresh_metrics):
+    bank_txn(company, status="Pending")
+    bank_txn(company, status="Pending")
+    bank_txn(company, status="HELD")
+    _due_delivery(company, settings, waiting=timedelta(seconds=90))
+    client = Client()
+    client.get("/health")
+    text = client.get("/metrics").content.decode()
+    assert 'vault_charges{status="Pending"} 2.0' in text and 'vault_charges{status="HELD"} 1.0' in text
+    assert 'vault_webhook_deliveries_pending{state="due"} 1.0' in text
+    age = next(line for line in text.splitlines() if line.startswith("vault_webhook_oldest_due_delivery_age_seconds"))
+    assert 90 <= float(age.split()[1]) < 200
+    assert 'django_http_requests_latency_seconds_by_view_method_bucket{le="0.01",method="GET",view="health"}' in text
+    assert "vault_metrics_database_up 1.0" in text
+
+
+def _get(port: int, path: str) -> httpx.Response:
+    return httpx.get(f"http://127.0.0.1:{port}{path}", headers={"Host": "localhost"}, timeout=30)
+
+
+def _wait_until_serving(port: int, server: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert server.poll() is None, server.stderr.read().decode()[-3000:]
+        try:
+            _get(port, "/health")
+            return
+        except httpx.TransportError:
+            time.sleep(0.5)
+    raise AssertionError("gunicorn did not answer within 120 s")
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_health_and_metrics_of_a_service_whose_database_stops(tmp_path):
+    cluster = ThrowawayCluster()
+    cluster.start()
+    listener = socket.socket()
+    server = None
+    try:
+        db = connection.settings_dict
+        cluster.load_schema_of(f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}")
+        listener.bind(("127.0.0.1", 0))
+        listener.set_inheritable(True)
+        port = listener.getsockname()[1]
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "DEBUG": "1",
+            "VAR_DIR": str(tmp_path / "var"),
+            "DATABASE_URL": cluster.url,
+            "WEB_CONCURRENCY": "1",
+            "METRICS_CACHE_SECONDS": "0",
+            "LOG_FORMAT": "json",
+        }
+        server = subprocess.Popen(  # noqa: S603 - fixed arguments
+            [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"fd://{listener.fileno()}"],
+            cwd=Path(django_settings.BASE_DIR),
+            env=env,
+            pass_fds=[listener.fileno()],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        _wait_until_serving(port, server)
+        healthy = _get(port, "/health")
+        assert healthy.status_code == 200, healthy.text
+        assert "vault_metrics_database_up 1.0" in _get(port, "/metrics").text
+
+        cluster.stop()
+
+        down = _get(port, "/health")
+        assert down.status_code == 503
+        body = down.json()
+        assert body["status"] == "unavailable" and body["checks"]["database"]["ok"] is False
+        assert body["checks"]["database"]["error"]
+        metrics = _get(port, "/metrics")
+        assert metrics.status_code == 200 and "vault_metrics_database_up 0.0" in metrics.text
+        server.terminate()
+        out, err = server.communicate(timeout=30)
+        # LOG_FORMAT=json: every line gunicorn and the service wrote is one JSON object.
+        text = (out + err).decode()
+        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+        assert any("/health" in line["message"] and line["logger"] == "gunicorn.access" for line in lines)
+        assert any(line["logger"] == "monitoring.metrics" and line["level"] == "WARNING" for line in lines)
+    finally:
+        if server is not None and server.poll() is None:
+            server.terminate()
+            server.wait(timeout=30)
+        listener.close()
+        try:
+            cluster.stop()
+        except RuntimeError:
+            pass  # already stopped
+        cluster.remove()
