@@ -52,7 +52,7 @@ class PaymentMethodCreatedOutput(serializers.Serializer):
 
 
 class PaymentMethodOutput(PaymentMethodCreatedOutput):
-    """The full method, account and routing numbers included (SPEC 2.2: list and single reads only)."""
+    """The full method, account and routing numbers included (list and single reads only)."""
 
     accountNumber = serializers.CharField(source="account_number")
     routingNumber = serializers.CharField(source="routing_number")

@@ -49,9 +49,9 @@ class TransactionReportView(APIView):
             raise ApiError("format must be json or csv", field="format", code=ErrorCode.INVALID) from None
 
     @extend_schema(
-        summary="Transaction reporting list (SPEC 4.9)",
+        summary="Report on transactions: filter, choose columns, sort, page or export CSV",
         description="The company's transactions, except the micro-entries of account validations (their amounts are "
-        "the payer's secret, CONTRACT 12): they are in no page, CSV, filter or count (`totalRows` included).",
+        "the payer's secret): they are in no page, CSV, filter or count (`totalRows` included).",
         parameters=report_parameters(),
         responses={
             (200, "application/json"): Paginated(REPORT_ROW, name="ReportRow"),

@@ -194,7 +194,7 @@ class PaymentDetailsRecordField(serializers.DictField):
 
 
 class TransactionRecordOutput(serializers.Serializer):
-    """The transaction record of CONTRACT 6 (transactions.records builds it; this documents it)."""
+    """A transaction as every route, event and webhook shows it (transactions.records builds it; this documents it)."""
 
     uuid = serializers.UUIDField()
     numericId = serializers.IntegerField()
@@ -296,12 +296,17 @@ class TransactionCreateView(APIView):
                 },
             ),
         ],
-        description="Charge (SPEC 4.7). 201 also for DECLINED and HELD; data is the transaction record. Every ACH "
-        "WEB debit, saved method or one-off paymentDetails, passes the company's accountValidation policy for its "
-        "account (routing + account number): `require` -> DECLINED, failureReason `account not validated`; "
-        "`prenote_first` -> HELD, holdCode VAL (`account validation failed` -> DECLINED). A credit the company's "
-        "credit-monitoring rules trip (account added or changed within N banking days, receiver velocity) -> HELD, "
-        "holdCode NEW, released by an operator.",
+        summary="Charge: debit or credit a bank account, a saved method or a card",
+        description=(
+            "Creates a transaction. 201 also when a risk limit DECLINED or HELD it (`failureReason`, `holdCode`); "
+            "`data` is the transaction record. With `customerUuid` and `paymentMethodUuid` the saved method is "
+            "charged (`paymentDetails` must still be sent for ACH, RCC and RTP; the saved details replace them). Send "
+            "an `Idempotency-Key` to make a retry safe. Every ACH WEB debit, saved method or one-off paymentDetails, "
+            "passes the company's accountValidation policy for its account (routing + account number): `require` -> "
+            "DECLINED, failureReason `account not validated`; `prenote_first` -> HELD, holdCode VAL (`account "
+            "validation failed` -> DECLINED). A credit the company's credit-monitoring rules trip (account added or "
+            "changed within N banking days, receiver velocity) -> HELD, holdCode NEW, released by an operator."
+        ),
     )
     def put(self, request):
         key = idempotency_key(request)

@@ -13,7 +13,7 @@ LIST_META = "ListMeta"
 COMPONENTS: dict[str, dict[str, Any]] = {
     ERROR_ENVELOPE: {
         "type": "object",
-        "description": "Every failure (CONTRACT 4).",
+        "description": "Every failure: one line in `message`, and each problem with its field and machine code.",
         "required": ["status", "data", "message", "errors"],
         "properties": {
             "status": {"type": "string", "enum": ["error"]},
@@ -22,7 +22,7 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                 "description": "null, except where an operation says otherwise (a duplicate method's 409 names "
                 'the existing one: `{"paymentMethodUuid"}`).',
             },
-            "message": {"type": "string", "description": "One line; SPEC's exact text where it gives one."},
+            "message": {"type": "string", "description": "One line a person can read."},
             "errors": {
                 "type": "array",
                 "items": {

@@ -238,6 +238,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Summaries, descriptions, the Idempotency-Key header and the introduction, from one table.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "vault.openapi_operations.document_operations",
+    ],
 }
 
 # API throttling (L6, accounts/throttles.py): requests per API key (or per user with a Bearer token) and per company,
@@ -286,7 +291,8 @@ TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks_db.Databa
 TASK_LEASE_SECONDS = env_int("TASK_LEASE_SECONDS", 300, minimum=1)
 # `run_worker` waits out a database outage, retrying after 0.5 s, 1 s, 2 s, ... up to this many seconds.
 WORKER_BACKOFF_MAX_SECONDS = env_int("WORKER_BACKOFF_MAX_SECONDS", 30, minimum=1)
-WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", False)
+# Development (DEBUG) allows http and local receivers by default; production never unless said.
+WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", DEBUG)
 WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10)
 # A webhook host's name must resolve within this many seconds (endpoint save and every delivery).
 WEBHOOK_DNS_TIMEOUT_SECONDS = env_int("WEBHOOK_DNS_TIMEOUT_SECONDS", 3, minimum=1)

@@ -10,7 +10,8 @@ from accounts.actions import ROUTE_ACTIONS
 from tests import factories
 from tests.accounts.conftest import bearer_client, walk_urlpatterns
 
-UNGUARDED_PREFIXES = ("auth/", "admin/", "api/")
+# auth, the admin and the API documents; /health and /metrics are the operator's (their own access rules).
+UNGUARDED_PREFIXES = ("auth/", "admin/", "api/", "health", "metrics")
 NOT_ROUTED_BY_TABLE = {"HEAD", "OPTIONS"}  # not in the table, so refused like any unlisted method
 
 

@@ -159,8 +159,10 @@ def originated_debits(*, company_id: int) -> QuerySet[Transaction]:
 
 def _debit_returns() -> QuerySet[TransactionReturn]:
     """Returns of debit entries that went out in a file, prenotes left out; never an R61-R77 (older rows may hold
-    one booked as a return before dishonored returns had their own records)."""
+    one booked as a return before dishonored returns had their own records). Seeded sample rows count on neither
+    side: their debits are left out of originated_debits, so their returns are left out here."""
     return TransactionReturn.objects.filter(
+        transaction__seeded__isnull=True,
         transaction__type=TransactionType.DEBIT,
         transaction__method__in=RETURNABLE_METHODS,
         transaction__batch__isnull=False,

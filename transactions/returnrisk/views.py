@@ -43,7 +43,7 @@ class SecCodeRatesSerializer(serializers.Serializer):
 
 
 class ReturnRatesSerializer(serializers.Serializer):
-    """CONTRACT 10 (documentation of the response; the selector builds the body)."""
+    """The company's return rates against the Nacha thresholds (the selector builds the body; this documents it)."""
 
     windowDays = serializers.IntegerField()
     asOf = serializers.DateField()
@@ -112,7 +112,7 @@ FORMAT_PARAM = OpenApiParameter("format", str, enum=["json", "csv"])
 
 class ReturnRatesView(CsvOrJsonView):
     @extend_schema(
-        summary="Return rates (CONTRACT 10)",
+        summary="Return rates of the company (unauthorized, administrative, overall)",
         parameters=[
             OpenApiParameter("asOf", OpenApiTypes.DATE, description="Last day of the rolling 60 days (Eastern)."),
             OpenApiParameter("month", str, description="YYYY-MM: a calendar month instead of the rolling window."),

@@ -3,15 +3,24 @@ rows. Safe to rerun. It lives in the project package because it wires every app,
 
 from __future__ import annotations
 
+import os
 import uuid
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import Company
-from accounts.services import api_key_reissue, company_get_or_create, user_create, user_set_password
+from accounts.models import ApiKey, Company
+from accounts.services import (
+    IssuedApiKey,
+    api_key_reissue,
+    company_get_or_create,
+    hash_api_key,
+    user_create,
+    user_set_password,
+)
 from backoffice.groups import STAFF_GROUPS
 from backoffice.services import staff_access_grant
 from customers.models import Customer
@@ -28,6 +37,7 @@ DEMO_COMPANY_NAME = "Demo Merchant"
 DEMO_EMAIL = "demo@example.com"
 DEMO_PASSWORD = "vault-demo-password"  # noqa: S105 - a published demo credential, printed on purpose
 DEMO_KEY_NAME = "demo"
+DEMO_KEY_FILE = "demo-api-key"  # under VAR_DIR, 0600: the demo key survives `make run` restarts (DEBUG only)
 
 
 DEMO_CUSTOMERS = (
@@ -85,15 +95,38 @@ def seed_demo_payments(company: Company) -> None:
     seed_transactions(company=company, count=DEMO_REPORTING_ROWS + len(DEMO_CHARGES), vacuum=False)
 
 
+def demo_api_key(company: Company, *, rotate: bool) -> IssuedApiKey:
+    """With DEBUG, the key kept in VAR_DIR/demo-api-key while it is still the company's live demo key, so a key
+    saved in a client's .env keeps working; otherwise (or with --rotate-key) a new one, kept there in turn.
+    Without DEBUG no raw key is written anywhere: every run issues a new one."""
+    path = Path(settings.VAR_DIR) / DEMO_KEY_FILE
+    if settings.DEBUG and not rotate and path.exists():
+        raw_key = path.read_text().strip()
+        live = ApiKey.objects.filter(
+            company=company, name=DEMO_KEY_NAME, key_hash=hash_api_key(raw_key), revoked_at__isnull=True
+        ).first()
+        if live is not None:
+            return IssuedApiKey(api_key=live, raw_key=raw_key)
+    issued = api_key_reissue(company=company, name=DEMO_KEY_NAME)
+    if settings.DEBUG:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as kept:
+            kept.write(issued.raw_key)
+    return issued
+
+
 class Command(BaseCommand):
     help = (
-        "Create (or find) the demo company and its admin user, and issue a demo API key. Raw keys are never "
-        "stored, so a rerun revokes the previous demo key and prints a new one; company and user are not "
-        "duplicated. Prints the company uuid, the login (email and password) and the key."
+        "Create (or find) the demo company and its admin user, and the demo API key. With DEBUG the raw demo key "
+        "is kept in VAR_DIR/demo-api-key (0600) and reused by every rerun (--rotate-key issues a new one); without "
+        "DEBUG a rerun revokes the previous demo key and prints a new one. Company and user are not duplicated. "
+        "Prints the company uuid, the login (email and password) and the key."
     )
 
     def add_arguments(self, parser):
         add_allow_production_argument(parser)
+        parser.add_argument("--rotate-key", action="store_true", help="revoke the demo key and issue a new one")
 
     def handle(self, *args, **options):
         require_debug_or_allowed(options, makes="a demo login with a published password and demo charges")
@@ -106,7 +139,7 @@ class Command(BaseCommand):
             if settings.DEBUG:
                 # A published password must never open a production back office: admin access in DEBUG only.
                 staff_access_grant(user=user, groups=list(STAFF_GROUPS))
-            issued = api_key_reissue(company=company, name=DEMO_KEY_NAME)
+            issued = demo_api_key(company, rotate=options["rotate_key"])
             seed_demo_payments(company)
         emit(
             self,
