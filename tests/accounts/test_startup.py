@@ -203,3 +203,13 @@ def test_a_command_names_the_next_missing_setting_once_the_first_is_set(tmp_path
     result = _manage(tmp_path, ["originate"], {"SECRET_KEY": SECRETS["SECRET_KEY"]})
     assert result.returncode == 1 and len(result.stderr.strip().splitlines()) == 1
     assert "FIELD_ENCRYPTION_KEYS must be set" in result.stderr
+
+
+@pytest.mark.parametrize(("debug", "allowed"), [("1", "True"), ("0", "False")])
+def test_local_webhook_urls_are_allowed_by_default_with_debug_only(tmp_path, debug, allowed):
+    # F16: `make run` (DEBUG=1) accepts a webhook to a local receiver without another setting.
+    env = {"DEBUG": debug, **({} if debug == "1" else {**SECRETS, "ALLOWED_HOSTS": "api.example.com"})}
+    script = "from django.conf import settings; print(settings.WEBHOOK_ALLOW_PRIVATE_URLS)"
+    result = _manage(tmp_path, ["shell", "-c", script], env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == allowed

@@ -38,6 +38,7 @@ class ReturnPolicyInline(admin.TabularInline):
     extra = 0
     fields = ("return_code", "block_method", "deactivate_customer", "hold_customer_debits", "notify")
     verbose_name = "return policy row (replaces the default actions of its code)"
+    verbose_name_plural = "return policy (each row replaces the default actions of its code)"
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if db_field.name == "return_code":
