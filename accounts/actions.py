@@ -67,6 +67,7 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("reporting-export-list", "POST"): Action.VIEW_REPORTS,
     ("reporting-export-detail", "GET"): Action.VIEW_REPORTS,
     ("reporting-export-download", "GET"): Action.VIEW_REPORTS,
+    ("reporting-transactions-csv", "GET"): Action.VIEW_REPORTS,
     ("webhook-endpoint-list", "POST"): Action.MANAGE_WEBHOOKS,
     ("webhook-endpoint-list", "GET"): Action.MANAGE_WEBHOOKS,
     ("webhook-endpoint-detail", "GET"): Action.MANAGE_WEBHOOKS,

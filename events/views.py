@@ -22,8 +22,8 @@ from events.types import EventType
 from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from vault.envelope import Enveloped
 from vault.error_codes import ErrorCode
-from vault.openapi import error
-from vault.pagination import MAX_PAGE_SIZE
+from vault.openapi import Paginated, error
+from vault.pagination import MAX_PAGE_SIZE, paginated_body
 from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer
 
 MAX_REPLAY_IDS = 1000
@@ -167,9 +167,12 @@ class EndpointListView(APIView):
             sealed={"secret"},  # shown in this answer and its replays, stored encrypted
         )
 
-    @extend_schema(operation_id="webhook_endpoint_list", responses={200: EndpointOutput(many=True)})
+    @extend_schema(operation_id="webhook_endpoint_list", responses={200: Paginated(EndpointOutput)})
     def get(self, request):
-        return Response([endpoint_record(endpoint) for endpoint in endpoint_list(company=request.company)])
+        # Every endpoint of the company fits one page (a company has a handful); the list has the common shape.
+        rows = [endpoint_record(endpoint) for endpoint in endpoint_list(company=request.company)]
+        size = len(rows)
+        return Response(paginated_body(rows, page=0, page_size=max(size, 1), total_filtered=size, total=size))
 
 
 class EndpointDetailView(APIView):
@@ -269,7 +272,11 @@ class EventListView(APIView):
         )
         company_uuid = request.company.uuid
         rows = [event_body(event, company_uuid=company_uuid) for event in events]
-        return Response(Enveloped(status="success", data=rows, meta={"nextCursor": next_cursor}))
+        # meta.nextCursor is the events list's own key; meta.pagination is the shape every list shares.
+        pagination = {"page": None, "pageSize": data["pageSize"], "nextCursor": next_cursor}
+        return Response(
+            Enveloped(status="success", data=rows, meta={"nextCursor": next_cursor, "pagination": pagination})
+        )
 
 
 class EventDetailView(APIView):

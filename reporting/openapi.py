@@ -129,8 +129,8 @@ def _filters_description() -> str:
 REPORT_ROW = report_row_schema()
 
 
-def report_parameters() -> list[OpenApiParameter]:
-    """The reserved parameters of the registry's table, then the filters as one exploded object."""
+def report_parameters(*, leave_out: tuple[str, ...] = ()) -> list[OpenApiParameter]:
+    """The reserved parameters of the registry's table (but `leave_out`), then the filters as one exploded object."""
     reserved = [
         OpenApiParameter(
             p.name,
@@ -140,6 +140,7 @@ def report_parameters() -> list[OpenApiParameter]:
             description=p.description,
         )
         for p in QUERY_PARAMETERS
+        if p.name not in leave_out
     ]
     filters = OpenApiParameter(
         "filters",

@@ -108,6 +108,33 @@ class TransactionReportView(APIView):
         return Response(body)
 
 
+class TransactionCsvExportView(TransactionReportView):
+    """GET /reporting/transactions/csv: the same report as CSV, whatever the Accept header, as its own operation so
+    that generated clients read it as text (the JSON operation's client parses JSON)."""
+
+    renderer_classes = [CSVRenderer]
+
+    def perform_content_negotiation(self, request, force=False):
+        renderer = CSVRenderer()
+        return renderer, renderer.media_type
+
+    @extend_schema(
+        operation_id="reporting_transactions_csv_get",
+        summary="Export transactions as CSV",
+        description=(
+            "Every row matching the filters, with the same `columns` and `sort` as the JSON report, streamed as "
+            "CSV (no paging: no `page`, `pageSize` or `cursor`). The same as `GET /reporting/transactions?format=csv`."
+        ),
+        parameters=report_parameters(leave_out=("page", "pageSize", "cursor", "count", "format")),
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="A header row, then one row per match."),
+            429: error("Too many CSV exports of this company at once; retry after Retry-After seconds."),
+        },
+    )
+    def get(self, request):
+        return super().get(request)
+
+
 def _exact_count(raw: str | None) -> bool:
     if raw in (None, ""):
         return False

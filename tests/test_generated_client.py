@@ -1,11 +1,12 @@
 """A client generated from /api/schema/ works: openapi-python-client writes a Python package into a temporary
 directory (nothing generated is kept), and that package, against a live server, creates a customer, saves a bank
-account, charges it and reads the charge back from a reporting page."""
+account, charges it and reads the charge back from a reporting page and from the CSV export."""
 
 from __future__ import annotations
 
 import base64
 import importlib
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -116,3 +117,14 @@ def test_generated_client_creates_customer_saves_account_charges_it_and_reads_re
         (charge.uuid, 1234, "****6789")
     ]
     assert page.parsed.meta.pagination.total_filtered_rows == 1
+
+    # F5: the CSV export is its own operation, read as text, with no paging parameter to send.
+    export = client_package("api.reporting.reporting_transactions_csv_get")
+    assert "page_size" not in inspect.signature(export.sync_detailed).parameters
+    csv_text = export.sync(
+        client=vault,
+        columns="amount,name,accountNumber",
+        filters=models.ReportingTransactionsCsvGetFilters.from_dict({"method": "ACH"}),
+    )
+    header, *lines = csv_text.strip().splitlines()
+    assert "amount" in header and len(lines) == 1 and "1234" in lines[0] and "****6789" in lines[0]

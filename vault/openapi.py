@@ -53,7 +53,8 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                     "nextCursor": {
                         "type": "string",
                         "nullable": True,
-                        "description": "Reporting only: the next page's cursor; null on the last page.",
+                        "description": "Where a cursor applies (reporting, events): the next page's cursor, sent back "
+                        "as `cursor`; null on the last page.",
                     },
                 },
             },
