@@ -202,7 +202,7 @@ class TransactionRecordOutput(serializers.Serializer):
     amount = serializers.IntegerField(
         allow_null=True,
         help_text="Cents. null only for the micro-entries of an account validation: their amounts are the payer's "
-        "secret (CONTRACT 12).",
+        "secret.",
     )
     method = serializers.ChoiceField(choices=Method.choices)
     type = serializers.ChoiceField(choices=TransactionType.choices)

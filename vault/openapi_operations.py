@@ -104,6 +104,10 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     ),
     "transaction_events_get": ("A transaction's trail", "Every status change, oldest first, with who made it and why."),
     "transaction_retry_post": ("Retry a returned debit", "Re-presents a debit returned R01 or R09 (at most twice)."),
+    "transaction_refund_post": (
+        "Refund a transaction",
+        "A new credit (PPD or CCD by holder, description REFUND) of at most the original amount less earlier refunds.",
+    ),
     "transaction_reverse_post": ("Reverse a settled debit", "A Nacha reversal: an offsetting credit; 201 with it."),
     "transaction_void_post": ("Void a pending transaction", "Only a Pending transaction can be voided (not yet sent)."),
     "webhook_endpoint_list": ("List webhook endpoints", "The company's endpoints (secrets are never shown again)."),
