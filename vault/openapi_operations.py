@@ -94,6 +94,8 @@ OPERATIONS: dict[str, tuple[str, str]] = {
         "Filters (`field:condition=value`), `columns`, `sort`, `page`/`pageSize` or `cursor`, `format=csv`.",
     ),
     "reporting_transactions_csv_get": ("Export transactions as CSV", "Every matching row as CSV, no paging."),
+    "reporting_export_get": ("Get a background export", "Its state; when done, where to download the file."),
+    "reporting_export_download": ("Download a background export", "The CSV file of a finished export."),
     "risk_report_get": ("Return-risk evidence report", "Policy, thresholds, rates, alerts, actions and holds."),
     "risk_return_rates_get": ("Return rates", "Unauthorized, administrative and overall return rates, by SEC code."),
     "transaction_create_put": ("Charge", "Creates a transaction; see the operation's own description."),
