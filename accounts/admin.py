@@ -144,6 +144,7 @@ class CompanyAdmin(DollarsFormFieldsMixin, CompanyScopedAdminMixin, admin.ModelA
         "daily_volume_limit",
         "account_validation",
         "cutoff_time",
+        "same_day_windows",
         "ach_company_id",
         "suspended_at",
         "suspension_reason",
@@ -159,6 +160,7 @@ class CompanyAdmin(DollarsFormFieldsMixin, CompanyScopedAdminMixin, admin.ModelA
         "daily_volume_limit",
         "account_validation",
         "cutoff_time",
+        "same_day_windows",
         "ach_company_id",
     )
 

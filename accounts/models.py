@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import time
 from uuid import uuid4
 
 from django.contrib.auth.models import AbstractBaseUser, BaseUserManager, PermissionsMixin
@@ -18,6 +19,24 @@ def validate_actions(value: object) -> None:
     unknown = sorted(set(value) - set(ALL_ACTIONS))
     if unknown:
         raise ValidationError(f"unknown actions: {', '.join(unknown)}")
+
+
+DEFAULT_SAME_DAY_WINDOWS = "10:30,14:45,16:45"  # the FedACH Same Day windows, Eastern
+
+
+def same_day_window_times(value: str) -> tuple[time, ...]:
+    """`HH:MM,HH:MM,...` (Eastern), ascending; ValueError otherwise."""
+    times = tuple(time.fromisoformat(part.strip()) for part in value.split(","))
+    if any(len(part.strip()) != 5 for part in value.split(",")) or list(times) != sorted(set(times)):
+        raise ValueError("same-day windows must be ascending HH:MM times, comma-separated")
+    return times
+
+
+def validate_same_day_windows(value: str) -> None:
+    try:
+        same_day_window_times(value)
+    except ValueError as exc:
+        raise ValidationError(f"{exc}: for example {DEFAULT_SAME_DAY_WINDOWS}") from exc
 
 
 def new_ach_company_id() -> str:
@@ -52,6 +71,13 @@ class Company(models.Model):
         null=True, blank=True, help_text="Cents per day; a charge that would pass it is HELD. Empty: no limit."
     )
     cutoff_time = models.TimeField(default="16:00", help_text="ACH cut-off (Eastern time) for same-day processing.")
+    same_day_windows = models.CharField(
+        max_length=60,
+        default=DEFAULT_SAME_DAY_WINDOWS,
+        validators=[validate_same_day_windows],
+        help_text="Same Day ACH windows (Eastern, HH:MM, comma-separated, ascending): an entry that asked for same "
+        "day and is batched after the last one goes out next day.",
+    )
     ach_company_id = models.CharField(
         max_length=10, default=new_ach_company_id, help_text="NACHA Company Identification."
     )
@@ -130,6 +156,10 @@ class Company(models.Model):
     @property
     def is_suspended(self) -> bool:
         return self.suspended_at is not None
+
+    @property
+    def last_same_day_window(self) -> time:
+        return same_day_window_times(self.same_day_windows)[-1]
 
 
 class UserManager(BaseUserManager):

@@ -509,7 +509,7 @@ def _transaction_row(
     category = choice(CATEGORIES) if rand() < 0.3 else ""
     return (
         pk, uuid.uuid4(), uuid.uuid4(), f"H{pk}" if rand() < 0.1 else "", method, kind, amount, status,
-        paid_by.default_sec_code or paid_by.file_sec_code, effective, rand() < 0.05, created,
+        paid_by.file_sec_code, effective, rand() < 0.05, created,
         f"ext-{pk}" if rand() < 0.3 else "", rand() < 0.005,
         f"RTP{pk:012d}" if paid_by.settles_at_birth else "", f"idem-{pk}" if rand() < 0.4 else "",
         choice(("", "", "Monthly subscription", "Invoice payment", "Order")),

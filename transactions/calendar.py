@@ -13,7 +13,6 @@ from zoneinfo import ZoneInfo
 import holidays
 
 EASTERN = ZoneInfo("America/New_York")
-SAME_DAY_CUTOFF = time(14, 45)  # last same-day ACH window (Eastern), before the merchant cut-off applies
 
 
 @lru_cache(maxsize=64)
@@ -64,12 +63,6 @@ def next_processing_day(now: datetime, cutoff: time) -> date:
     if is_business_day(today) and local.time() < cutoff:
         return today
     return next_business_day(today, include_today=False)
-
-
-def is_same_day_eligible(now: datetime, effective_date: date) -> bool:
-    """Same-day ACH: the effective date is today (Eastern), a business day, before the last same-day window."""
-    local = eastern_now(now)
-    return effective_date == local.date() and is_business_day(effective_date) and local.time() < SAME_DAY_CUTOFF
 
 
 def settlement_time(day: date) -> datetime:

@@ -18,6 +18,7 @@ from transactions.methods import PaymentMethodKind
 from transactions.rules import (
     DEFAULT_ENTRY_DESCRIPTION,
     RESERVED_DESCRIPTIONS,
+    SAME_DAY_MAX_AMOUNT,
     STANDARD_DESCRIPTIONS,
 )
 from transactions.selectors import saved_method_for_charge
@@ -122,9 +123,13 @@ def bank_fields(*, name: str, account_type: str, account_number: str, routing_nu
     }
 
 
-def effective_date_resolve(*, requested: date | None, now: datetime, cutoff: time, kind: PaymentMethodKind) -> date:
-    """The processing day of a charge: omitted -> the next processing window; a weekend or holiday moves to
-    the next Fed business day; a day whose window has passed moves to the next one; a past date is 400."""
+def effective_date_resolve(
+    *, requested: date | None, now: datetime, cutoff: time, kind: PaymentMethodKind, same_day: bool = False
+) -> date:
+    """The day a charge settles if it goes out in the next processing window (CONTRACT 6, 12): that window's day
+    for a Same Day entry or a card, the next banking day after it for any other NACHA entry. A requested day
+    that is a weekend or holiday moves to the next Fed business day, one before the earliest moves to it; a
+    past date is 400."""
     today = calendar.eastern_now(now).date()
     if requested is not None and requested < today:
         raise ApiError("effectiveDate must not be in the past", field="effectiveDate", code=ErrorCode.PAST_DATE)
@@ -133,9 +138,24 @@ def effective_date_resolve(*, requested: date | None, now: datetime, cutoff: tim
             raise ApiError("RTP settles immediately: effectiveDate must be today or omitted", field="effectiveDate")
         return today
     earliest = calendar.next_processing_day(now, cutoff)
+    if kind.in_nacha_file and not same_day:
+        earliest = calendar.next_business_day(earliest, include_today=False)
     if requested is None:
         return earliest
     return max(calendar.next_business_day(requested), earliest)
+
+
+def same_day_check(*, kind: PaymentMethodKind, amount: int, same_day: bool) -> None:
+    """CONTRACT 12: Same Day ACH is asked for, by an entry that goes in a NACHA file, of at most $1,000,000."""
+    if not same_day:
+        return
+    if not kind.same_day_ach:
+        refused = "isSameDay applies to ACH and RCC entries only"
+    elif amount > SAME_DAY_MAX_AMOUNT:
+        refused = f"Same Day ACH takes entries up to {SAME_DAY_MAX_AMOUNT} cents ($1,000,000); send this one next day"
+    else:
+        return
+    raise ApiError(refused, field="isSameDay", code=ErrorCode.SAME_DAY_NOT_ALLOWED)
 
 
 def company_cutoff(company: Company) -> time:
@@ -145,10 +165,17 @@ def company_cutoff(company: Company) -> time:
 
 
 def entry_description_resolve(
-    *, method: PaymentMethodKind, sec_code: str, type: str, purpose: str | None, requested: str | None
+    *,
+    method: PaymentMethodKind,
+    sec_code: str,
+    type: str,
+    purpose: str | None,
+    requested: str | None,
+    written_by_service: bool = False,
 ) -> str | None:
     """CONTRACT 11: the Company Entry Description a charge's batch carries: the standard one its purpose, SEC
-    code and direction require (PURCHASE, PAYROLL), else the merchant's, else PAYMENT; None for RTP and cards."""
+    code and direction require (PURCHASE, PAYROLL), else the merchant's, else PAYMENT; None for RTP and cards. A
+    reserved description (CONTRACT 12) only when the service writes it (`written_by_service`: a retry)."""
     if not method.in_nacha_file:
         if requested:
             raise ApiError("entryDescription applies to ACH and RCC entries only", field="entryDescription")
@@ -170,9 +197,9 @@ def entry_description_resolve(
                 field="entryDescription",
                 code=ErrorCode.ENTRY_DESCRIPTION_MISMATCH,
             )
-    if requested in RESERVED_DESCRIPTIONS:
+    if requested in RESERVED_DESCRIPTIONS and not written_by_service:
         raise ApiError(
-            f"entryDescription {requested} is reserved for account validation",
+            f"entryDescription {requested} is reserved: the service writes it on {RESERVED_DESCRIPTIONS[requested]}",
             field="entryDescription",
             code=ErrorCode.ENTRY_DESCRIPTION_RESERVED,
         )

@@ -8,6 +8,7 @@ from transactions.models import TransactionType
 
 MAX_AMOUNT_CENTS = 9_999_999_999  # NACHA's entry amount field is 10 digits of cents
 DUPLICATE_WINDOW_HOURS = 24
+SAME_DAY_MAX_AMOUNT = 100_000_000  # Nacha: an entry above $1,000,000 is not eligible for Same Day ACH
 
 
 def signed_amount(txn_type: str, amount: int) -> int:
@@ -35,5 +36,11 @@ STANDARD_DESCRIPTIONS: dict[str, StandardDescription] = {
     "PURCHASE": StandardDescription("goods", "WEB", "Debit"),  # consumer online purchases of goods
     "PAYROLL": StandardDescription("payroll", "PPD", "Credit"),  # wages, salaries and similar compensation
 }
-# Micro-entries of an account validation carry it; a charge may not.
-RESERVED_DESCRIPTIONS = frozenset({"ACCTVERIFY"})
+# Descriptions the rules give a meaning (CONTRACT 12): the service writes them on the entries named, and no ordinary
+# charge may carry one.
+RESERVED_DESCRIPTIONS: dict[str, str] = {
+    "ACCTVERIFY": "the micro-entries of an account validation",
+    "REVERSAL": "reversals (POST /transactions/{uuid}/reverse)",
+    "RETRY PYMT": "re-presented returned debits (POST /transactions/{uuid}/retry)",
+    "RETURN FEE": "return fee entries",
+}

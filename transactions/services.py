@@ -12,17 +12,18 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Company
-from transactions import calendar
 from transactions.charge_rules import (
     company_cutoff,
     effective_date_resolve,
     entry_description_resolve,
     payer_fields,
     payer_resolve,
+    same_day_check,
 )
 from transactions.credit_monitoring import ReceiverAccount
 from transactions.idempotency import ChargeResult, idempotent
 from transactions.methods import PaymentMethodKind, method_kind
+from transactions.methods.sec_codes import account_holder
 from transactions.models import (
     Status,
     Transaction,
@@ -92,6 +93,7 @@ class ChargeRequest:
     retry_of: Transaction | None = None  # a re-presentment of a returned debit points at the first presentment
     entry_description: str | None = None
     purpose: str | None = None  # CONTRACT 11
+    is_same_day: bool = False  # CONTRACT 12: Same Day ACH only when asked for
 
 
 def transaction_charge(charge: ChargeRequest) -> ChargeResult:
@@ -116,22 +118,32 @@ def _charged(charge: ChargeRequest) -> tuple[Transaction, dict[str, Any]]:
 def _charge(charge: ChargeRequest) -> Transaction:
     """SPEC 4.7 in order (transactions.charge_rules): who pays, on which day, then risk decides how it is born."""
     kind = method_kind(charge.method)
-    entry_description = entry_description_resolve(
-        method=kind,
-        sec_code=charge.standard_entry_class_code or kind.file_sec_code,
-        type=charge.type,
-        purpose=charge.purpose,
-        requested=charge.entry_description,
-    )
+    same_day_check(kind=kind, amount=charge.amount, same_day=charge.is_same_day)
     customer, saved = payer_resolve(
         company=charge.company, customer_uuid=charge.customer_uuid, payment_method_uuid=charge.payment_method_uuid
     )
     _debited_account_check(charge, kind, saved)
+    sec_code = kind.sec_code_resolve(
+        charge.standard_entry_class_code, type=charge.type, holder=account_holder(customer)
+    )
+    entry_description = entry_description_resolve(
+        method=kind,
+        sec_code=sec_code,
+        type=charge.type,
+        purpose=charge.purpose,
+        requested=charge.entry_description,
+        written_by_service=charge.retry_of is not None,
+    )
     payer = payer_fields(method=kind, details=charge.payment_details, customer=customer, saved=saved)
     day = effective_date_resolve(
-        requested=charge.effective_date, now=charge.now, cutoff=company_cutoff(charge.company), kind=kind
+        requested=charge.effective_date,
+        now=charge.now,
+        cutoff=company_cutoff(charge.company),
+        kind=kind,
+        same_day=charge.is_same_day,
     )
-    txn = _unsaved_transaction(charge, kind=kind, customer=customer, saved=saved, payer=payer, day=day)
+    txn = _unsaved_transaction(charge, customer=customer, saved=saved, payer=payer, day=day)
+    txn.standard_entry_class_code = sec_code
     txn.entry_description, txn.purpose = entry_description, charge.purpose
     outcome = risk_assess(  # rule 9, and the return-rate program's debit holds
         company=charge.company,
@@ -184,9 +196,7 @@ def _debited_account_check(charge: ChargeRequest, kind: PaymentMethodKind, saved
         )
 
 
-def _unsaved_transaction(
-    charge: ChargeRequest, *, kind: PaymentMethodKind, customer, saved, payer: dict[str, Any], day: date
-) -> Transaction:
+def _unsaved_transaction(charge: ChargeRequest, *, customer, saved, payer: dict[str, Any], day: date) -> Transaction:
     is_duplicate = duplicate_of(
         company=charge.company,
         amount=charge.amount,
@@ -203,9 +213,8 @@ def _unsaved_transaction(
         method=charge.method,
         type=charge.type,
         amount=charge.amount,
-        standard_entry_class_code=charge.standard_entry_class_code or kind.default_sec_code,
         effective_date=day,
-        is_same_day=kind.same_day_ach and calendar.is_same_day_eligible(charge.now, day),
+        is_same_day=charge.is_same_day,  # the request until originate batches it (CONTRACT 12)
         created_at=charge.now,
         external_unique_id=charge.external_unique_id,
         idempotency_key=charge.idempotency_key,

@@ -38,6 +38,7 @@ from transactions.services import ChargeRequest, transaction_charge, transaction
 from transactions.state import Actor
 from vault.openapi import error
 from vault.serializers import (
+    StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
     StrictDateField,
@@ -118,7 +119,23 @@ class ChargeInputSerializer(StrictSerializer):
     method = StrictChoiceField(choices=Method.choices)
     type = StrictChoiceField(choices=TransactionType.choices)
     amount = StrictIntegerField(min_value=1, max_value=MAX_AMOUNT_CENTS)
-    standardEntryClassCode = StrictCharField(max_length=4, required=False, allow_blank=True)
+    standardEntryClassCode = StrictCharField(
+        max_length=4,
+        required=False,
+        allow_blank=True,
+        help_text="ACH: PPD (consumer, debit or credit), CCD (organization, debit or credit), WEB or TEL (consumer, "
+        "debit only); the holder is the customer's accountHolderType, a charge with no customer follows the "
+        "direction rule only. Default: WEB for a consumer's debit, PPD for a consumer's credit, CCD for an "
+        "organization. RCC is sent as an ACH TEL entry (TEL rules: consumer debit only) and takes TEL or "
+        "nothing; RTP and CRD take none. A code that does not fit: 400 sec_code_not_allowed.",
+    )
+    isSameDay = StrictBooleanField(
+        required=False,
+        allow_null=True,
+        help_text="Ask for Same Day ACH (ACH and RCC only; default false). Above 100000000 cents ($1,000,000): "
+        "400 same_day_not_allowed. Without it the entry settles the next banking day after the file's processing "
+        "day. A same-day request cut after the company's last same-day window goes out next day.",
+    )
     effectiveDate = StrictDateField(required=False, allow_null=True)
     customerUuid = StrictUUIDField(required=False, allow_null=True)
     paymentMethodUuid = StrictUUIDField(required=False, allow_null=True)
@@ -131,7 +148,12 @@ class ChargeInputSerializer(StrictSerializer):
     externalUniqueId = StrictCharField(max_length=255, required=False, allow_blank=True)
     description = StrictCharField(max_length=255, required=False, allow_blank=True)
     # CONTRACT 11: the Company Entry Description of the entry's batch, and what the charge pays for.
-    entryDescription = StrictCharField(max_length=ENTRY_DESCRIPTION_MAX, required=False)
+    entryDescription = StrictCharField(
+        max_length=ENTRY_DESCRIPTION_MAX,
+        required=False,
+        help_text="Company Entry Description (ACH, RCC). ACCTVERIFY, REVERSAL, RETRY PYMT and RETURN FEE are "
+        "reserved: the service writes them itself (400 entry_description_reserved).",
+    )
     purpose = StrictChoiceField(choices=Purpose.choices, required=False)
 
     def validate_entryDescription(self, value: str) -> str:
@@ -209,10 +231,15 @@ class TransactionRecordOutput(serializers.Serializer):
     effectiveDate = serializers.DateField()
     customerUuid = serializers.UUIDField(allow_null=True)
     paymentMethodUuid = serializers.UUIDField(allow_null=True)
-    standardEntryClassCode = _nullable_text()
+    standardEntryClassCode = _nullable_text(
+        help_text="The SEC code the entry travels under: TEL for RCC (sent as an ACH TEL entry); null for RTP, CRD."
+    )
     paymentDetails = PaymentDetailsRecordField()
     createdAt = serializers.DateTimeField()
-    isSameDay = serializers.BooleanField()
+    isSameDay = serializers.BooleanField(
+        help_text="Before the entry is batched, what the request asked; once batched, what the file says "
+        "(its batch's effective date is the processing day)."
+    )
     isDuplicate = serializers.BooleanField()
     externalUniqueId = _nullable_text()
     idempotencyKey = _nullable_text()
@@ -305,7 +332,9 @@ class TransactionCreateView(APIView):
             "passes the company's accountValidation policy for its account (routing + account number): `require` -> "
             "DECLINED, failureReason `account not validated`; `prenote_first` -> HELD, holdCode VAL (`account "
             "validation failed` -> DECLINED). A credit the company's credit-monitoring rules trip (account added or "
-            "changed within N banking days, receiver velocity) -> HELD, holdCode NEW, released by an operator."
+            "changed within N banking days, receiver velocity) -> HELD, holdCode NEW, released by an operator. ACH rules "
+            "(CONTRACT 12, docs/ach-rules.md): 400 sec_code_not_allowed (standardEntryClassCode against direction "
+            "and holder), same_day_not_allowed (isSameDay), entry_description_reserved (entryDescription)."
         ),
     )
     def put(self, request):
@@ -331,6 +360,7 @@ class TransactionCreateView(APIView):
                 description=data.get("description") or "",
                 entry_description=data.get("entryDescription"),
                 purpose=data.get("purpose"),
+                is_same_day=bool(data.get("isSameDay")),
                 idempotency_key=key,
                 request_hash=request_fingerprint(request.data) if key else "",
             )

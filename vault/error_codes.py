@@ -66,6 +66,9 @@ class ErrorCode(StrEnum):
     VALIDATION_EXPIRED = "validation_expired"
     AMOUNTS_MISMATCH = "amounts_mismatch"
     VALIDATION_ATTEMPTS_EXHAUSTED = "validation_attempts_exhausted"  # CONTRACT 12: micro-deposits twice per 30 days
+    # ACH rules (CONTRACT 12)
+    SEC_CODE_NOT_ALLOWED = "sec_code_not_allowed"
+    SAME_DAY_NOT_ALLOWED = "same_day_not_allowed"
     # Re-presenting a returned debit (Nacha 2.12.4)
     NOT_RETRYABLE = "not_retryable"
     NOT_RETURNED = "not_returned"

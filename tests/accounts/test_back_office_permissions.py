@@ -21,6 +21,7 @@ COMPANY_FORM = {
     "decline_over": "999,999.99",  # dollars: 99999999 cents
     "daily_volume_limit": "999,999.99",  # dollars: 99999999 cents
     "cutoff_time": "23:59",
+    "same_day_windows": "09:00,12:00",
     "ach_company_id": "1EVILCORP1",
     "account_validation": "require",
     "return_rate_warning_percent": "100",

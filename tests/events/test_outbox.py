@@ -147,6 +147,7 @@ def test_the_whole_life_of_a_charge_reaches_the_receiver_signed(api_client, comp
         "type": "Debit",
         "amount": 1500,
         "effectiveDate": MONDAY.isoformat(),
+        "isSameDay": True,  # settles the evening of the Monday it goes out
         # SPEC 4.7 rule 2: structurally valid details even on a saved method; the stored ones replace them.
         "paymentDetails": {
             "name": "Ada L",
@@ -204,7 +205,7 @@ def test_a_late_return_a_hold_release_and_a_reversal_emit_their_events(company, 
     from transactions.lifecycle.holds import holds_release
     from transactions.lifecycle.reversal import transaction_reverse
 
-    late = factories.TransactionFactory(company=company, effective_date=MONDAY)
+    late = factories.TransactionFactory(company=company, effective_date=MONDAY, is_same_day=True)
     run("originate", "--at", MONDAY_MORNING)
     run("settle", "--at", MONDAY_SETTLED)
     late.refresh_from_db()

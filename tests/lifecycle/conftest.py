@@ -46,14 +46,19 @@ def method(customer):
     )
 
 
-def bank_txn(company, *, effective_date=MONDAY, **overrides):
-    return factories.TransactionFactory(company=company, effective_date=effective_date, **overrides)
+# The entries these helpers make asked for Same Day ACH (CONTRACT 12), so that a file cut on MONDAY_MORNING settles
+# at MONDAY_SETTLED; tests of next-day entries say is_same_day=False.
+def bank_txn(company, *, effective_date=MONDAY, is_same_day=True, **overrides):
+    return factories.TransactionFactory(
+        company=company, effective_date=effective_date, is_same_day=is_same_day, **overrides
+    )
 
 
-def saved_method_txn(method, *, effective_date=MONDAY, **overrides):
+def saved_method_txn(method, *, effective_date=MONDAY, is_same_day=True, **overrides):
     """A transaction charged from a saved method, its payment details copied as a charge copies them."""
     return factories.TransactionFactory(
         company=method.company,
+        is_same_day=is_same_day,
         customer=method.customer,
         payment_method=method,
         effective_date=effective_date,

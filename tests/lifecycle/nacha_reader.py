@@ -19,6 +19,7 @@ class ReadEntry:
     name: str
     trace: str
     addenda: list[str] = field(default_factory=list)
+    payment_type: str = ""  # positions 77-78: Payment Type Code (WEB, TEL) or discretionary data
 
 
 @dataclass
@@ -97,6 +98,7 @@ def read(text: str) -> ReadFile:
                     individual_id=line[39:54].rstrip(),
                     name=line[54:76].rstrip(),
                     trace=line[79:94],
+                    payment_type=line[76:78].rstrip(),
                 )
             )
             _check(line[78] in "01", "addenda indicator")

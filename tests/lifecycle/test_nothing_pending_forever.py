@@ -100,6 +100,8 @@ class World:
     def charge(self, method: str, amount: int = 1500) -> Transaction:
         details = CARD_DETAILS if method == Method.CRD else BANK_DETAILS
         body = {"method": method, "type": "Debit", "amount": amount, "paymentDetails": details}
+        if method in (Method.ACH, Method.RCC):
+            body["isSameDay"] = True  # settled by SETTLE_AT, the evening of the day ORIGINATE_AT sends it
         response = self.api.put("/transactions", body, format="json")
         assert response.status_code == 201, response.content
         return Transaction.objects.get(uuid=response.json()["data"]["uuid"])

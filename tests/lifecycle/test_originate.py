@@ -74,16 +74,20 @@ def test_originate_writes_a_valid_nacha_file_with_debits_and_credits(company, ot
 
 def test_only_due_pending_ach_and_rcc_are_originated(company):
     due_earlier = bank_txn(company, effective_date=datetime(2026, 12, 3).date())
-    future = bank_txn(company, effective_date=datetime(2026, 12, 8).date())
+    tomorrow = bank_txn(company, effective_date=datetime(2026, 12, 8).date())  # goes out today, next day
+    future = bank_txn(company, effective_date=datetime(2026, 12, 9).date())
     held = bank_txn(company, status="HELD")
     rtp = bank_txn(company, method="RTP", standard_entry_class_code="")
     card = bank_txn(company, method="CRD", standard_entry_class_code="")
 
     summary = run("originate", "--at", MONDAY_MORNING)
 
-    assert summary["transactions"] == 1
+    assert summary["transactions"] == 2
     due_earlier.refresh_from_db()
     assert due_earlier.status == "Processing" and due_earlier.batch.effective_date == MONDAY
+    tomorrow.refresh_from_db()
+    assert tomorrow.batch.effective_date == tomorrow.effective_date == datetime(2026, 12, 8).date()
+    assert not tomorrow.is_same_day  # it asked for same day, but not for today
     for txn in (future, held, rtp, card):
         txn.refresh_from_db()
         assert txn.batch_id is None and txn.trace_number == ""

@@ -171,7 +171,7 @@ def test_require_charges_a_validated_method(api_client, company, customer, saved
     [
         {"type": "Credit"},
         {"standardEntryClassCode": "PPD"},
-        {"standardEntryClassCode": "CCD"},
+        {"standardEntryClassCode": "TEL"},
         {"method": "RTP"},
     ],
 )

@@ -80,12 +80,12 @@ def test_get_returns_the_same_record_as_create(api_client, customer, saved_metho
 
 def test_details_charge_without_customer(api_client):
     response = put_charge(
-        api_client, {"method": "RCC", "type": "Credit", "amount": 99, "paymentDetails": bank_details()}
+        api_client, {"method": "RCC", "type": "Debit", "amount": 99, "paymentDetails": bank_details()}
     )
     assert response.status_code == 201, response.content
     data = response.json()["data"]
     assert data["customerUuid"] is None and data["paymentMethodUuid"] is None
-    assert data["standardEntryClassCode"] is None
+    assert data["standardEntryClassCode"] == "TEL"  # an RCC is sent as an ACH TEL entry (CONTRACT 12)
     assert data["paymentDetails"]["accountNumber"] == "****4321"
     assert data["paymentDetails"]["name"] == "Grace Hopper"
 
@@ -146,11 +146,13 @@ def test_rtp_settles_at_creation(api_client, customer, saved_method, company):
     [
         ("ACH", None, 201, "WEB"),
         ("ACH", "PPD", 201, "PPD"),
-        ("ACH", "CCD", 201, "CCD"),
+        ("ACH", "CCD", 400, None),  # the customer is a consumer: CCD is for organizations (CONTRACT 12)
         ("ACH", "TEL", 201, "TEL"),
         ("ACH", "XYZ", 400, None),
         ("ACH", "WEBXX", 400, None),
         ("RCC", "WEB", 400, None),
+        ("RCC", None, 201, "TEL"),
+        ("RCC", "TEL", 201, "TEL"),
         ("RTP", "PPD", 400, None),
     ],
 )

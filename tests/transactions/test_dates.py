@@ -25,12 +25,13 @@ WEDNESDAY_BEFORE_THANKSGIVING_EVENING = datetime(2026, 11, 25, 22, 0, tzinfo=UTC
 @pytest.mark.parametrize(
     ("now", "requested", "expected"),
     [
-        (FRIDAY_MORNING, None, date(2026, 11, 20)),
-        (FRIDAY_EVENING, None, date(2026, 11, 23)),
-        (SATURDAY, None, date(2026, 11, 23)),
-        (WEDNESDAY_BEFORE_THANKSGIVING_EVENING, None, date(2026, 11, 27)),  # Thursday 26th is a Fed holiday
-        (FRIDAY_MORNING, date(2026, 11, 20), date(2026, 11, 20)),
-        (FRIDAY_EVENING, date(2026, 11, 20), date(2026, 11, 23)),  # today's window has closed
+        # A next-day entry settles the banking day after its processing window (CONTRACT 6, 12).
+        (FRIDAY_MORNING, None, date(2026, 11, 23)),
+        (FRIDAY_EVENING, None, date(2026, 11, 24)),
+        (SATURDAY, None, date(2026, 11, 24)),
+        (WEDNESDAY_BEFORE_THANKSGIVING_EVENING, None, date(2026, 11, 30)),  # Thursday 26th is a Fed holiday
+        (FRIDAY_MORNING, date(2026, 11, 20), date(2026, 11, 23)),  # today only by Same Day ACH
+        (FRIDAY_EVENING, date(2026, 11, 20), date(2026, 11, 24)),  # today's window has closed
         (FRIDAY_MORNING, date(2026, 11, 28), date(2026, 11, 30)),  # Saturday -> Monday
         (FRIDAY_MORNING, date(2026, 12, 25), date(2026, 12, 28)),  # Christmas (Friday) -> Monday
         (FRIDAY_MORNING, date(2027, 7, 5), date(2027, 7, 6)),  # 4 July on Sunday closes Monday
@@ -39,6 +40,21 @@ WEDNESDAY_BEFORE_THANKSGIVING_EVENING = datetime(2026, 11, 25, 22, 0, tzinfo=UTC
 )
 def test_effective_date_for_ach(now, requested, expected):
     assert effective_date_resolve(requested=requested, now=now, cutoff=CUTOFF, kind=method_kind("ACH")) == expected
+
+
+@pytest.mark.parametrize(
+    ("now", "requested", "expected"),
+    [
+        (FRIDAY_MORNING, None, date(2026, 11, 20)),  # the window's own day
+        (FRIDAY_EVENING, None, date(2026, 11, 23)),
+        (WEDNESDAY_BEFORE_THANKSGIVING_EVENING, None, date(2026, 11, 27)),
+        (FRIDAY_MORNING, date(2026, 11, 20), date(2026, 11, 20)),
+        (FRIDAY_MORNING, date(2026, 11, 28), date(2026, 11, 30)),
+    ],
+)
+def test_effective_date_for_a_same_day_entry(now, requested, expected):
+    kind = method_kind("ACH")
+    assert effective_date_resolve(requested=requested, now=now, cutoff=CUTOFF, kind=kind, same_day=True) == expected
 
 
 def test_past_effective_date_is_rejected():
@@ -51,10 +67,10 @@ def test_company_cut_off_decides_the_window():
     ten_to_ten_eastern = datetime(2026, 11, 20, 14, 50, tzinfo=UTC)
     kind = method_kind("ACH")
     assert effective_date_resolve(requested=None, now=ten_to_ten_eastern, cutoff=time(10, 0), kind=kind) == date(
-        2026, 11, 20
+        2026, 11, 23
     )
     assert effective_date_resolve(requested=None, now=ten_to_ten_eastern, cutoff=time(9, 0), kind=kind) == date(
-        2026, 11, 23
+        2026, 11, 24
     )
 
 
@@ -68,15 +84,15 @@ def test_rtp_is_today_even_on_a_weekend():
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    ("now", "method", "same_day"),
+    ("method", "same_day", "effective"),
     [
-        (FRIDAY_MORNING, "ACH", True),
-        (datetime(2026, 11, 20, 20, 0, tzinfo=UTC), "ACH", False),  # 15:00 Eastern: before cut-off, after same-day
-        (FRIDAY_EVENING, "ACH", False),
-        (FRIDAY_MORNING, "RCC", False),
+        ("ACH", True, "2026-11-20"),
+        ("ACH", False, "2026-11-23"),
+        ("RCC", True, "2026-11-20"),
+        ("RCC", False, "2026-11-23"),
     ],
 )
-def test_same_day_flag(company, now, method, same_day):
+def test_same_day_flag_is_the_request_until_batched(company, method, same_day, effective):
     result = transaction_charge(
         ChargeRequest(
             company=company,
@@ -84,11 +100,12 @@ def test_same_day_flag(company, now, method, same_day):
             type="Debit",
             amount=100,
             payment_details=_details(),
-            now=now,
+            now=FRIDAY_MORNING,
             actor=Actor.command("test"),
+            is_same_day=same_day,
         )
     )
-    assert result.record["isSameDay"] is same_day
+    assert (result.record["isSameDay"], result.record["effectiveDate"]) == (same_day, effective)
     assert Transaction.objects.get().is_same_day is same_day
 
 

@@ -47,7 +47,7 @@ def test_description_stored_and_answered(api_client, overrides, expected):
         ),
         ({"purpose": "services", "entryDescription": "PURCHASE"}, "PURCHASE is only for"),
         ({"type": "Credit", "standardEntryClassCode": "PPD", "entryDescription": "PAYROLL"}, "PAYROLL is only for"),
-        ({"entryDescription": "ACCTVERIFY"}, "reserved for account validation"),
+        ({"entryDescription": "ACCTVERIFY"}, "reserved: the service writes it on the micro-entries"),
     ],
 )
 def test_mismatched_description_is_400_naming_the_field(api_client, overrides, message):

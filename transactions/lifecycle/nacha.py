@@ -208,6 +208,7 @@ class Entry:
     individual_name: str
     trace_number: str
     addenda: tuple[str, ...] = ()  # rendered addenda records (returns and NOCs)
+    discretionary_data: str = ""  # positions 77-78: the Payment Type Code of a WEB or TEL entry
 
     @property
     def is_debit(self) -> bool:
@@ -250,6 +251,7 @@ def _entry_record(entry: Entry) -> str:
             "amount": entry.amount,
             "individual_id": entry.individual_id,
             "individual_name": entry.individual_name,
+            "discretionary_data": entry.discretionary_data,
             "addenda_indicator": "1" if entry.addenda else "0",
             "trace_number": entry.trace_number,
         },

@@ -27,8 +27,9 @@ from transactions import calendar
 from transactions.lifecycle import nacha
 from transactions.lifecycle.recheck import entries_recheck
 from transactions.methods import ORIGINATED_METHODS, method_kind
+from transactions.methods.sec_codes import payment_type_code
 from transactions.models import NOT_SEEDED, Batch, OriginationFile, Status, Transaction, TransactionType
-from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
+from transactions.rules import DEFAULT_ENTRY_DESCRIPTION, SAME_DAY_MAX_AMOUNT
 from transactions.state import Actor, Event, transaction_lock, transition_rows
 from vault.commands import Progress, no_progress
 
@@ -58,8 +59,24 @@ class OriginationResult:
 
 
 def processing_day(at: datetime) -> date:
-    """The ACH day a file cut at `at` is for: today before the last same-day window, else the next business day."""
-    return calendar.next_processing_day(at, calendar.SAME_DAY_CUTOFF)
+    """The ACH day a file cut at `at` is for: today when it is a business day, else the next one."""
+    return calendar.next_business_day(calendar.eastern_now(at).date())
+
+
+def batch_effective_date(txn: Transaction, *, day: date, at: datetime, last_window: time) -> date:
+    """CONTRACT 12: the processing day itself for an entry that asked for Same Day ACH, is due today, is eligible
+    and is cut before its company's last same-day window; otherwise the next banking day after the processing day,
+    or the requested effective date if later (a same-day request cut too late goes out next day)."""
+    same_day = (
+        txn.is_same_day
+        and txn.effective_date <= day
+        and txn.amount <= SAME_DAY_MAX_AMOUNT
+        and calendar.eastern_now(at).date() == day
+        and calendar.eastern_now(at).time() < last_window
+    )
+    if same_day:
+        return day
+    return max(calendar.next_business_day(day, include_today=False), txn.effective_date)
 
 
 def window_start(day: date) -> datetime:
@@ -110,13 +127,15 @@ def _file_create(*, window_at: datetime, at: datetime, is_sandbox: bool) -> Orig
 
 
 def _due_transactions(day: date, scope: Q):
+    """Pending entries that settle by the next banking day after `day`: a next-day entry goes out the processing
+    day before it settles."""
     return (
         Transaction.objects.filter(
             scope,
             NOT_SEEDED,
             status=Status.PENDING,
             method__in=ORIGINATED_METHODS,
-            effective_date__lte=day,
+            effective_date__lte=calendar.next_business_day(day, include_today=False),
             batch__isnull=True,
             # A suspended company's entries stay Pending until it is reinstated (L7).
             company__suspended_at__isnull=True,
@@ -126,6 +145,17 @@ def _due_transactions(day: date, scope: Q):
         .select_related("company")
         .order_by("company_id", "id")
     )
+
+
+def _batch_groups(due: list[Transaction], *, day: date, at: datetime) -> dict[tuple, list[Transaction]]:
+    """(company, SEC code, description, effective date) -> its entries: a batch header carries one Company Entry
+    Description and one effective date, so same-day and next-day entries never share a batch."""
+    groups: dict[tuple[int, str, str, date], list[Transaction]] = {}
+    last_windows = {txn.company_id: txn.company.last_same_day_window for txn in due}
+    for txn in due:
+        effective = batch_effective_date(txn, day=day, at=at, last_window=last_windows[txn.company_id])
+        groups.setdefault((txn.company_id, sec_code_for(txn), description_for(txn), effective), []).append(txn)
+    return groups
 
 
 @transaction.atomic
@@ -142,14 +172,11 @@ def _batch_due(
     window_at = window_start(day)
     sequence = _next_trace_sequence(odfi, window_at)
     origination_file = _file_create(window_at=window_at, at=at, is_sandbox=is_sandbox)
-    groups: dict[tuple[int, str, str], list[Transaction]] = {}
-    for txn in due:
-        # A batch header carries one Company Entry Description: batches split by it.
-        groups.setdefault((txn.company_id, sec_code_for(txn), description_for(txn)), []).append(txn)
-
-    settles_at = calendar.settlement_time(day)
+    groups = _batch_groups(due, day=day, at=at)
     debit_total = credit_total = 0
-    for batch_number, ((company_id, sec_code, description), members) in enumerate(sorted(groups.items()), start=1):
+    for batch_number, (key, members) in enumerate(sorted(groups.items()), start=1):
+        company_id, sec_code, description, effective = key
+        settles_at = calendar.settlement_time(effective)
         debits = sum(txn.amount for txn in members if txn.type == TransactionType.DEBIT)
         credits = sum(txn.amount for txn in members if txn.type == TransactionType.CREDIT)
         batch = Batch.objects.create(
@@ -157,7 +184,7 @@ def _batch_due(
             origination_file=origination_file,
             standard_entry_class_code=sec_code,
             entry_description=description,
-            effective_date=day,
+            effective_date=effective,
             batched_at=at,
             batch_number=batch_number,
             entry_count=len(members),
@@ -171,6 +198,8 @@ def _batch_due(
             txn.trace_number = odfi + str(sequence).rjust(TRACE_SEQUENCE_DIGITS, "0")
             txn.trace_date = day
             txn.expected_to_settle_at = settles_at
+            # From now on the record says what the file says (CONTRACT 12).
+            txn.effective_date, txn.is_same_day = effective, effective == day
             sequence += 1
         debit_total += debits
         credit_total += credits
@@ -179,7 +208,7 @@ def _batch_due(
         Event.ORIGINATED,
         actor=actor,
         at=at,
-        fields=("batch", "trace_number", "trace_date", "expected_to_settle_at"),
+        fields=("batch", "trace_number", "trace_date", "expected_to_settle_at", "effective_date", "is_same_day"),
         progress=progress,
         desc="originate",
     )
@@ -191,7 +220,7 @@ def _batch_due(
     return origination_file, len(groups), len(due)
 
 
-def _entry(txn: Transaction) -> nacha.Entry:
+def _entry(txn: Transaction, sec_code: str) -> nacha.Entry:
     codes = nacha.PRENOTE_TRANSACTION_CODES if txn.is_prenote else nacha.TRANSACTION_CODES
     return nacha.Entry(
         transaction_code=codes[(txn.type, txn.account_type)],
@@ -201,6 +230,7 @@ def _entry(txn: Transaction) -> nacha.Entry:
         individual_id=str(txn.pk),
         individual_name=txn.name,
         trace_number=txn.trace_number,
+        discretionary_data=payment_type_code(sec_code),
     )
 
 
@@ -216,7 +246,7 @@ def file_spec(origination_file: OriginationFile) -> nacha.FileSpec:
                 entry_description=batch.entry_description,
                 effective_date=batch.effective_date,
                 batch_number=batch.batch_number,
-                entries=[_entry(txn) for txn in members],
+                entries=[_entry(txn, batch.standard_entry_class_code) for txn in members],
             )
         )
     return nacha.FileSpec(

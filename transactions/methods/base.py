@@ -27,12 +27,16 @@ class PaymentMethodKind:
     captured_by_settle: ClassVar[bool] = False  # authorised when accepted, captured by the next `settle`
     same_day_ach: ClassVar[bool] = False  # eligible for Same Day ACH
     sec_codes: ClassVar[tuple[str, ...]] = ()  # the SEC codes a request may name; empty: it takes none
-    default_sec_code: ClassVar[str] = ""  # what the record shows when the request names none (CONTRACT 6)
     file_sec_code: ClassVar[str] = ""  # the SEC code its entry travels under when the record names none
 
     @property
     def settles_outside_file(self) -> bool:
         return not self.in_nacha_file
+
+    def sec_code_resolve(self, requested: str, *, type: str, holder: str | None) -> str:
+        """The SEC code the record shows and the entry travels under (CONTRACT 12); "" for a method that is not
+        an ACH entry (the request could name none)."""
+        return ""
 
     def accept(self, txn: Transaction, now: datetime) -> Outcome | None:
         """A Pending charge that passed risk (at creation, or released or restored later). Sets the fields that
