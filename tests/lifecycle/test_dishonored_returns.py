@@ -18,6 +18,9 @@ from transactions.models import DishonoredReturn, ParkedReturnItem, Settlement, 
 pytestmark = pytest.mark.django_db
 
 
+FRIDAY_BEFORE = "2026-12-04T15:00:00Z"
+
+
 def _eastern(day, hour: int = 10) -> str:
     return datetime.combine(day, time(hour), tzinfo=calendar.EASTERN).astimezone(UTC).isoformat()
 
@@ -30,9 +33,10 @@ def _import(tmp_path, entries, at: str, name: str = "returns.ach") -> dict:
 
 @pytest.fixture
 def settled(company):
-    """A $2M debit and a small one, originated Monday and settled."""
+    """A $2M debit and a small one, settled Monday: sent the Friday before as next-day entries (above $1M an entry
+    cannot go same day, CONTRACT 12)."""
     txns = [bank_txn(company, amount=200_000_000), bank_txn(company, amount=5700)]
-    run("originate", "--at", MONDAY_MORNING)
+    run("originate", "--at", FRIDAY_BEFORE)
     run("settle", "--at", MONDAY_SETTLED)
     for txn in txns:
         txn.refresh_from_db()

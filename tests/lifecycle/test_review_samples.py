@@ -15,7 +15,7 @@ import pytest
 from django.core.management.base import CommandError
 
 from tests import factories
-from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run
+from tests.lifecycle.conftest import MONDAY_SETTLED, bank_txn, run
 from transactions.lifecycle.returns import return_file_for
 from transactions.models import DishonoredReturn, ParkedReturnItem, Settlement, Transaction, TransactionReturn
 
@@ -67,7 +67,8 @@ def _adapted(name: str, company, tmp_path, *, methods=None) -> tuple[Path, list[
     addenda = _addenda_entries(lines)
     methods = methods or {}
     txns = [_entry_like(company, entry, method=methods.get(n)) for n, (_, entry) in enumerate(addenda)]
-    run("originate", "--at", MONDAY_MORNING)
+    # The Friday before: every entry settles Monday as a next-day entry, also those above Same Day's $1M cap.
+    run("originate", "--at", "2026-12-04T15:00:00Z")
     for (index, _), txn in zip(addenda, txns, strict=True):
         txn.refresh_from_db()
         lines[index] = lines[index][:6] + txn.trace_number + lines[index][21:]
