@@ -17,7 +17,8 @@ from transactions.models import Transaction, TransactionEvent
 
 pytestmark = pytest.mark.django_db
 
-TUESDAY = date(2026, 12, 8)
+# Entries that go out in Tuesday's file settle Wednesday (next day, CONTRACT 12): Monday's file leaves them.
+SENT_TUESDAY = date(2026, 12, 9)
 RETURN_TIME = "2026-12-08T14:00:00Z"
 TUESDAY_MORNING = "2026-12-08T15:00:00Z"
 
@@ -56,8 +57,8 @@ def _trail(txn) -> list[tuple[str, str, str, str]]:
 def test_a_pending_debit_to_an_account_blocked_since_is_declined_not_sent(method, company, tmp_path):
     """f5:3: a future-dated debit accepted before the R03 that blocked its account."""
     sent = saved_method_txn(method, amount=1000)
-    later = saved_method_txn(method, amount=8200, effective_date=TUESDAY)
-    other = bank_txn(company, amount=3300, account_number="000555666777", effective_date=TUESDAY)
+    later = saved_method_txn(method, amount=8200, effective_date=SENT_TUESDAY)
+    other = bank_txn(company, amount=3300, account_number="000555666777", effective_date=SENT_TUESDAY)
     _monday(sent)
     assert _rdfi_sends(tmp_path, [(sent, "R03", {})])["returns"] == 1
 
@@ -76,7 +77,7 @@ def test_a_pending_debit_to_an_account_blocked_since_is_declined_not_sent(method
 
 def test_a_pending_one_off_debit_to_a_blocked_account_is_declined(company, tmp_path):
     sent = bank_txn(company, amount=1000, account_number="000444333222")
-    later = bank_txn(company, amount=2000, account_number="000444333222", effective_date=TUESDAY)
+    later = bank_txn(company, amount=2000, account_number="000444333222", effective_date=SENT_TUESDAY)
     _monday(sent)
     _rdfi_sends(tmp_path, [(sent, "R02", {})])
 
@@ -88,7 +89,7 @@ def test_a_pending_one_off_debit_to_a_blocked_account_is_declined(company, tmp_p
 
 def test_a_pending_debit_of_a_method_its_policy_blocked_is_declined(method, tmp_path):
     sent = saved_method_txn(method, amount=1000)
-    later = saved_method_txn(method, amount=2000, effective_date=TUESDAY)
+    later = saved_method_txn(method, amount=2000, effective_date=SENT_TUESDAY)
     _monday(sent)
     _rdfi_sends(tmp_path, [(sent, "R51", {})])  # blocks the method by the default policy, not the account
 
@@ -102,7 +103,7 @@ def test_a_pending_credit_goes_to_the_account_a_notice_of_change_corrected(metho
     """f5:6: a future-dated credit accepted before the C01 that corrected its saved method."""
     sent = saved_method_txn(method, amount=1000)
     credit = saved_method_txn(
-        method, amount=5555, type="Credit", standard_entry_class_code="PPD", effective_date=TUESDAY
+        method, amount=5555, type="Credit", standard_entry_class_code="PPD", effective_date=SENT_TUESDAY
     )
     _monday(sent)
     assert _rdfi_sends(tmp_path, [(sent, "C01", {"accountNumber": "3141592653"})])["notices"] == 1
@@ -121,7 +122,7 @@ def test_a_pending_credit_goes_to_the_account_a_notice_of_change_corrected(metho
 
 def test_a_pending_one_off_entry_goes_to_the_account_a_notice_on_an_earlier_entry_corrected(company, tmp_path):
     sent = bank_txn(company, amount=1000, account_number="000777888999")
-    later = bank_txn(company, amount=4400, account_number="000777888999", effective_date=TUESDAY)
+    later = bank_txn(company, amount=4400, account_number="000777888999", effective_date=SENT_TUESDAY)
     _monday(sent)
     changed = {"routingNumber": "011000015", "accountNumber": "5550001111", "accountType": "Savings"}
     assert _rdfi_sends(tmp_path, [(sent, "C07", changed)])["notices"] == 1
@@ -138,7 +139,7 @@ def test_an_entry_already_going_to_the_corrected_account_is_left_alone(method, t
     _monday(sent)
     _rdfi_sends(tmp_path, [(sent, "C01", {"accountNumber": "3141592653"})])
     method.refresh_from_db()
-    fresh = saved_method_txn(method, amount=2000, effective_date=TUESDAY)  # charged after the notice
+    fresh = saved_method_txn(method, amount=2000, effective_date=SENT_TUESDAY)  # charged after the notice
 
     (entry,) = _tuesday_entries()
 
