@@ -123,17 +123,7 @@ def _charge(charge: ChargeRequest) -> Transaction:
         company=charge.company, customer_uuid=charge.customer_uuid, payment_method_uuid=charge.payment_method_uuid
     )
     _debited_account_check(charge, kind, saved)
-    sec_code = kind.sec_code_resolve(
-        charge.standard_entry_class_code, type=charge.type, holder=account_holder(customer)
-    )
-    entry_description = entry_description_resolve(
-        method=kind,
-        sec_code=sec_code,
-        type=charge.type,
-        purpose=charge.purpose,
-        requested=charge.entry_description,
-        written_by_service=charge.retry_of is not None,
-    )
+    sec_code, entry_description = _sec_code_and_description(charge, kind, customer)
     payer = payer_fields(method=kind, details=charge.payment_details, customer=customer, saved=saved)
     day = effective_date_resolve(
         requested=charge.effective_date,
@@ -178,6 +168,22 @@ def _charge(charge: ChargeRequest) -> Transaction:
                 company=charge.company, hold_code=outcome.code, hold_reason=outcome.reason, held_at=charge.now
             )
     return transaction_create(txn, status=born, actor=charge.actor, hold=hold)
+
+
+def _sec_code_and_description(charge: ChargeRequest, kind: PaymentMethodKind, customer) -> tuple[str, str | None]:
+    """CONTRACT 12 (SEC code by direction and holder) and 11 (Company Entry Description, reserved ones refused)."""
+    sec_code = kind.sec_code_resolve(
+        charge.standard_entry_class_code, type=charge.type, holder=account_holder(customer)
+    )
+    entry_description = entry_description_resolve(
+        method=kind,
+        sec_code=sec_code,
+        type=charge.type,
+        purpose=charge.purpose,
+        requested=charge.entry_description,
+        written_by_service=charge.retry_of is not None,
+    )
+    return sec_code, entry_description
 
 
 def _debited_account_check(charge: ChargeRequest, kind: PaymentMethodKind, saved) -> None:
