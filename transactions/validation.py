@@ -135,8 +135,9 @@ def _validation_create(
     kind: str,
     actor: Actor,
     now: datetime,
-) -> AccountValidation:
-    """The validation and its entries, for the next `originate`. The method's row, when there is one, is locked
+) -> tuple[AccountValidation, list[int]]:
+    """The validation and its entries, for the next `originate`, with the micro-deposit amounts (none for a
+    prenote): they leave this function only for a sandbox company. The method's row, when there is one, is locked
     by the caller."""
     if method is not None and method.blocked_at is not None:
         raise PaymentMethodBlocked(f"payment method is blocked: {method.blocked_reason or 'blocked'}", status=409)
@@ -160,6 +161,7 @@ def _validation_create(
         raise Conflict(
             "a validation of this payment method is already pending", code=ErrorCode.VALIDATION_PENDING
         ) from None
+    credits: list[int] = []
     if kind == Kind.PRENOTE:
         entries = [_entry(validation, customer, account, micro=False, type=TransactionType.DEBIT, amount=0)]
     else:
@@ -177,7 +179,7 @@ def _validation_create(
         transaction_create(entry, status=Status.PENDING, actor=actor)
     if method is not None:
         _method_state_save(method, payment_method_validation_pending, kind=kind)
-    return validation
+    return validation, credits
 
 
 def _microdeposit_starts_check(*, method: PaymentMethod, now: datetime) -> None:
@@ -217,19 +219,27 @@ def _method_lock(*, company: Company, customer: Customer, payment_method: Paymen
     return method
 
 
+@dataclass(frozen=True)
+class ValidationStarted:
+    method: PaymentMethod
+    # The micro-deposit amounts, for a sandbox company only (CONTRACT 13): a test integration confirms them. A live
+    # company never sees them (CONTRACT 12): the payer reads them on the bank statement.
+    test_amounts: list[int] | None
+
+
 @transaction.atomic
 def account_validation_start(
     *, company: Company, customer: Customer, payment_method: PaymentMethod, kind: str, actor: Actor, now: datetime
-) -> PaymentMethod:
+) -> ValidationStarted:
     """POST .../validate: a prenote or micro-deposits go out in the next file; the method is `pending`."""
     if customer.status != Customer.Status.ACTIVE:
         raise CustomerInactive("customer is inactive")
     method = _method_lock(company=company, customer=customer, payment_method=payment_method)
     account = Account.of_method(method, customer)
-    _validation_create(
+    _validation, amounts = _validation_create(
         company=company, customer=customer, method=method, account=account, kind=kind, actor=actor, now=now
     )
-    return method
+    return ValidationStarted(method, sorted(amounts) if company.is_sandbox and amounts else None)
 
 
 @dataclass(frozen=True)

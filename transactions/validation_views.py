@@ -16,7 +16,12 @@ from payments.serializers import PaymentMethodOutput
 from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from transactions.models import AccountValidation
 from transactions.state import Actor
-from transactions.validation import MICRODEPOSIT_MAX_CENTS, account_validation_start, microdeposits_confirm
+from transactions.validation import (
+    MICRODEPOSIT_MAX_CENTS,
+    ValidationStarted,
+    account_validation_start,
+    microdeposits_confirm,
+)
 from vault.openapi import error
 from vault.serializers import StrictChoiceField, StrictIntegerField, StrictSerializer
 
@@ -37,12 +42,26 @@ def _method(request, customer_uuid: UUID, payment_method_uuid: UUID):
     return customer, method
 
 
+class ValidationStartedOutput(PaymentMethodOutput):
+    testAmounts = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="Sandbox companies only (CONTRACT 13): the two micro-deposit amounts in cents, so a test "
+        "integration can confirm them. Never present for a live company.",
+    )
+
+
+def _started_record(started: ValidationStarted) -> dict:
+    record = PaymentMethodOutput(started.method).data
+    return record if started.test_amounts is None else {**record, "testAmounts": started.test_amounts}
+
+
 class PaymentMethodValidateView(APIView):
     @extend_schema(
         operation_id="payment_method_validate",
         request=ValidationStartInput,
         responses={
-            202: PaymentMethodOutput,
+            202: ValidationStartedOutput,
             409: error(
                 "payment_method_blocked: the method is blocked; validation_pending: a validation of it is already "
                 "pending; validation_attempts_exhausted: micro-deposits were started twice in the last 30 days; or "
@@ -51,7 +70,7 @@ class PaymentMethodValidateView(APIView):
         },
         parameters=[IDEMPOTENCY_PARAMETER],
         description="Queue a prenote or two micro-deposits (and their offsetting debit) for the next file. The "
-        "micro-deposit amounts are never shown to the merchant (the entries' records show `amount: null`, reporting "
+        "micro-deposit amounts are never shown to a live merchant (the entries' records show `amount: null`, reporting "
         "leaves them out): the payer reads them on the bank statement. Micro-deposits at most twice per 30 days per "
         "method; a prenote any time.",
     )
@@ -61,7 +80,7 @@ class PaymentMethodValidateView(APIView):
         customer, method = _method(request, customer_uuid, payment_method_uuid)
         return idempotent_response(
             request,
-            create=lambda: PaymentMethodOutput(
+            create=lambda: _started_record(
                 account_validation_start(
                     company=request.company,
                     customer=customer,
@@ -70,7 +89,7 @@ class PaymentMethodValidateView(APIView):
                     actor=Actor.of_request(request),
                     now=timezone.now(),
                 )
-            ).data,
+            ),
             status_code=202,
         )
 
