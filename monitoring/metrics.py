@@ -20,6 +20,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from events.models import Delivery
+from events.tasks import tasks_stuck_count
 from monitoring.health import oldest_due_delivery
 from transactions.models import Transaction
 
@@ -58,6 +59,10 @@ def _oldest_due_delivery_age() -> Samples:
     return [((), 0.0 if oldest is None else (now - oldest).total_seconds())]
 
 
+def _tasks_stuck() -> Samples:
+    return [((), tasks_stuck_count(now=timezone.now()))]
+
+
 DATABASE_METRICS: list[DatabaseMetric] = [
     DatabaseMetric("vault_charges", "Transactions by status (every company).", ("status",), _charges_by_status),
     DatabaseMetric(
@@ -71,6 +76,12 @@ DATABASE_METRICS: list[DatabaseMetric] = [
         "How long the oldest due webhook delivery has waited (0 when none waits).",
         (),
         _oldest_due_delivery_age,
+    ),
+    DatabaseMetric(
+        "vault_tasks_running_past_lease",
+        "Task rows RUNNING past TASK_LEASE_SECONDS (their worker died); 0 once a worker has reclaimed them.",
+        (),
+        _tasks_stuck,
     ),
 ]
 

@@ -19,9 +19,11 @@ from django.conf import settings as django_settings
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from events.models import Delivery
-from events.services import endpoint_create
+from events.services import endpoint_create, events_fan_out
+from events.tasks import deliver_webhooks
 from tests.events.conftest import customer_event
 from tests.lifecycle.conftest import bank_txn
 from tests.monitoring.throwaway_postgres import ThrowawayCluster
@@ -38,6 +40,7 @@ def _due_delivery(company, settings, *, waiting: timedelta) -> Delivery:
     settings.WEBHOOK_ALLOW_PRIVATE_URLS = True
     endpoint_create(company=company, url="http://127.0.0.1:9/hook", event_types=["*"])
     customer_event(company)
+    events_fan_out()  # the worker's first step: the event's deliveries
     delivery = Delivery.objects.get()
     Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=timezone.now() - waiting)
     return delivery
@@ -94,6 +97,17 @@ def test_metrics_show_latencies_charges_by_status_and_the_delivery_backlog(compa
     assert 90 <= float(age.split()[1]) < 200
     assert 'django_http_requests_latency_seconds_by_view_method_bucket{le="0.01",method="GET",view="health"}' in text
     assert "vault_metrics_database_up 1.0" in text
+    assert "vault_tasks_running_past_lease 0.0" in text
+
+
+@pytest.mark.django_db
+def test_metrics_count_task_rows_left_running_past_their_lease(settings, fresh_metrics):
+    settings.TASK_LEASE_SECONDS = 60
+    row = DBTaskResult.objects.get(pk=deliver_webhooks.enqueue().id)
+    row.claim("dead-worker")
+    DBTaskResult.objects.filter(pk=row.pk).update(started_at=timezone.now() - timedelta(seconds=61))
+    text = Client().get("/metrics").content.decode()
+    assert "vault_tasks_running_past_lease 1.0" in text
 
 
 def _get(port: int, path: str) -> httpx.Response:
