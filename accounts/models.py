@@ -87,7 +87,7 @@ class Company(models.Model):
         default=AccountValidation.OFF,
         help_text="WEB debits to a saved account that is not validated: off, require or prenote_first.",
     )
-    # Credit-side fraud monitoring (Nacha 2.2.4, CONTRACT 12): credits these rules trip are HELD with holdCode NEW
+    # Credit-side fraud monitoring (Nacha 2.2.4, the ACH rules): credits these rules trip are HELD with holdCode NEW
     # until an operator releases them (release_holds, the admin). Each rule is off while its field is empty.
     credit_hold_new_account_days = models.PositiveSmallIntegerField(
         null=True,

@@ -1,4 +1,4 @@
-"""Credit-side fraud monitoring (Nacha 2.2.4 phase 2, CONTRACT 12; ACH review section 4): the company's rules that
+"""Credit-side fraud monitoring (Nacha 2.2.4 phase 2, the ACH rules; ACH review section 4): the company's rules that
 hold a credit (holdCode NEW) before it pays out to an account that may not be the receiver's: one added or changed
 (a NOC correction included) within N banking days, or one receiving more than the company's velocity allows.
 transactions.risk asks `credit_hold_reason` for every credit to a bank account; the hold is released like any other

@@ -46,7 +46,7 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         "uuid": str(txn.uuid),
         "numericId": txn.pk,
         "status": txn.status,
-        "amount": None if txn.is_micro_entry else txn.amount,  # the payer's secret (CONTRACT 12)
+        "amount": None if txn.is_micro_entry else txn.amount,  # the payer's secret
         "method": txn.method,
         "type": txn.type,
         "effectiveDate": txn.effective_date.isoformat(),

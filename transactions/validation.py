@@ -45,7 +45,7 @@ from vault.errors import ApiError, Conflict, CustomerInactive, NotFound, Payment
 
 PRENOTE_WAIT_BANKING_DAYS = 3  # Nacha 2.6.3: live entries no sooner than 3 banking days after the prenote
 MICRODEPOSIT_ATTEMPTS = 3
-MICRODEPOSIT_STARTS_MAX = 2  # micro-deposit validations a method may start per window (CONTRACT 12)
+MICRODEPOSIT_STARTS_MAX = 2  # micro-deposit validations a method may start per window
 MICRODEPOSIT_STARTS_WINDOW = timedelta(days=30)
 MICRODEPOSIT_EXPIRY = timedelta(days=10)
 MICRODEPOSIT_MAX_CENTS = 99  # micro-entry credits are under $1.00
@@ -65,7 +65,7 @@ State = AccountValidation.State
 
 
 def _is_organization(customer: Customer) -> bool:
-    """CONTRACT 12's holder: the accountHolderType; without one, an organization when it has no first and last name."""
+    """The holder: the accountHolderType; without one, an organization when it has no first and last name."""
     if customer.account_holder_type:
         return customer.account_holder_type == Customer.HolderType.ORGANIZATION
     return not (customer.first_name and customer.last_name)
@@ -183,7 +183,7 @@ def _validation_create(
 
 
 def _microdeposit_starts_check(*, method: PaymentMethod, now: datetime) -> None:
-    """CONTRACT 12: micro-deposits may start at most twice per 30 days per method, so guessing the amounts
+    """the ACH rules: micro-deposits may start at most twice per 30 days per method, so guessing the amounts
     (3 answers each) cannot go on; a prenote stays possible. The method's row lock orders concurrent starts."""
     started = AccountValidation.objects.filter(
         company_id=method.company_id,
@@ -222,8 +222,8 @@ def _method_lock(*, company: Company, customer: Customer, payment_method: Paymen
 @dataclass(frozen=True)
 class ValidationStarted:
     method: PaymentMethod
-    # The micro-deposit amounts, for a sandbox company only (CONTRACT 13): a test integration confirms them. A live
-    # company never sees them (CONTRACT 12): the payer reads them on the bank statement.
+    # The micro-deposit amounts, for a sandbox company only: a test integration confirms them. A live
+    # company never sees them: the payer reads them on the bank statement.
     test_amounts: list[int] | None
 
 

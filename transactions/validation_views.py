@@ -46,7 +46,7 @@ class ValidationStartedOutput(PaymentMethodOutput):
     testAmounts = serializers.ListField(
         child=serializers.IntegerField(),
         required=False,
-        help_text="Sandbox companies only (CONTRACT 13): the two micro-deposit amounts in cents, so a test "
+        help_text="Sandbox companies only: the two micro-deposit amounts in cents, so a test "
         "integration can confirm them. Never present for a live company.",
     )
 

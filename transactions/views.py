@@ -333,7 +333,7 @@ class TransactionCreateView(APIView):
             "DECLINED, failureReason `account not validated`; `prenote_first` -> HELD, holdCode VAL (`account "
             "validation failed` -> DECLINED). A credit the company's credit-monitoring rules trip (account added or "
             "changed within N banking days, receiver velocity) -> HELD, holdCode NEW, released by an operator. "
-            "ACH rules (CONTRACT 12, docs/ach-rules.md): 400 sec_code_not_allowed (standardEntryClassCode against "
+            "ACH rules (docs/ach-rules.md): 400 sec_code_not_allowed (standardEntryClassCode against "
             "direction and holder), same_day_not_allowed (isSameDay), entry_description_reserved (entryDescription)."
         ),
     )

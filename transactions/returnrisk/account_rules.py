@@ -1,4 +1,4 @@
-"""Re-initiation and blocked accounts, keyed on the account (CONTRACT 12, Nacha 2.12.4): the check a new debit
+"""Re-initiation and blocked accounts, keyed on the account (the ACH rules, Nacha 2.12.4): the check a new debit
 passes, the block a return places, and the operator's lift. The account is routing + account number, so a saved
 method and a one-off charge of the same account are one account."""
 

@@ -1,4 +1,4 @@
-"""What the fraud-monitoring program watches besides return rates (Nacha 2.2.4; CONTRACT 12): micro-entry volumes
+"""What the fraud-monitoring program watches besides return rates (Nacha 2.2.4; the ACH rules): micro-entry volumes
 sent and returned (Micro-Entries rule phase 2), WEB debits a company sends without account validation, and the list
 of rules in force that the risk report and each yearly review record carry."""
 

@@ -1,4 +1,4 @@
-"""Magic account numbers of the sandbox (CONTRACT 13): the first 8 digits of a sandbox entry's account number
+"""Magic account numbers of the sandbox: the first 8 digits of a sandbox entry's account number
 say what the bank does with it. One table: adding a family is one line."""
 
 from __future__ import annotations

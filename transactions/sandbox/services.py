@@ -1,4 +1,4 @@
-"""The sandbox (CONTRACT 13): what the bank would do with a sandbox company's entries, without a bank.
+"""The sandbox: what the bank would do with a sandbox company's entries, without a bank.
 
 Every outcome is a NACHA return or NOC file written by `return_file_for`, as the receiving bank would send it,
 and read by the same `returns_import` as a real one: the records, events and webhooks are those of the real

@@ -1,4 +1,4 @@
-"""Sandbox simulation routes (CONTRACT 13): 404 for a live company, action SimulateSandbox."""
+"""Sandbox simulation routes: 404 for a live company, action SimulateSandbox."""
 
 from __future__ import annotations
 
