@@ -37,7 +37,14 @@ def _validate(client, method, kind: str) -> dict:
 
 def _originate() -> tuple[nacha_reader.ReadFile, date]:
     """Run `originate` at a time that sends what was just queued; the file as read back, and its processing day."""
-    summary = run("originate", "--at", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    # Next-day by default: the queued entries are due on the processing day before their effective date at the latest.
+    latest = Transaction.objects.filter(status="Pending").order_by("-effective_date").first()
+    at = datetime.now(UTC)
+    if latest is not None:
+        at = max(
+            at, datetime.combine(latest.effective_date, datetime.min.time(), tzinfo=calendar.EASTERN).replace(hour=10)
+        )
+    summary = run("originate", "--at", at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
     (path,) = summary["files"]
     read = nacha_reader.read(Path(path).read_text())
     day = Transaction.objects.filter(batch__isnull=False).latest("batch_id").batch.effective_date
