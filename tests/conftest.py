@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import time_machine
 from django.core.cache import caches
 from django.db import connection
 from rest_framework.test import APIClient
@@ -14,6 +16,18 @@ from rest_framework.test import APIClient
 from accounts.selectors import clear_action_group_cache
 from tests import factories, nacha_check
 from transactions.lifecycle import origination
+
+
+@pytest.fixture(autouse=True)
+def _wall_clock_at():
+    """VAULT_TEST_NOW=2026-11-26T00:40:00Z runs every test as if started then (the clock ticks on): a date-dependent
+    test shows itself before the calendar finds it in CI (a holiday's eve, a weekend, the cut-off)."""
+    at = os.environ.get("VAULT_TEST_NOW")
+    if not at:
+        yield
+        return
+    with time_machine.travel(datetime.fromisoformat(at), tick=True):
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -62,6 +76,17 @@ def outbound_dir(settings, tmp_path, monkeypatch):
         f"{Path(path).name}: {problem}" for path, text in written.items() for problem in nacha_check.problems(text)
     ]
     assert found == [], "a NACHA file the test wrote fails an independent reader:\n" + "\n".join(found)
+
+
+# An ordinary banking day (a Tuesday, 10:00 ET, no holiday near): a test that charges and then originates "now" must
+# not depend on the day CI runs (next-day ACH finds nothing due on a holiday's eve after the cut-off, say).
+ORDINARY_BANKING_DAY = datetime(2026, 12, 8, 15, tzinfo=UTC)
+
+
+@pytest.fixture
+def ordinary_banking_day():
+    with time_machine.travel(ORDINARY_BANKING_DAY, tick=True):
+        yield ORDINARY_BANKING_DAY
 
 
 @pytest.fixture

@@ -77,6 +77,7 @@ def server_env(tmp_path) -> dict[str, str]:
         "DEBUG": "0",
         "VAR_DIR": str(tmp_path / "var"),
         "DATABASE_URL": _database_url(tmp_path),
+        "DATABASE_POOL_MODE": settings.DATABASE_POOL_MODE,  # behind pgbouncer (CI) the server must know it
         "ALLOWED_HOSTS": "127.0.0.1",
         "SECURE_SSL_REDIRECT": "0",  # plain HTTP on the loopback; production sits behind TLS
         "SECRET_KEY": "s" * 50,

@@ -43,10 +43,7 @@ def _charge(client, body) -> Transaction:
     return Transaction.objects.get(uuid=response.json()["data"]["uuid"])
 
 
-@pytest.mark.xfail(
-    reason="originates at today's date; next-day by default leaves nothing due on some days (FIXME next session)",
-    strict=False,
-)
+@pytest.mark.usefixtures("ordinary_banking_day")
 def test_charge_to_late_return_fills_every_lifecycle_column(api_client, company, tmp_path):
     customer = factories.CustomerFactory(company=company, first_name="Ada", last_name="Lovelace")
     method = factories.PaymentMethodFactory(customer=customer, account_number="000123456789")

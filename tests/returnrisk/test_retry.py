@@ -171,10 +171,7 @@ def test_retry_while_the_company_debits_are_held_is_held(api_client, method):
     assert (response.json()["data"]["status"], response.json()["data"]["holdCode"]) == ("HELD", "RTN")
 
 
-@pytest.mark.xfail(
-    reason="originates at today's date; next-day by default leaves nothing due on some days (FIXME next session)",
-    strict=False,
-)
+@pytest.mark.usefixtures("ordinary_banking_day")
 def test_a_retry_goes_out_in_the_next_file_through_the_real_commands(api_client, company, method, tmp_path):
     # One return of one debit is a 100% rate: this company's policy alerts without holding its debits.
     company.hold_debits_on_breach = False

@@ -74,10 +74,7 @@ class Month:
         return list(Transaction.objects.filter(company=self.company, status="Settled").order_by("pk"))
 
 
-@pytest.mark.xfail(
-    reason="originates at today's date; next-day by default leaves nothing due on some days (FIXME next session)",
-    strict=False,
-)
+@pytest.mark.usefixtures("ordinary_banking_day")
 def test_a_month_of_returns_warns_then_breaches_and_holds_the_next_debit(api_client, company, tmp_path):
     month = Month(api_client, company, tmp_path)
 
@@ -128,10 +125,7 @@ def test_a_month_of_returns_warns_then_breaches_and_holds_the_next_debit(api_cli
     assert (rates["debits"], rates["unauthorized"]["returns"], rates["overall"]["returns"]) == (20, 1, 3)
 
 
-@pytest.mark.xfail(
-    reason="originates at today's date; next-day by default leaves nothing due on some days (FIXME next session)",
-    strict=False,
-)
+@pytest.mark.usefixtures("ordinary_banking_day")
 def test_a_company_whose_policy_does_not_hold_gets_the_alert_but_not_the_hold(api_client, company, tmp_path):
     company.hold_debits_on_breach = False
     company.save(update_fields=["hold_debits_on_breach"])
