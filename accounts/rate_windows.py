@@ -35,13 +35,13 @@ class Limit:
         return f"rate:{self.name}:{self.seconds}:{index}", (index + 1) * self.seconds
 
 
-def _hits_in_redis(cache: RedisCache, keys: list[str], ends: list[float]) -> list[int]:
+def _hits_in_redis(cache: RedisCache, keys: list[str], ends: list[float], now: float) -> list[int]:
     client = cache._cache.get_client(write=True)  # the redis client itself: one pipeline for every counter
     pipe = client.pipeline(transaction=False)
     for key, end in zip(keys, ends, strict=True):
         made = cache.make_and_validate_key(key)
         pipe.incr(made)
-        pipe.expireat(made, math.ceil(end) + 1)
+        pipe.expire(made, math.ceil(end - now) + 1)  # relative: a skew between our clock and redis's cannot matter
     return [int(value) for value in pipe.execute()[::2]]
 
 
@@ -71,6 +71,6 @@ def rate_windows_hit(limits: list[Limit]) -> int | None:
     windows = [limit.window(now) for limit in limits]
     keys, ends = [key for key, _ in windows], [end for _, end in windows]
     cache = caches["default"]
-    hits = _hits_in_redis(cache, keys, ends) if isinstance(cache, RedisCache) else _hits_in_database(keys, ends)
+    hits = _hits_in_redis(cache, keys, ends, now) if isinstance(cache, RedisCache) else _hits_in_database(keys, ends)
     over = [end for limit, end, count in zip(limits, ends, hits, strict=True) if count > limit.requests]
     return max(1, math.ceil(max(over) - now)) if over else None

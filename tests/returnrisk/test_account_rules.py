@@ -14,6 +14,7 @@ from django.utils import timezone
 from events.models import Event
 from tests import factories
 from tests.lifecycle.conftest import MONDAY_MORNING, run, saved_method_txn
+from transactions import calendar
 from transactions.lifecycle.return_codes import ACCOUNT_BLOCK_CODES
 from transactions.lifecycle.returns import return_file_for
 from transactions.models import AccountBlock, RiskAction, Transaction
@@ -113,7 +114,9 @@ def test_other_return_codes_leave_the_same_debit_alone(api_client, method, tmp_p
 
 def test_after_180_days_the_same_debit_is_a_new_charge(api_client, method, tmp_path):
     first = returned(method, "R01", tmp_path)
-    Transaction.objects.filter(pk=first.pk).update(effective_date=timezone.now().date() - timedelta(days=181))
+    Transaction.objects.filter(pk=first.pk).update(
+        effective_date=calendar.eastern_now(timezone.now()).date() - timedelta(days=181)  # the window counts ET days
+    )
     assert charge(api_client, method=method).status_code == 201
 
 
