@@ -18,6 +18,7 @@ from tests import factories
 from tests.concurrency import at_once
 from tests.lifecycle import nacha_reader
 from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
+from transactions.lifecycle.returns import return_file_for
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db
@@ -111,6 +112,35 @@ def test_a_voided_refund_is_refundable_again(api_client, settled):
     first = _refund(api_client, settled.uuid).json()["data"]
     assert api_client.post(f"/transactions/{first['uuid']}/void").status_code == 200
     assert _refund(api_client, settled.uuid).json()["data"]["amount"] == 4200
+
+
+def _late_return(tmp_path, debit, code="R10"):
+    path = tmp_path / "returns.ach"
+    path.write_text(return_file_for([(debit, code, {})], at=datetime(2026, 12, 8, 13, tzinfo=UTC)))
+    return run("import_returns", str(path), "--at", "2026-12-08T14:00:00Z")
+
+
+def test_a_late_return_voids_the_refunds_not_yet_sent(api_client, settled, tmp_path):
+    first = _refund(api_client, settled.uuid, {"amount": 1000}).json()["data"]
+    second = _refund(api_client, settled.uuid, {"amount": 500}).json()["data"]
+
+    assert _late_return(tmp_path, settled)["returns"] == 1
+
+    # The payer's bank already gave the whole debit back: neither refund may pay it again.
+    for refund in (first, second):
+        response = api_client.get(f"/transactions/{refund['uuid']}").json()["data"]
+        assert response["status"] == "Voided"
+        assert response["failureReason"] == "voided: the refunded debit was returned before this credit was sent"
+    assert _sent() == []
+
+
+def test_a_refund_already_sent_stays_as_it_is_when_the_debit_comes_back(api_client, settled, tmp_path):
+    refund = _refund(api_client, settled.uuid).json()["data"]
+    assert len(_sent()) == 1
+
+    assert _late_return(tmp_path, settled)["returns"] == 1
+
+    assert api_client.get(f"/transactions/{refund['uuid']}").json()["data"]["status"] == "Processing"
 
 
 @pytest.mark.parametrize("amount", [0, -5, "100", 1.5, 10_000_000_000])  # null is "left out" (CONTRACT 4)

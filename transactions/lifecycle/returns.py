@@ -65,6 +65,7 @@ IMPORT_RETURNS = Actor.command("import_returns")
 RETURNABLE = (Status.PROCESSING, Status.SETTLED, Status.REVERSED)
 LATE = (Status.SETTLED, Status.REVERSED)
 REVERSAL_VOIDED = "voided: the reversed debit was returned before this credit was sent"
+REFUND_VOIDED = "voided: the refunded debit was returned before this credit was sent"
 
 LOCK_CHUNK = 500
 # Trace numbers repeat from one processing day to the next, so a return is matched to the most recent entry
@@ -213,6 +214,15 @@ class _Chunk:
             at=self.at,
             changes={"voided_at": self.at, "failure_reason": REVERSAL_VOIDED},
             reason=REVERSAL_VOIDED,
+        )
+        # The payer's bank gave the money back with the return: a refund still unsent would pay it twice.
+        transition_many(
+            Transaction.objects.filter(refund_of_id__in=self.late_ids, status=Status.PENDING),
+            Event.VOIDED,
+            actor=self.actor,
+            at=self.at,
+            changes={"voided_at": self.at, "failure_reason": REFUND_VOIDED},
+            reason=REFUND_VOIDED,
         )
         Transaction.objects.filter(pk__in=[notice.transaction_id for notice in self.new_notices]).update(
             ingestion_file=self.ingestion
