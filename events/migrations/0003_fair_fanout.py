@@ -7,6 +7,26 @@ from django.db import migrations, models
 from vault.company_keys import company_keys
 
 
+def retire_duplicate_endpoints(apps, schema_editor):
+    """Before the (company, url) constraint: of the live endpoints one company registered twice for one URL, the
+    oldest stays (its secret is the one the merchant most likely verifies with); the others are deleted, as
+    DELETE /webhooks/endpoints/{uuid} would, so each event reaches that URL once."""
+    from django.db.models import Count, Min
+
+    endpoints = apps.get_model("events", "WebhookEndpoint")
+    now = django.utils.timezone.now()
+    duplicated = (
+        endpoints.objects.filter(deleted_at__isnull=True)
+        .values("company_id", "url")
+        .annotate(copies=Count("id"), oldest=Min("id"))
+        .filter(copies__gt=1)
+    )
+    for group in duplicated:
+        endpoints.objects.filter(company_id=group["company_id"], url=group["url"], deleted_at__isnull=True).exclude(
+            id=group["oldest"]
+        ).update(deleted_at=now)
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -59,6 +79,7 @@ class Migration(migrations.Migration):
             model_name='event',
             index=models.Index(condition=models.Q(('fanout_pending', True)), fields=['id'], name='event_fanout_pending'),
         ),
+        migrations.RunPython(retire_duplicate_endpoints, migrations.RunPython.noop),
         migrations.AddConstraint(
             model_name='webhookendpoint',
             constraint=models.UniqueConstraint(condition=models.Q(('deleted_at__isnull', True)), fields=('company', 'url'), name='webhook_endpoint_company_url'),
