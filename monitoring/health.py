@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from events.models import Delivery
+from events.models import Delivery, Event
 
 
 class CheckFailed(Exception):
@@ -27,9 +27,16 @@ def check_database() -> dict[str, Any]:
 
 
 def oldest_due_delivery(now: datetime) -> datetime | None:
-    """When the oldest webhook delivery that is due and not being sent became due (None: nothing waits)."""
+    """Since when the oldest webhook work has waited for a worker (None: nothing waits): a delivery that is due and
+    not being sent, or an event whose deliveries the worker has still to make (fan-out is the worker's first step,
+    so with no worker an event waits there and no delivery is ever due)."""
     due = Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt_at__lte=now)
-    return due.order_by("next_attempt_at").values_list("next_attempt_at", flat=True).first()
+    oldest_delivery = due.order_by("next_attempt_at").values_list("next_attempt_at", flat=True).first()
+    # The partial index on id (event_fanout_pending) finds the oldest unfanned event without a scan.
+    oldest_fanout = (
+        Event.objects.filter(fanout_pending=True).order_by("id").values_list("created_at", flat=True).first()
+    )
+    return min((at for at in (oldest_delivery, oldest_fanout) if at is not None), default=None)
 
 
 def check_worker_queue() -> dict[str, Any]:
@@ -40,7 +47,7 @@ def check_worker_queue() -> dict[str, Any]:
     age = 0.0 if oldest is None else (now - oldest).total_seconds()
     figures = {"oldestDueDeliverySeconds": round(age, 1), "maxAgeSeconds": settings.HEALTH_QUEUE_MAX_AGE_SECONDS}
     if age > settings.HEALTH_QUEUE_MAX_AGE_SECONDS:
-        raise CheckFailed(f"a webhook delivery has been due for {age:.0f} s: is run_worker running?")
+        raise CheckFailed(f"webhook work has waited {age:.0f} s for a worker: is run_worker running?")
     return figures
 
 

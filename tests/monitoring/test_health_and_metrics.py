@@ -21,7 +21,7 @@ from django.test import Client
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from events.models import Delivery
+from events.models import Delivery, Event
 from events.services import endpoint_create, events_fan_out
 from events.tasks import deliver_webhooks
 from tests.events.conftest import customer_event
@@ -60,6 +60,22 @@ def test_a_delivery_left_due_past_the_limit_makes_health_503(company, settings):
     settings.HEALTH_QUEUE_MAX_AGE_SECONDS = 600
     _due_delivery(company, settings, waiting=timedelta(minutes=20))
     response = Client().get("/health")
+    assert response.status_code == 503
+    queue = response.json()["checks"]["workerQueue"]
+    assert queue["ok"] is False and "run_worker" in queue["error"]
+
+
+@pytest.mark.django_db
+def test_an_event_left_waiting_for_its_fan_out_past_the_limit_makes_health_503(company, settings):
+    settings.HEALTH_QUEUE_MAX_AGE_SECONDS = 600
+    settings.WEBHOOK_ALLOW_PRIVATE_URLS = True
+    endpoint_create(company=company, url="http://127.0.0.1:9/hook", event_types=["*"])
+    event = customer_event(company)  # no worker runs: no delivery exists, the event waits for its fan-out
+    assert Client().get("/health").status_code == 200
+    Event.objects.filter(pk=event.pk).update(created_at=timezone.now() - timedelta(minutes=20))
+
+    response = Client().get("/health")
+
     assert response.status_code == 503
     queue = response.json()["checks"]["workerQueue"]
     assert queue["ok"] is False and "run_worker" in queue["error"]
