@@ -12,6 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.http import QueryDict
 from django.utils import timezone
 
@@ -60,8 +61,15 @@ def report_export_build(*, export_id: int) -> None:
     and download deadline, or failed. Claimed by a compare-and-set, so a task run twice builds it once."""
     now = timezone.now()
     report_exports_purge(now=now)
-    claimed = ReportExport.objects.filter(pk=export_id, status=ReportExport.Status.QUEUED).update(
-        status=ReportExport.Status.RUNNING, started_at=now
+    # A worker that died while building left it RUNNING; its task comes back after TASK_LEASE_SECONDS
+    # (events.tasks.tasks_reclaim), and then so does the export.
+    abandoned = Q(
+        status=ReportExport.Status.RUNNING, started_at__lt=now - timedelta(seconds=settings.TASK_LEASE_SECONDS)
+    )
+    claimed = (
+        ReportExport.objects.filter(pk=export_id)
+        .filter(Q(status=ReportExport.Status.QUEUED) | abandoned)
+        .update(status=ReportExport.Status.RUNNING, started_at=now)
     )
     if not claimed:
         return

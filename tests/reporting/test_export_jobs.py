@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from reporting.models import ReportExport
 from reporting.tasks import report_export_build_task
 from tests import factories
+from tests.lifecycle.conftest import run
 
 pytestmark = pytest.mark.django_db
 
@@ -88,6 +89,38 @@ def test_a_background_export_is_the_streamed_csv_and_expires(
     _export(api_client, "", django_capture_on_commit_callbacks)
     _run_worker()  # a worker purges expired files before each export
     assert not os.path.exists(file)
+
+
+def test_an_export_whose_worker_died_is_built_when_its_task_comes_back(
+    api_client, three_rows, exports_dir, django_capture_on_commit_callbacks, settings
+):
+    created = _export(api_client, "", django_capture_on_commit_callbacks)
+    # A worker claimed it and died: the row stays RUNNING; tasks_reclaim hands the task out again after the lease.
+    ReportExport.objects.update(status="running", started_at=timezone.now() - timedelta(seconds=30))
+    settings.TASK_LEASE_SECONDS = 60
+    report_export_build_task.call(ReportExport.objects.get().pk)
+    assert api_client.get(f"{EXPORTS}/{created['uuid']}").json()["data"]["status"] == "running"  # within the lease
+
+    settings.TASK_LEASE_SECONDS = 10
+    report_export_build_task.call(ReportExport.objects.get().pk)
+
+    done = api_client.get(f"{EXPORTS}/{created['uuid']}").json()["data"]
+    assert (done["status"], done["rowCount"]) == ("succeeded", 3)
+
+
+def test_purge_exports_deletes_expired_files_and_keeps_the_records(
+    api_client, three_rows, exports_dir, django_capture_on_commit_callbacks
+):
+    created = _export(api_client, "", django_capture_on_commit_callbacks)
+    _run_worker()
+    (file,) = exports_dir.iterdir()
+    assert run("purge_exports") == {"exportFiles": 0} and file.exists()
+
+    ReportExport.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+
+    assert run("purge_exports") == {"exportFiles": 1}
+    assert not file.exists()
+    assert api_client.get(f"{EXPORTS}/{created['uuid']}").json()["data"]["status"] == "expired"
 
 
 def test_another_companys_export_is_404(

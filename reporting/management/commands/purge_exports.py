@@ -1,0 +1,16 @@
+"""python manage.py purge_exports: delete background export files past their download time (cron, hourly)."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand
+from django.utils import timezone
+
+from reporting.exports import report_exports_purge
+from vault.commands import emit
+
+
+class Command(BaseCommand):
+    help = "Delete the CSV files of background exports whose download time has passed; their records stay."
+
+    def handle(self, *args, **options):
+        emit(self, {"exportFiles": report_exports_purge(now=timezone.now())})
