@@ -13,7 +13,7 @@ below them, so other requests always find a free thread."""
 
 import os
 
-wsgi_app = "vault.wsgi:application"
+wsgi_app = "config.wsgi:application"
 # Refusals below in the API's JSON envelope (vault/gunicorn_workers.py), with sync workers or, with threads, gthread.
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))  # N4: gthread by default (module docstring)
 worker_class = "vault.gunicorn_workers." + ("ThreadJsonWorker" if threads > 1 else "SyncJsonWorker")

@@ -10,10 +10,9 @@ from rest_framework.permissions import BasePermission
 from accounts.actions import ROLLOUT_GATED_ACTIONS, ROUTE_ACTIONS
 from accounts.authentication import ApiKeyPrincipal
 from accounts.selectors import live_api_key_actions, membership_for
+from vault.envelope import ENTITY_PARAM
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Forbidden
-
-ENTITY_PARAM = "entityUuid"
 
 
 def _entity_uuid(request) -> uuid.UUID | None:

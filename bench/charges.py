@@ -151,7 +151,7 @@ def cpu_seconds(*, pgid: int, pids: set[int]) -> tuple[float, dict[int, float]]:
 def start_server(env: dict[str, str], args) -> subprocess.Popen:
     command = [
         GUNICORN,
-        "vault.wsgi:application",
+        "config.wsgi:application",
         "--bind",
         f"127.0.0.1:{args.port}",
         "--workers",

@@ -39,7 +39,7 @@ def setup_django(project: Path, url: str) -> None:
         ALLOWED_HOSTS="testserver",
         SECURE_SSL_REDIRECT="0",
         LOG_LEVEL="ERROR",
-        DJANGO_SETTINGS_MODULE="vault.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
     )
     sys.path.insert(0, str(project))
     os.chdir(project)

@@ -206,7 +206,7 @@ urlpatterns = [
     path("bench/floor/transactions", FloorCharge.as_view(), name="transaction-create"),
     path("bench/unthrottled/transactions", UnthrottledCharge.as_view(), name="transaction-create"),
     path("bench/empty", Empty.as_view(), name="reporting-transactions"),
-    path("", include("vault.urls")),
+    path("", include("config.urls")),
 ]
 
 handler400, handler403, handler404, handler500 = (

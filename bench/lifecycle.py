@@ -55,7 +55,7 @@ def main() -> None:
     var_dir = tempfile.mkdtemp(prefix="bench-lifecycle-")
     _prepare_database(options.database_url, var_dir)
     sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vault.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     django.setup()

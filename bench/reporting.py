@@ -316,7 +316,7 @@ def _csv_export(port: int, authorization: str, master_pid: int) -> dict[str, flo
 def _start_server(args, env: dict[str, str]) -> subprocess.Popen:
     """gunicorn with bench.floor_settings (ours and the naive listing), answering once this returns."""
     server = subprocess.Popen(
-        [GUNICORN, "vault.wsgi:application", "--bind", f"127.0.0.1:{args.port}", "--workers", str(args.workers),
+        [GUNICORN, "config.wsgi:application", "--bind", f"127.0.0.1:{args.port}", "--workers", str(args.workers),
          "--log-level", "warning", "--timeout", "600", "--access-logfile", os.devnull],
         cwd=ROOT, env=_production_env(env),
     )  # fmt: skip

@@ -98,7 +98,7 @@ def main() -> None:
 
     _prepare_database(options.database_url, tempfile.mkdtemp(prefix="bench-webhooks-"))
     sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vault.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     django.setup()

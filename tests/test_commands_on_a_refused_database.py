@@ -140,5 +140,5 @@ def test_the_web_process_has_a_statement_timeout_and_commands_have_none():
     from django.conf import settings
 
     pooled = settings.DATABASE_POOL_MODE == "transaction"
-    assert setting(f"import vault.wsgi; {show}") == ("0" if pooled else "12s")
+    assert setting(f"import config.wsgi; {show}") == ("0" if pooled else "12s")
     assert setting(f"import django; django.setup(); {show}") == "0"

@@ -5,18 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from customers.errors import CustomerInactive
+from payments.errors import PaymentMethodBlocked
+from transactions.errors import IdempotencyKeyReused, IncompatibleMethod
 from vault.error_codes import ErrorCode
-from vault.errors import (
-    ApiError,
-    Conflict,
-    CustomerInactive,
-    IdempotencyKeyReused,
-    IncompatibleMethod,
-    InvalidFilter,
-    PaymentMethodBlocked,
-    Throttled,
-    Unauthenticated,
-)
+from vault.errors import ApiError, Conflict, InvalidFilter, Throttled, Unauthenticated
 
 ROOT = Path(__file__).resolve().parents[1]
 # `code="..."` / `code = "..."` given to an error, or `"code": "..."` in an error body.

@@ -106,7 +106,7 @@ class Server:
     def __init__(self, env: dict[str, str], out: Path, err: Path) -> None:
         self.out, self.err = out, err
         self.process = subprocess.Popen(  # noqa: S603 - fixed arguments
-            [GUNICORN, "vault.wsgi:application", "--bind", "127.0.0.1:0", "--workers", "1", "--access-logfile", "-"],
+            [GUNICORN, "config.wsgi:application", "--bind", "127.0.0.1:0", "--workers", "1", "--access-logfile", "-"],
             cwd=ROOT,  # gunicorn.conf.py is read from the working directory
             env=env,
             stdout=out.open("wb"),

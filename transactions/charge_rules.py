@@ -9,11 +9,14 @@ from typing import Any
 from uuid import UUID
 
 from accounts.models import Company
+from customers.errors import CustomerInactive
 from customers.models import Customer
 from customers.selectors import customer_get
 from payments import numbers
+from payments.errors import PaymentMethodBlocked
 from payments.models import PaymentMethod
 from transactions import calendar
+from transactions.errors import IncompatibleMethod
 from transactions.methods import PaymentMethodKind
 from transactions.rules import (
     DEFAULT_ENTRY_DESCRIPTION,
@@ -24,7 +27,7 @@ from transactions.rules import (
 from transactions.selectors import saved_method_for_charge
 from vault.crypto import account_number_hash
 from vault.error_codes import ErrorCode
-from vault.errors import ApiError, CustomerInactive, IncompatibleMethod, NotFound, PaymentMethodBlocked
+from vault.errors import ApiError, NotFound
 
 PAYMENT_METHOD_NEEDS_CUSTOMER = "customerUuid is required when paymentMethodUuid is provided"
 BANK_DETAILS_REQUIRED = "paymentDetails is required for ACH, RCC and RTP, also when a saved method is charged"

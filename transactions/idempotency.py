@@ -20,9 +20,10 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 
 from accounts.models import Company
+from transactions.errors import IdempotencyKeyReused
 from transactions.models import IdempotencyRecord, Transaction
 from vault import crypto
-from vault.errors import ApiError, Conflict, IdempotencyKeyReused
+from vault.errors import ApiError, Conflict
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 IDEMPOTENCY_WINDOW_HOURS = 24

@@ -16,9 +16,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from accounts.models import Company
+from customers.errors import CustomerInactive
 from customers.models import Customer
 from customers.services import customer_lock
 from events.types import EventType
+from payments.errors import PaymentMethodBlocked
 from payments.models import PaymentMethod
 from payments.services import (
     VALIDATION_FIELDS,
@@ -41,7 +43,7 @@ from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
 from transactions.state import Actor, Event, transaction_create, transaction_lock, transition
 from vault import crypto
 from vault.error_codes import ErrorCode
-from vault.errors import ApiError, Conflict, CustomerInactive, NotFound, PaymentMethodBlocked
+from vault.errors import ApiError, Conflict, NotFound
 
 PRENOTE_WAIT_BANKING_DAYS = 3  # Nacha 2.6.3: live entries no sooner than 3 banking days after the prenote
 MICRODEPOSIT_ATTEMPTS = 3

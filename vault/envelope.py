@@ -10,6 +10,11 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from vault.error_codes import ErrorCode
 
+# The query parameter naming the company a Bearer token acts for: accounts.permissions reads it, the schema documents
+# it. It lives here, not in vault.openapi, because DRF imports the permission class while it loads its own views,
+# before drf_spectacular (which vault.openapi needs) can be imported.
+ENTITY_PARAM = "entityUuid"
+
 # orjson writes what it knows natively (str, int, float, dict, list, UUID, date) several times faster than the
 # json module; everything else, datetimes included, goes to DRF's encoder, so every value reads as DRF writes it.
 _DRF_DEFAULT = JSONEncoder().default

@@ -76,45 +76,6 @@ class Throttled(ApiError):
         )
 
 
-class PaymentMethodBlocked(ApiError):
-    """A saved method blocked by a return (R02-R04): 400 on a charge, 409 on a reversal."""
-
-    code = ErrorCode.PAYMENT_METHOD_BLOCKED
-
-    def __init__(self, message: str, *, status: int | None = None) -> None:
-        super().__init__(message, status=status, field="paymentMethodUuid")
-
-
-class CustomerInactive(ApiError):
-    code = ErrorCode.CUSTOMER_INACTIVE
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, field="customerUuid")
-
-
-class IncompatibleMethod(ApiError):
-    code = ErrorCode.INCOMPATIBLE_METHOD
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, field="method")
-
-
-class NotRetryable(Conflict):
-    """A returned debit that may not be re-presented (POST /transactions/{uuid}/retry): 409 with the reason."""
-
-    code = ErrorCode.NOT_RETRYABLE
-
-    def __init__(self, message: str, *, code: ErrorCode) -> None:
-        super().__init__(message, code=code, field="transactionUuid")
-
-
-class IdempotencyKeyReused(Conflict):
-    code = ErrorCode.IDEMPOTENCY_KEY_REUSED
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, field="Idempotency-Key")
-
-
 class InvalidFilter(ApiError):
     code = ErrorCode.INVALID_FILTER
 

@@ -18,9 +18,9 @@ from rest_framework.test import APIClient
 
 from accounts.actions import ALL_ACTIONS, Action
 from accounts.models import ApiKey, Company, Membership, User
+from config.management.commands.bootstrap_demo import DEMO_KEY_NAME
 from tests import factories
 from tests.accounts.conftest import set_live_actions
-from vault.management.commands.bootstrap_demo import DEMO_KEY_NAME
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,9 @@ from django.test import Client
 
 from accounts.models import User
 from backoffice.groups import STAFF_GROUPS
+from config.management.commands.bootstrap_demo import DEMO_EMAIL, DEMO_PASSWORD
 from tests import factories
 from tests.lifecycle.conftest import bank_txn
-from vault.management.commands.bootstrap_demo import DEMO_EMAIL, DEMO_PASSWORD
 
 pytestmark = pytest.mark.django_db
 

@@ -24,6 +24,7 @@ from django.db.models import Sum, TextChoices
 
 from accounts.models import Company
 from customers.models import Customer
+from payments.errors import PaymentMethodBlocked
 from payments.models import PaymentMethod
 from transactions import calendar
 from transactions.lifecycle.return_codes import Corrected
@@ -32,7 +33,7 @@ from transactions.models import ChangeNotice, Status, Transaction, TransactionTy
 from transactions.state import Actor, Event, move_for, transaction_create, transaction_lock, transition
 from vault.crypto import account_number_hash
 from vault.error_codes import ErrorCode
-from vault.errors import Conflict, NotFound, PaymentMethodBlocked
+from vault.errors import Conflict, NotFound
 
 PAYMENT_METHOD_BLOCKED = "payment method is blocked"
 REVERSAL_DESCRIPTION = "REVERSAL"

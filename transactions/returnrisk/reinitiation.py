@@ -11,6 +11,7 @@ from django.db import transaction
 
 from accounts.models import Company
 from transactions import calendar
+from transactions.errors import NotRetryable
 from transactions.idempotency import ChargeResult
 from transactions.lifecycle.return_codes import REINITIATION_CODES, RETURN_CODES
 from transactions.methods import method_kind
@@ -18,7 +19,7 @@ from transactions.models import Status, Transaction, TransactionType
 from transactions.services import ChargeRequest, transaction_charge
 from transactions.state import Actor
 from vault.error_codes import ErrorCode
-from vault.errors import NotFound, NotRetryable
+from vault.errors import NotFound
 
 MAX_RETRIES = 2  # three presentments in all
 RETRY_WINDOW = timedelta(days=180)

@@ -41,7 +41,8 @@ INSTALLED_APPS = [
     "transactions",
     "reporting",
     "events",
-    "vault",  # the project package: bootstrap_demo (it wires every app) and the API docs' template
+    "vault",  # the plumbing library (imports no app): the API docs' template
+    "config",  # the project package: settings, urls, wsgi and bootstrap_demo (it wires every app)
     "django_tasks",
     "django_tasks_db",
     "django_prometheus",
@@ -69,8 +70,8 @@ MIDDLEWARE = [
 MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 
-ROOT_URLCONF = "vault.urls"
-WSGI_APPLICATION = "vault.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 APPEND_SLASH = False
 
 TEMPLATES = [
@@ -118,7 +119,7 @@ if DATABASE_POOL_MODE == "transaction":
             _alias["DISABLE_SERVER_SIDE_CURSORS"] = True
 # Every alias gives up on an unreachable server after DATABASE_CONNECT_TIMEOUT seconds (the replica after its own,
 # shorter REPORTING_CONNECT_TIMEOUT): a request answers 503 well within gunicorn's timeout, a command exits with one
-# line. In the web process (vault/wsgi.py sets VAULT_WEB_PROCESS) the server also cancels any statement running
+# line. In the web process (config/wsgi.py sets VAULT_WEB_PROCESS) the server also cancels any statement running
 # longer than WEB_STATEMENT_TIMEOUT_MS (the request is 503, nothing written); commands and the worker have no limit.
 # Behind pgbouncer no startup option passes: set it on the role there (ALTER ROLE ... SET statement_timeout).
 DATABASE_CONNECT_TIMEOUT = env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)
@@ -189,7 +190,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["vault.envelope.EnvelopeJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["vault.bounded_json.BoundedJSONParser"],
     "EXCEPTION_HANDLER": "vault.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "accounts.schema.VaultAutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "vault.openapi.VaultAutoSchema",
     "UNAUTHENTICATED_USER": None,
     "COERCE_DECIMAL_TO_STRING": False,
     "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",

@@ -1,5 +1,5 @@
 """Demo merchant for `make run`: company, admin user, API key, customers, saved methods, charges and reporting
-rows. Safe to rerun. It lives in the project package because it wires every app, as vault/urls.py does."""
+rows. Safe to rerun. It lives in the project package because it wires every app, as config/urls.py does."""
 
 from __future__ import annotations
 
