@@ -1,0 +1,56 @@
+"""The transactions app's models, one module a subject, all re-exported here (`from transactions.models import
+Transaction`): the app label stays `transactions`, so moving a model between these modules needs no migration.
+
+- `ach.py`: the bank's files (origination files, batches, settlements, imported return files)
+- `validation.py`: account validations (prenotes, micro-deposits)
+- `transaction.py`: the transaction, its hold, exception, idempotency record and event trail
+- `returns.py`: returns, dishonored returns, parked return items, notices of change
+- `risk.py`: account blocks and the return-rate program (policies, alerts, debit holds, actions, reviews)
+"""
+
+from transactions.models.ach import Batch, IngestionFile, OriginationFile, Settlement
+from transactions.models.returns import ChangeNotice, DishonoredReturn, ParkedReturnItem, TransactionReturn
+from transactions.models.risk import AccountBlock, DebitHold, ReturnPolicy, RiskAction, RiskAlert, RiskReview
+from transactions.models.transaction import (
+    MICRO_ENTRY,
+    NOT_SEEDED,
+    IdempotencyRecord,
+    Method,
+    Purpose,
+    Status,
+    Transaction,
+    TransactionEvent,
+    TransactionException,
+    TransactionHold,
+    TransactionType,
+)
+from transactions.models.validation import AccountValidation
+
+__all__ = [
+    "MICRO_ENTRY",
+    "NOT_SEEDED",
+    "AccountBlock",
+    "AccountValidation",
+    "Batch",
+    "ChangeNotice",
+    "DebitHold",
+    "DishonoredReturn",
+    "IdempotencyRecord",
+    "IngestionFile",
+    "Method",
+    "OriginationFile",
+    "ParkedReturnItem",
+    "Purpose",
+    "ReturnPolicy",
+    "RiskAction",
+    "RiskAlert",
+    "RiskReview",
+    "Settlement",
+    "Status",
+    "Transaction",
+    "TransactionEvent",
+    "TransactionException",
+    "TransactionHold",
+    "TransactionReturn",
+    "TransactionType",
+]

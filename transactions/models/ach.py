@@ -1,0 +1,104 @@
+"""The bank's files: the NACHA files `originate` writes, their batches, the settlements, and the return files
+`import_returns` reads (SPEC 4.9)."""
+
+from __future__ import annotations
+
+from uuid import uuid4
+
+from django.db import models
+from django.utils import timezone
+
+from accounts.models import Company
+
+
+class OriginationFile(models.Model):
+    """One NACHA file written by `originate` for a processing window (spans companies)."""
+
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    window_at = models.DateTimeField(help_text="The processing window the file was cut for.")
+    # A sandbox file holds sandbox companies' entries only, is written under SANDBOX_DIR and never goes to a bank;
+    # a live file never holds a sandbox entry (CONTRACT 13).
+    is_sandbox = models.BooleanField(default=False, editable=False)
+    file_id_modifier = models.CharField(max_length=1)
+    path = models.CharField(max_length=500)
+    batch_count = models.PositiveIntegerField(default=0)
+    entry_count = models.PositiveIntegerField(default=0)
+    debit_total = models.BigIntegerField(default=0)
+    credit_total = models.BigIntegerField(default=0)
+    # Set with `path` once the file is on disk: a batch settles only when its file was written (both set).
+    sha256 = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the file as written.")
+    purged_at = models.DateTimeField(
+        null=True, blank=True, help_text="When `purge_outbound` deleted the file; this record stays."
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["window_at", "file_id_modifier"], name="origination_file_window_modifier")
+        ]
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class Batch(models.Model):
+    """A NACHA batch: one company, one SEC code, one entry description, one window. `id` is batchNumericId."""
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="batches")
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    origination_file = models.ForeignKey(
+        OriginationFile, on_delete=models.PROTECT, null=True, blank=True, related_name="batches"
+    )
+    standard_entry_class_code = models.CharField(max_length=4)
+    entry_description = models.CharField(max_length=10, default="PAYMENT", help_text="Company Entry Description.")
+    effective_date = models.DateField()
+    batched_at = models.DateTimeField(default=timezone.now)
+    batch_number = models.PositiveIntegerField(default=1, help_text="Position of the batch inside its file.")
+    entry_count = models.PositiveIntegerField(default=0)
+    debit_total = models.BigIntegerField(default=0)
+    credit_total = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "batches"
+        indexes = [models.Index(fields=["company", "batched_at"], name="batch_company_batched")]
+
+    def __str__(self) -> str:
+        return f"Batch {self.pk}"
+
+
+class Settlement(models.Model):
+    """Funds settled for one company on one day; late returns get their own settlement of kind late_return."""
+
+    class Kind(models.TextChoices):
+        REGULAR = "regular"
+        LATE_RETURN = "late_return"
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="settlements")
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.REGULAR)
+    settlement_date = models.DateField()
+    processed_at = models.DateTimeField(default=timezone.now)
+    transaction_count = models.PositiveIntegerField(default=0)
+    net_amount = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["company", "kind", "settlement_date"], name="settlement_company_kind_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"Settlement {self.pk} ({self.kind} {self.settlement_date})"
+
+
+class IngestionFile(models.Model):
+    """A return / notice-of-change file imported by `import_returns`."""
+
+    uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
+    filename = models.CharField(max_length=500)
+    sha256 = models.CharField(max_length=64, unique=True)
+    file_format = models.CharField(max_length=10)
+    received_at = models.DateTimeField(default=timezone.now)
+    summary = models.JSONField(default=dict, blank=True)
+
+    def __str__(self) -> str:
+        return self.filename
