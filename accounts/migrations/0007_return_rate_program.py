@@ -2,24 +2,7 @@
 
 from django.db import migrations, models
 
-NEW_ACTIONS = ["ViewRisk"]  # CONTRACT 10: the admin role and the live API-key action group get it
-
-
-def grant(apps, schema_editor):
-    Role = apps.get_model("accounts", "Role")
-    ActionGroup = apps.get_model("accounts", "ActionGroup")
-    for row in [*Role.objects.filter(name="admin"), *ActionGroup.objects.filter(name="live-api-key")]:
-        row.actions = [*row.actions, *(action for action in NEW_ACTIONS if action not in row.actions)]
-        row.save(update_fields=["actions"])
-
-
-def revoke(apps, schema_editor):
-    Role = apps.get_model("accounts", "Role")
-    ActionGroup = apps.get_model("accounts", "ActionGroup")
-    for row in [*Role.objects.filter(name="admin"), *ActionGroup.objects.filter(name="live-api-key")]:
-        row.actions = [action for action in row.actions if action not in NEW_ACTIONS]
-        row.save(update_fields=["actions"])
-
+from accounts.action_grants import actions_granted
 
 class Migration(migrations.Migration):
 
@@ -47,5 +30,5 @@ class Migration(migrations.Migration):
             model_name='company',
             constraint=models.CheckConstraint(condition=models.Q(('return_rate_warning_percent__gte', 1), ('return_rate_warning_percent__lte', 100)), name='company_return_rate_warning_percent_range'),
         ),
-        migrations.RunPython(grant, revoke),
+        actions_granted(["ViewRisk"]),
     ]

@@ -3,24 +3,7 @@
 
 from django.db import migrations, models
 
-NEW_ACTIONS = ["SimulateSandbox"]
-
-
-def grant(apps, schema_editor):
-    Role = apps.get_model("accounts", "Role")
-    ActionGroup = apps.get_model("accounts", "ActionGroup")
-    for row in [*Role.objects.filter(name="admin"), *ActionGroup.objects.filter(name="live-api-key")]:
-        row.actions = [*row.actions, *(action for action in NEW_ACTIONS if action not in row.actions)]
-        row.save(update_fields=["actions"])
-
-
-def revoke(apps, schema_editor):
-    Role = apps.get_model("accounts", "Role")
-    ActionGroup = apps.get_model("accounts", "ActionGroup")
-    for row in [*Role.objects.filter(name="admin"), *ActionGroup.objects.filter(name="live-api-key")]:
-        row.actions = [action for action in row.actions if action not in NEW_ACTIONS]
-        row.save(update_fields=["actions"])
-
+from accounts.action_grants import actions_granted
 
 class Migration(migrations.Migration):
     dependencies = [("accounts", "0010_rate_window")]
@@ -41,5 +24,5 @@ class Migration(migrations.Migration):
             name="sandbox_clock_at",
             field=models.DateTimeField(blank=True, editable=False, null=True),
         ),
-        migrations.RunPython(grant, revoke),
+        actions_granted(["SimulateSandbox"]),
     ]
