@@ -31,7 +31,7 @@ from payments.services import (
 )
 from transactions import calendar
 from transactions.charge_rules import bank_fields, company_cutoff
-from transactions.methods import ACH
+from transactions.methods import ACH, sec_codes
 from transactions.models import (
     AccountValidation,
     Status,
@@ -66,17 +66,10 @@ Kind = AccountValidation.Kind
 State = AccountValidation.State
 
 
-def _is_organization(customer: Customer) -> bool:
-    """The holder: the accountHolderType; without one, an organization when it has no first and last name."""
-    if customer.account_holder_type:
-        return customer.account_holder_type == Customer.HolderType.ORGANIZATION
-    return not (customer.first_name and customer.last_name)
-
-
 def _sec_code(customer: Customer | None, *, micro: bool) -> str:
     """CCD for an organization. For a consumer, a prenote travels as the account's future debits will (WEB);
     micro-entries are PPD, because a WEB credit is for person-to-person transfers only (docs/ach-rules.md)."""
-    if customer is not None and _is_organization(customer):
+    if sec_codes.account_holder(customer) == sec_codes.ORGANIZATION:
         return "CCD"
     return "PPD" if micro else "WEB"
 

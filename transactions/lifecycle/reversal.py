@@ -28,7 +28,7 @@ from payments.errors import PaymentMethodBlocked
 from payments.models import PaymentMethod
 from transactions import calendar
 from transactions.lifecycle.return_codes import Corrected
-from transactions.methods import ACH, method_kind
+from transactions.methods import ACH, method_kind, sec_codes
 from transactions.models import ChangeNotice, Status, Transaction, TransactionType
 from transactions.state import Actor, Event, move_for, transaction_create, transaction_lock, transition
 from vault.crypto import account_number_hash
@@ -167,12 +167,7 @@ def transaction_reverse(
 def refund_sec_code(customer: Customer | None) -> str:
     """A refund is a credit to the payer's account: CCD for an organization, PPD for a consumer (WEB and TEL carry
     no merchant's refund)."""
-    if customer is not None and (
-        customer.account_holder_type == Customer.HolderType.ORGANIZATION
-        or (not customer.account_holder_type and customer.company_name and not customer.first_name)
-    ):
-        return "CCD"
-    return "PPD"
+    return sec_codes.default_sec_code(type=TransactionType.CREDIT, holder=sec_codes.account_holder(customer))
 
 
 def refundable_amount(original: Transaction) -> int:
