@@ -30,7 +30,7 @@ from payments.services import (
     payment_method_validation_pending,
 )
 from transactions import calendar
-from transactions.charge_rules import bank_fields, company_cutoff
+from transactions.charge_rules import bank_fields, company_cutoff, effective_date_resolve
 from transactions.methods import ACH, sec_codes
 from transactions.models import (
     AccountValidation,
@@ -138,7 +138,8 @@ def _validation_create(
         raise PaymentMethodBlocked(f"payment method is blocked: {method.blocked_reason or 'blocked'}", status=409)
     if method is not None and kind == Kind.MICRODEPOSITS:
         _microdeposit_starts_check(method=method, now=now)
-    day = calendar.next_processing_day(now, company_cutoff(company))
+    # The day its entries settle (the banking day after the next window's), as a charge's effectiveDate.
+    day = effective_date_resolve(requested=None, now=now, cutoff=company_cutoff(company), kind=ACH)
     try:
         with transaction.atomic():
             validation = AccountValidation.objects.create(

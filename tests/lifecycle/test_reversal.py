@@ -71,6 +71,15 @@ def test_the_reversal_credit_goes_out_in_the_next_file(api_client, settled):
     assert credit.status == "Processing" and credit.trace_number
 
 
+def test_the_credit_shows_the_day_it_settles_before_it_goes_out(api_client, settled):
+    shown = _reverse(api_client, settled.uuid).json()["data"]["effectiveDate"]
+
+    run("originate", "--at", "2026-12-08T16:00:00Z")  # Tuesday's file: the credit settles on Wednesday
+
+    credit = Transaction.objects.select_related("batch").get(type="Credit")
+    assert shown == credit.batch.effective_date.isoformat() == "2026-12-09"
+
+
 def test_reversing_twice_is_409(api_client, settled):
     assert _reverse(api_client, settled.uuid).status_code == 201
     second = _reverse(api_client, settled.uuid)

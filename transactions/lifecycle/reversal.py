@@ -27,6 +27,7 @@ from customers.models import Customer
 from payments.errors import PaymentMethodBlocked
 from payments.models import PaymentMethod
 from transactions import calendar
+from transactions.charge_rules import company_cutoff, effective_date_resolve
 from transactions.lifecycle.return_codes import Corrected
 from transactions.methods import ACH, method_kind, sec_codes
 from transactions.models import ChangeNotice, Status, Transaction, TransactionType
@@ -106,7 +107,11 @@ def _credit(original: Transaction, *, method: str, amount: int, at: datetime, **
         type=TransactionType.CREDIT,
         method=method,
         amount=amount,
-        effective_date=calendar.next_processing_day(at, original.company.cutoff_time),
+        # As a charge's (the next window's day for RTP, the banking day after it for an ACH entry), so the credit
+        # shows the day it will settle before `originate` batches it.
+        effective_date=effective_date_resolve(
+            requested=None, now=at, cutoff=company_cutoff(original.company), kind=method_kind(method)
+        ),
         created_at=at,
         **{name: getattr(original, name) for name in COPIED_FIELDS},
         **_payee(original),
