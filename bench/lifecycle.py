@@ -1,18 +1,24 @@
-"""Lifecycle command throughput: originate, settle and import_returns over N pending ACH transactions.
+"""Lifecycle at volume: a day of due ACH entries through originate, settle, import_returns and the late settle.
 
-Uses its own database: a fresh SQLite file under a temporary VAR_DIR, or, with --database-url, that
-PostgreSQL database (dropped and recreated). Prints one line per step with rows/s.
+Seeds `--entries` Pending entries due on one processing day across `--companies` companies (one SQL statement on
+PostgreSQL, from a pool of distinct accounts), then runs each command as its own process (as cron does) and prints
+its wall time, entries/s and peak RSS (the child's ru_maxrss). Between the steps it checks what must hold at volume:
+every file passes the independent readers (achkit and tests/lifecycle/nacha_reader, tests/nacha_check.py) and its
+control totals equal the database's, a 10% return file is matched in full, and a NOC file is applied in full.
 
-    .venv/bin/python bench/lifecycle.py --transactions 20000
-    .venv/bin/python bench/lifecycle.py --transactions 20000 --database-url postgres://postgres@127.0.0.1:5432/bench_lifecycle
+Uses its own database: a fresh SQLite file under a temporary VAR_DIR, or, with --database-url, that PostgreSQL
+database (dropped and recreated).
+
+    .venv/bin/python bench/lifecycle.py --entries 20000 --database-url postgres://postgres@127.0.0.1:5432/bench_volume
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
+import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,6 +26,14 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+DAY = date(2026, 12, 7)  # a Monday
+ORIGINATE_AT = "2026-12-07T15:00:00Z"
+SETTLE_AT = "2026-12-08T22:00:01Z"  # after the next-day entries' 17:00 ET settlement
+RETURNS_AT = "2026-12-09T14:00:00Z"
+LATE_SETTLE_AT = "2026-12-09T22:00:00Z"
+TARGET_RATE, TARGET_RSS_MB = 10_000, 500
+RETURN_CODES = ("R01",) * 6 + ("R02", "R03", "R10", "R29")  # blocks as well as plain returns
+ACCOUNTS = 20_000
 
 
 def _prepare_database(url: str | None, var_dir: str) -> None:
@@ -34,73 +48,234 @@ def _prepare_database(url: str | None, var_dir: str) -> None:
         os.environ["DATABASE_URL"] = url
 
 
-def _timed(label: str, rows: int, command: str, *args: str) -> dict:
-    from django.core.management import call_command
+def _command(label: str, count: int, *args: str) -> dict:
+    """One command in its own process, as cron runs it: wall time, entries/s and the child's peak RSS (wait4)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        child = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), *args], stdout=out, stderr=err, cwd=ROOT)
+        _pid, status, usage = os.wait4(child.pid, 0)
+        elapsed = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0), err.seek(0)
+        output, errors = out.read().decode(), err.read().decode()
+    if child.returncode != 0:
+        sys.exit(f"{label} failed ({child.returncode}): {errors[-2000:]}")
+    result = json.loads(output.strip().splitlines()[-1])
+    rss_mb = usage.ru_maxrss / 1024
+    rate = count / elapsed
+    verdict = "ok" if rate >= TARGET_RATE and rss_mb < TARGET_RSS_MB else "MISSED"
+    print(f"{label:<18} {count:>9,} {elapsed:8.2f} s {rate:9,.0f}/s {rss_mb:6.0f} MB  {verdict}", flush=True)
+    return result
 
-    out = io.StringIO()
-    started = time.perf_counter()
-    call_command(command, *args, stdout=out, stderr=io.StringIO())
-    elapsed = time.perf_counter() - started
-    print(f"{label:<16} {rows:>7} rows  {elapsed:7.2f} s  {rows / elapsed:9.0f} rows/s")
-    return json.loads(out.getvalue())
+
+def _seed(entries: int, companies: int) -> None:
+    from django.db import connection
+
+    from accounts.models import Company
+    from transactions.models import Transaction
+    from vault import crypto
+
+    rng = random.Random(29)
+    made = Company.objects.bulk_create([Company(name=f"Bench {n}") for n in range(companies)])
+    pool = []
+    for n in range(ACCOUNTS):
+        number = str(10_000_000 + rng.randrange(10**9))
+        pool.append((n, crypto.encrypt(number), crypto.account_number_hash(number), number[-4:]))
+    if connection.vendor == "postgresql":
+        _seed_postgresql(entries, [company.pk for company in made], pool)
+        return
+    Transaction.objects.bulk_create(
+        [
+            Transaction(**_columns(n, made[n % companies].pk, pool[n % ACCOUNTS], encrypted=False))
+            for n in range(entries)
+        ],
+        batch_size=2000,
+    )
+
+
+def _columns(n: int, company_id: int, account: tuple, *, encrypted: bool) -> dict:
+    credit = n % 10 == 0
+    return {
+        "company_id": company_id,
+        "method": "ACH",
+        "type": "Credit" if credit else "Debit",
+        "amount": 100 + n % 5000,
+        "standard_entry_class_code": "PPD" if credit else ("WEB", "PPD", "CCD")[n % 3],
+        "effective_date": DAY,
+        "name": f"Payer {n}",
+        "account_type": "Savings" if n % 3 == 0 else "Checking",
+        "account_number": account[1] if encrypted else crypto_plain(account),
+        "account_number_hash": account[2],
+        "account_last_four": account[3],
+        "routing_number": "021000021",
+    }
+
+
+def crypto_plain(account: tuple) -> str:
+    from vault import crypto
+
+    return crypto.decrypt(account[1])
+
+
+def _seed_postgresql(entries: int, company_ids: list[int], pool: list[tuple]) -> None:
+    """One INSERT ... SELECT from generate_series: a template row (every column as the ORM writes it) varied per n."""
+    from django.db import connection
+
+    from transactions.models import Transaction
+
+    template = Transaction(**_columns(0, company_ids[0], pool[0], encrypted=False))
+    meta = Transaction._meta
+    fields = [f for f in meta.local_concrete_fields if f is not meta.auto_field and not f.generated]
+    varied = {
+        "company_id": "(%(companies)s::bigint[])[1 + n %% %(company_count)s]",
+        "uuid": "gen_random_uuid()",
+        "sequence_uuid": "gen_random_uuid()",
+        "type": "CASE WHEN n %% 10 = 0 THEN 'Credit' ELSE 'Debit' END",
+        "amount": "100 + n %% 5000",
+        "standard_entry_class_code": "CASE WHEN n %% 10 = 0 THEN 'PPD' ELSE (ARRAY['WEB','PPD','CCD'])[1 + n %% 3] END",
+        "name": "'Payer ' || n",
+        "account_type": "CASE WHEN n %% 3 = 0 THEN 'Savings' ELSE 'Checking' END",
+        "account_number": "a.encrypted",
+        "account_number_hash": "a.hashed",
+        "account_last_four": "a.last_four",
+    }
+    columns, values, params = [], [], {"companies": company_ids, "company_count": len(company_ids)}
+    for field in fields:
+        columns.append(connection.ops.quote_name(field.column))
+        if field.attname in varied:
+            values.append(varied[field.attname])
+        else:
+            params[field.attname] = field.get_db_prep_save(field.pre_save(template, add=True), connection)
+            values.append(f"%({field.attname})s")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TEMP TABLE bench_account (k int PRIMARY KEY, encrypted text, hashed text, last_four text)"
+        )
+        with cursor.cursor.copy("COPY bench_account FROM STDIN") as copy:
+            for row in pool:
+                copy.write_row(row)
+        cursor.execute(
+            f"INSERT INTO {meta.db_table} ({', '.join(columns)}) "
+            f"SELECT {', '.join(values)} FROM generate_series(0, %(last)s) AS n "
+            f"JOIN bench_account a ON a.k = n %% {ACCOUNTS}",
+            {**params, "last": entries - 1},
+        )
+        cursor.execute(f"VACUUM (ANALYZE) {meta.db_table}")
+
+
+def _check_files(paths: list[str], entries: int) -> None:
+    """The independent readers accept every file, and the file control totals equal the database's."""
+    from django.db.models import Count, Q, Sum
+
+    from tests import nacha_check
+    from tests.lifecycle import nacha_reader
+    from transactions.models import Status, Transaction
+
+    count = debits = credits = 0
+    for path in paths:
+        text = Path(path).read_text()
+        problems = nacha_check.problems(text)
+        if problems:
+            sys.exit(f"{path}: {len(problems)} problems, first: {problems[:3]}")
+        read = nacha_reader.read(text)
+        for batch in read.batches:
+            for entry in batch.entries:
+                count += 1
+                if entry.transaction_code in nacha_reader.CREDIT_CODES:
+                    credits += entry.amount
+                else:
+                    debits += entry.amount
+    database = Transaction.objects.filter(status=Status.PROCESSING).aggregate(
+        count=Count("pk"), debits=Sum("amount", filter=Q(type="Debit")), credits=Sum("amount", filter=Q(type="Credit"))
+    )
+    found = {"count": count, "debits": debits, "credits": credits}
+    if found != database or count != entries:
+        sys.exit(f"file totals {found} differ from the database's {database} (seeded {entries})")
+    print(f"{'':<18} files pass achkit and nacha_reader; {count:,} entries, totals equal the database's")
+
+
+def _returns_file(var_dir: str, entries: int, code_of, name: str, at: datetime, corrected=None) -> tuple[Path, int]:
+    """A NACHA return / NOC file naming every `step`-th entry, as the RDFI sends it (written in chunks of rows)."""
+    from transactions.lifecycle.returns import return_file_for
+    from transactions.models import Transaction
+
+    step = max(1, round(entries / max(1, round(entries * (0.1 if corrected is None else 0.01)))))
+    ids = list(Transaction.objects.order_by("id").values_list("id", flat=True)[::step])
+    picked = []
+    for start in range(0, len(ids), 5000):
+        picked += list(Transaction.objects.select_related("company").filter(id__in=ids[start : start + 5000]))
+    specs = [(txn, code_of(n), corrected(txn) if corrected else {}) for n, txn in enumerate(picked)]
+    path = Path(var_dir) / name
+    path.write_text(return_file_for(specs, at=at))
+    return path, len(specs)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--transactions", type=int, default=20000)
-    parser.add_argument("--companies", type=int, default=20)
+    parser.add_argument("--entries", "--transactions", type=int, default=20000, dest="entries")
+    parser.add_argument("--companies", type=int, default=50)
     parser.add_argument("--database-url")
+    parser.add_argument("--seed-only", action="store_true", help="seed, print VAR_DIR and stop (for profiling)")
+    parser.add_argument("--skip-reader", action="store_true", help="do not read the files back (achkit is slow)")
     options = parser.parse_args()
 
     var_dir = tempfile.mkdtemp(prefix="bench-lifecycle-")
     _prepare_database(options.database_url, var_dir)
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["PYTHONSTARTUP"] = ""
     import django
 
     django.setup()
     from django.core.management import call_command
 
-    from accounts.models import Company
-    from transactions.lifecycle.returns import return_file_for
-    from transactions.models import Transaction
-    from vault import crypto
+    from transactions.models import ChangeNotice, Status, Transaction
 
     call_command("migrate", verbosity=0)
-    companies = Company.objects.bulk_create([Company(name=f"Bench {n}") for n in range(options.companies)])
-    day = date(2026, 12, 7)
-    account_hash = crypto.account_number_hash("123456789")
-    Transaction.objects.bulk_create(
-        [
-            Transaction(
-                company=companies[n % len(companies)],
-                method="ACH",
-                type="Credit" if n % 10 == 0 else "Debit",
-                amount=100 + n % 5000,
-                standard_entry_class_code="WEB",
-                effective_date=day,
-                name=f"Payer {n}",
-                account_type="Savings" if n % 3 == 0 else "Checking",
-                account_number="123456789",
-                account_number_hash=account_hash,
-                account_last_four="6789",
-                routing_number="021000021",
-            )
-            for n in range(options.transactions)
-        ],
-        batch_size=2000,
+    started = time.perf_counter()
+    _seed(options.entries, options.companies)
+    count = options.entries
+    engine = "PostgreSQL" if options.database_url else "SQLite"
+    print(
+        f"{count:,} entries, {options.companies} companies, {engine}; seeded in {time.perf_counter() - started:.0f} s"
     )
-    count = options.transactions
-    print(f"{count} transactions, {options.companies} companies, {'PostgreSQL' if options.database_url else 'SQLite'}")
-    originated = _timed("originate", count, "originate", "--at", "2026-12-07T15:00:00Z")
+    if options.seed_only:
+        print(f"VAR_DIR={var_dir}")
+        return
+    print(
+        f"{'command':<18} {'entries':>9} {'wall':>10} {'rate':>11} {'peak RSS':>9}  "
+        f"(target >= {TARGET_RATE:,}/s, < {TARGET_RSS_MB} MB)"
+    )
+    originated = _command("originate", count, "originate", "--at", ORIGINATE_AT)
     size = sum(Path(path).stat().st_size for path in originated["files"])
-    print(f"{'':<16} {len(originated['files'])} file(s), {originated['batches']} batches, {size / 1e6:.1f} MB")
-    _timed("settle", count, "settle", "--at", "2026-12-07T22:00:01Z")
-    returned = list(Transaction.objects.select_related("company").order_by("id")[: max(1, count // 20)])
-    path = Path(var_dir) / "returns.ach"
-    path.write_text(return_file_for([(txn, "R01", {}) for txn in returned], at=datetime(2026, 12, 8, tzinfo=UTC)))
-    _timed("import_returns", len(returned), "import_returns", str(path))
-    _timed("settle (late)", len(returned), "settle", "--at", "2026-12-08T22:00:00Z")
+    print(f"{'':<18} {len(originated['files'])} file(s), {originated['batches']} batches, {size / 1e6:.1f} MB")
+    if not options.skip_reader:
+        _check_files(originated["files"], count)
+    _command("settle", count, "settle", "--at", SETTLE_AT)
+    settled = Transaction.objects.filter(status=Status.SETTLED).count()
+    if settled != count:
+        sys.exit(f"settle left {count - settled} entries unsettled")
+    at = datetime(2026, 12, 9, 14, tzinfo=UTC)
+    path, returns = _returns_file(var_dir, count, lambda n: RETURN_CODES[n % len(RETURN_CODES)], "returns.ach", at)
+    summary = _command("import_returns", returns, "import_returns", str(path), "--at", RETURNS_AT)
+    if summary["returns"] != returns or summary["unmatched"] or summary["exceptions"]:
+        sys.exit(
+            f"return file not matched in full: {summary['returns']} of {returns}, {len(summary['unmatched'])} unmatched"
+        )
+    print(f"{'':<18} {returns:,} returns matched in full ({path.stat().st_size / 1e6:.1f} MB)")
+
+    def corrected(txn):
+        return {"accountType": "Checking" if txn.account_type == "Savings" else "Savings"}
+
+    noc_path, notices = _returns_file(var_dir, count, lambda n: "C05", "nocs.ach", at, corrected)
+    summary = _command("import_returns NOC", notices, "import_returns", str(noc_path), "--at", RETURNS_AT)
+    if summary["notices"] != notices or ChangeNotice.objects.count() != notices:
+        sys.exit(f"NOC file not applied in full: {summary['notices']} of {notices}")
+    print(f"{'':<18} {notices:,} notices of change applied in full")
+    _command("settle (late)", returns, "settle", "--at", LATE_SETTLE_AT)
+    late = Transaction.objects.filter(status=Status.RETURNED, late_return_settlement__isnull=False).count()
+    if late != returns:
+        sys.exit(f"late settle settled {late} of {returns} late returns")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,51 @@ def payment_details(txn: Transaction) -> dict[str, Any]:
     }
 
 
+# Every column transaction_record reads of a transaction (and payment_details, return_details, is_micro_entry),
+# besides the linked rows' uuids and the return: the lifecycle commands load only these for their events
+# (transactions.events; tests/transactions/test_record_columns.py fails when the record reads another one).
+RECORD_COLUMNS = (
+    "id",
+    "company_id",
+    "uuid",
+    "status",
+    "amount",
+    "account_validation_id",
+    "method",
+    "type",
+    "effective_date",
+    "customer_id",
+    "payment_method_id",
+    "standard_entry_class_code",
+    "name",
+    "account_type",
+    "account_last_four",
+    "routing_number",
+    "card_masked",
+    "card_first_six",
+    "card_last_four",
+    "card_expiration",
+    "created_at",
+    "is_same_day",
+    "is_duplicate",
+    "external_unique_id",
+    "idempotency_key",
+    "sequence_uuid",
+    "rtp_transaction_id",
+    "description",
+    "entry_description",
+    "purpose",
+    "failure_reason",
+    "return_code",
+    "voided_at",
+    "reversal_uuid",
+    "reversed_at",
+    "refund_of_id",
+    "authorized_at",
+    "auth_response_code",
+)
+
+
 def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: str = "") -> dict[str, Any]:
     """`hold_code`/`hold_reason` come from the TransactionHold row (pass them when it is not loaded)."""
     record: dict[str, Any] = {

@@ -21,7 +21,7 @@ from transactions.events import transaction_created_event, transaction_webhook, 
 from transactions.methods import method_kind
 from transactions.models import Status, Transaction, TransactionEvent, TransactionHold, TransactionType
 from vault.commands import Progress, no_progress
-from vault.db import RowInsert
+from vault.db import RowInsert, ids_in
 from vault.error_codes import ErrorCode
 from vault.errors import Conflict
 
@@ -276,6 +276,54 @@ def transition(txn: Transaction, event: str, *, actor: Actor, at, reason: str = 
     return event_row
 
 
+class _Row:
+    """What the table and its preconditions read of a row (CHECKED_FIELDS), without a model instance: the bulk
+    forms check thousands of rows from tuples."""
+
+    __slots__ = CHECKED_FIELDS
+
+    def __init__(self, pk, company_id, status, method, type) -> None:
+        self.pk, self.company_id, self.status, self.method, self.type = pk, company_id, status, method, type
+
+
+# Above this many events a bulk move writes them with one INSERT ... SELECT FROM unnest (PostgreSQL).
+EVENT_ARRAY_THRESHOLD = 200
+
+
+def _append_moved(move: Move, rows: Sequence[tuple[int, int, str]], *, actor: Actor, at) -> None:
+    """The events of many rows making one move: (transaction id, company id, reason) each. The same rows as
+    `_event` makes, written server-side from three arrays on PostgreSQL (no model instance per row)."""
+    if connection.vendor != "postgresql" or len(rows) < EVENT_ARRAY_THRESHOLD:
+        _append(
+            [
+                _event(
+                    _Row(pk, company_id, move.source, "", ""), move, source=move.source, actor=actor, at=at, reason=why
+                )
+                for pk, company_id, why in rows
+            ]
+        )
+        return
+    table = connection.ops.quote_name(TransactionEvent._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} "  # noqa: S608 - model names; values are parameters
+            "(transaction_id, company_id, reason, event, from_status, to_status, caller, actor, at) "
+            "SELECT u.transaction_id, u.company_id, left(u.reason, 255), %s, %s, %s, %s, %s, %s "
+            "FROM unnest(%s::bigint[], %s::bigint[], %s::text[]) AS u (transaction_id, company_id, reason)",
+            [
+                move.event,
+                move.source or "",
+                move.target,
+                actor.caller,
+                actor.id,
+                at,
+                [pk for pk, _c, _r in rows],
+                [company_id for _p, company_id, _r in rows],
+                [why for _p, _c, why in rows],
+            ],
+        )
+
+
 def transition_many(
     rows: QuerySet[Transaction],
     event: str,
@@ -288,36 +336,50 @@ def transition_many(
     skip_locked: bool = False,
     read: Sequence[str] = (),
 ) -> list[tuple]:
-    """The bulk form: lock `rows`, move those the table allows with one UPDATE per target status and append
-    their events in one insert. Rows the table refuses stay as they are. Each event's reason is `reasons[pk]`,
-    else `reason`. Returns (pk, *read) of the moved rows."""
-    locked = list(transaction_lock(rows, skip_locked=skip_locked).order_by("pk").only(*CHECKED_FIELDS, *read))
-    moved: dict[str, list[Transaction]] = {}
-    for txn in locked:
-        move = TABLE.get((txn.status, event))
-        if _allowed(move, txn):
+    """The bulk form: lock `rows`, move those the table allows with one UPDATE per move and append their events
+    in one insert. Rows the table refuses stay as they are. Each event's reason is `reasons[pk]`, else `reason`.
+    Returns (pk, *read) of the moved rows. Rows are read as tuples, never as model instances."""
+    locked = transaction_lock(rows, skip_locked=skip_locked).order_by("pk").values_list(*CHECKED_FIELDS, *read)
+    moved: dict[Move, list[tuple]] = {}
+    for values in locked:
+        row = _Row(*values[: len(CHECKED_FIELDS)])
+        move = TABLE.get((row.status, event))
+        if _allowed(move, row):
             _check_caller(move, actor)
-            moved.setdefault(move.target, []).append(txn)
-    events, webhooks = [], {}
-    for target, txns in moved.items():
-        Transaction.objects.filter(pk__in=[txn.pk for txn in txns]).update(status=target, **(changes or {}))
-        for txn in txns:
-            move = TABLE[(txn.status, event)]
-            why = (reasons or {}).get(txn.pk, reason)
-            events.append(_event(txn, move, source=txn.status, actor=actor, at=at, reason=why))
-            webhooks.setdefault(webhook_type(move), []).append(txn.pk)
-    _append(events)
-    for webhook, ids in webhooks.items():
-        if webhook:
+            moved.setdefault(move, []).append(values)
+    for move, members in moved.items():
+        ids = [values[0] for values in members]
+        Transaction.objects.filter(ids_in(ids)).update(status=move.target, **(changes or {}))
+        whys = reasons or {}
+        _append_moved(
+            move, [(values[0], values[1], whys.get(values[0], reason)) for values in members], actor=actor, at=at
+        )
+        if webhook := webhook_type(move):
             transactions_webhook(ids, webhook)
-    return [(txn.pk, *(getattr(txn, name) for name in read)) for txns in moved.values() for txn in txns]
+    return [(values[0], *values[len(CHECKED_FIELDS) :]) for members in moved.values() for values in members]
 
 
 UPDATE_CHUNK = 500
+# Per-row values go to PostgreSQL as one array per column, this many rows per UPDATE.
+ARRAY_UPDATE_CHUNK = 20_000
+
+
+def _update_rows_sql(columns: list) -> str:
+    """PostgreSQL: one UPDATE ... FROM unnest(one array per column) for a chunk of rows with their own values."""
+    quote = connection.ops.quote_name
+    meta = Transaction._meta
+    names = [quote(column.column) for column in columns]
+    arrays = ", ".join(f"%s::{column.cast_db_type(connection)}[]" for column in columns)
+    assignments = ", ".join(f"{name} = u.{name}" for name in names)
+    pk = quote(meta.pk.column)
+    return (
+        f"UPDATE {quote(meta.db_table)} AS t SET {assignments} "  # noqa: S608 - model names; values are parameters
+        f"FROM unnest(%s::bigint[], {arrays}) AS u (u_pk, {', '.join(names)}) WHERE t.{pk} = u.u_pk"
+    )
 
 
 def transition_rows(
-    txns: list[Transaction],
+    txns: list,
     event: str,
     *,
     actor: Actor,
@@ -327,32 +389,39 @@ def transition_rows(
     desc: str = "",
 ) -> None:
     """The bulk form for rows the caller has locked (transaction_lock) and given each its own values of
-    `fields`: one parameterised UPDATE per row through executemany (Django's bulk_update builds a CASE per
-    row and field, which costs seconds per thousand rows), then one insert of their events. The whole list
-    is refused when one row may not move: a caller's query selects only movable rows."""
-    events, webhooks = [], {}
+    `fields` (model instances, or any objects with the attributes of CHECKED_FIELDS and `fields`). PostgreSQL:
+    one UPDATE ... FROM unnest per chunk of rows; elsewhere one parameterised UPDATE per row through executemany
+    (Django's bulk_update builds a CASE per row and field, which costs seconds per thousand rows); then their
+    events. The whole list is refused when one row may not move: a caller's query selects only movable rows."""
+    moved: dict[Move, list] = {}
     for txn in txns:
         move = move_for(txn, event, actor)
-        events.append(_event(txn, move, source=txn.status, actor=actor, at=at, reason=""))
-        webhooks.setdefault(webhook_type(move), []).append(txn.pk)
+        moved.setdefault(move, []).append(txn)
         txn.status = move.target
     meta = Transaction._meta
     columns = [meta.get_field(name) for name in ("status", *fields)]
-    assignments = ", ".join(f"{connection.ops.quote_name(column.column)} = %s" for column in columns)
-    # Table and column names come from the model; every value is a parameter.
-    table, pk = connection.ops.quote_name(meta.db_table), connection.ops.quote_name(meta.pk.column)
-    sql = f"UPDATE {table} SET {assignments} WHERE {pk} = %s"  # noqa: S608
-    chunks = [txns[start : start + UPDATE_CHUNK] for start in range(0, len(txns), UPDATE_CHUNK)]
+    postgres = connection.vendor == "postgresql"
+    size = ARRAY_UPDATE_CHUNK if postgres else UPDATE_CHUNK
+    chunks = [txns[start : start + size] for start in range(0, len(txns), size)]
+    if postgres:
+        sql = _update_rows_sql(columns)
+    else:
+        assignments = ", ".join(f"{connection.ops.quote_name(column.column)} = %s" for column in columns)
+        table, pk = connection.ops.quote_name(meta.db_table), connection.ops.quote_name(meta.pk.column)
+        sql = f"UPDATE {table} SET {assignments} WHERE {pk} = %s"  # noqa: S608 - model names; values are parameters
     with connection.cursor() as cursor:
         for chunk in progress(chunks, desc=desc or event, unit="chunk"):
-            cursor.executemany(
-                sql,
-                [
-                    [column.get_db_prep_save(getattr(txn, column.attname), connection) for column in columns] + [txn.pk]
-                    for txn in chunk
-                ],
-            )
-    _append(events)
-    for webhook, ids in webhooks.items():
-        if webhook:
-            transactions_webhook(ids, webhook)
+            values = [
+                [column.get_db_prep_save(getattr(txn, column.attname), connection) for column in columns] + [txn.pk]
+                for txn in chunk
+            ]
+            if postgres:
+                cursor.execute(
+                    sql, [[row[-1] for row in values], *([row[i] for row in values] for i in range(len(columns)))]
+                )
+            else:
+                cursor.executemany(sql, values)
+    for move, members in moved.items():
+        _append_moved(move, [(txn.pk, txn.company_id, "") for txn in members], actor=actor, at=at)
+        if webhook := webhook_type(move):
+            transactions_webhook([txn.pk for txn in members], webhook)

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Field, Model
+from django.db.models import Field, Model, Q
+from django.db.models.expressions import RawSQL
 from django.db.models.signals import post_save, pre_save
 from django.db.models.sql import InsertQuery
 
@@ -171,3 +172,26 @@ def _with_pk(model: type[Model], names: Sequence[str]) -> list[Field]:
     """The named fields and the primary key, in the model's column order (Model.from_db reads them in that order)."""
     wanted = {model._meta.pk, *(model._meta.get_field(name) for name in names)}
     return [field for field in model._meta.concrete_fields if field in wanted]
+
+
+def ids_in(ids: Sequence[int], *, field: str = "pk", using: str = DEFAULT_DB_ALIAS) -> Q:
+    """`field IN ids` for thousands of ids: one array parameter on PostgreSQL (psycopg binds and the server parses
+    a placeholder per element of an ordinary IN list, which cost seconds per 100k ids), the plain IN elsewhere."""
+    if connections[using].vendor == "postgresql":
+        return Q(**{f"{field}__in": RawSQL("SELECT unnest(%s::bigint[])", (list(ids),))})
+    return Q(**{f"{field}__in": list(ids)})
+
+
+# A command that changed at least this many rows of a table refreshes its planner statistics itself.
+ANALYZE_AFTER_ROWS = 10_000
+
+
+def statistics_refresh(model: type[Model], *, changed: int, using: str = DEFAULT_DB_ALIAS) -> None:
+    """PostgreSQL, after a bulk change committed: ANALYZE the table (a sample of rows, about a second at a million)
+    so the next statement is planned on what the table holds now. Without it, `import_returns` right after a
+    million-entry `originate` planned its return-rate counts on "no entry has a batch" and ran 10 s a company."""
+    connection = connections[using]
+    if connection.vendor != "postgresql" or changed < ANALYZE_AFTER_ROWS or connection.in_atomic_block:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")

@@ -6,7 +6,7 @@ Every record is 94 characters; each record type is one layout table of (field, w
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -182,12 +182,6 @@ def parse(layout: Sequence[tuple[str, int, str]], record: str) -> dict[str, str]
     return values
 
 
-def block(records: list[str]) -> list[str]:
-    """Pad with all-9 records to a whole number of 10-record blocks."""
-    padding = (-len(records)) % BLOCKING_FACTOR
-    return records + [PADDING_RECORD] * padding
-
-
 def entry_hash(routing_prefixes: Iterable[str]) -> str:
     return str(sum(int(prefix) for prefix in routing_prefixes))[-10:]
 
@@ -307,57 +301,72 @@ def _batch_records(spec: BatchSpec, originating_dfi: str) -> tuple[list[str], di
     return records, totals
 
 
-def file_records(spec: FileSpec) -> list[str]:
-    """The whole file, blocked: header, batches, control, padding."""
-    records = [
-        render(
-            FILE_HEADER,
-            {
-                "record_type": "1",
-                "priority_code": "01",
-                "immediate_destination": " " + spec.immediate_destination,
-                "immediate_origin": " " + spec.immediate_origin,
-                "creation_date": spec.created_at.strftime("%y%m%d"),
-                "creation_time": spec.created_at.strftime("%H%M"),
-                "file_id_modifier": spec.file_id_modifier,
-                "record_size": "094",
-                "blocking_factor": BLOCKING_FACTOR,
-                "format_code": "1",
-                "destination_name": spec.destination_name,
-                "origin_name": spec.origin_name,
-                "reference_code": spec.reference_code,
-            },
-        )
-    ]
-    count = hash_total = debits = credits = 0
+def _file_header(spec: FileSpec) -> str:
+    return render(
+        FILE_HEADER,
+        {
+            "record_type": "1",
+            "priority_code": "01",
+            "immediate_destination": " " + spec.immediate_destination,
+            "immediate_origin": " " + spec.immediate_origin,
+            "creation_date": spec.created_at.strftime("%y%m%d"),
+            "creation_time": spec.created_at.strftime("%H%M"),
+            "file_id_modifier": spec.file_id_modifier,
+            "record_size": "094",
+            "blocking_factor": BLOCKING_FACTOR,
+            "format_code": "1",
+            "destination_name": spec.destination_name,
+            "origin_name": spec.origin_name,
+            "reference_code": spec.reference_code,
+        },
+    )
+
+
+def file_record_groups(spec: FileSpec) -> Iterator[list[str]]:
+    """The whole file, blocked, a batch's records at a time (header, each batch, control with its padding):
+    `spec.batches` may be a generator, so a writer holds one batch in memory, never the file."""
+    yield [_file_header(spec)]
+    written = 1
+    batch_count = count = hash_total = debits = credits = 0
     for batch in spec.batches:
         batch_lines, totals = _batch_records(batch, spec.originating_dfi)
-        records.extend(batch_lines)
+        yield batch_lines
+        written += len(batch_lines)
+        batch_count += 1
         count += totals["count"]
         hash_total += totals["hash"]
         debits += totals["debits"]
         credits += totals["credits"]
-    total_records = len(records) + 1
+    total_records = written + 1
     block_count = -(-total_records // BLOCKING_FACTOR)
-    records.append(
-        render(
-            FILE_CONTROL,
-            {
-                "record_type": "9",
-                "batch_count": len(spec.batches),
-                "block_count": block_count,
-                "entry_addenda_count": count,
-                "entry_hash": str(hash_total)[-10:],
-                "debit_total": debits,
-                "credit_total": credits,
-            },
-        )
+    control = render(
+        FILE_CONTROL,
+        {
+            "record_type": "9",
+            "batch_count": batch_count,
+            "block_count": block_count,
+            "entry_addenda_count": count,
+            "entry_hash": str(hash_total)[-10:],
+            "debit_total": debits,
+            "credit_total": credits,
+        },
     )
-    return block(records)
+    yield [control] + [PADDING_RECORD] * ((-total_records) % BLOCKING_FACTOR)
+
+
+def file_records(spec: FileSpec) -> list[str]:
+    """The whole file, blocked: header, batches, control, padding."""
+    return [record for group in file_record_groups(spec) for record in group]
+
+
+def file_chunks(spec: FileSpec) -> Iterator[str]:
+    """The file's text a batch at a time (each record ends with a newline), for a streamed write."""
+    for group in file_record_groups(spec):
+        yield "".join(record + "\n" for record in group)
 
 
 def file_text(spec: FileSpec) -> str:
-    return "\n".join(file_records(spec)) + "\n"
+    return "".join(file_chunks(spec))
 
 
 # --- returns and notices of change -------------------------------------------------------------------------

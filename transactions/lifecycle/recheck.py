@@ -94,13 +94,24 @@ def _one_off_corrections(due: Sequence[Transaction]) -> dict[AccountKey, Correct
     return corrections
 
 
+def _move(row, event: str, *, actor: Actor, at: datetime, reason: str, **changes) -> None:
+    """`transition` of one entry. Batching reads its entries as light rows (origination.DueEntry): the row is then
+    read whole for its event's record, and the light row takes the status and the changes."""
+    txn = row if isinstance(row, Transaction) else Transaction.objects.defer("account_number").get(pk=row.pk)
+    transition(txn, event, actor=actor, at=at, reason=reason, **changes)
+    if txn is not row:
+        for name in ("status", *changes):
+            if hasattr(type(row), name):
+                setattr(row, name, getattr(txn, name))
+
+
 def _correct(due: Sequence[Transaction], *, actor: Actor, at: datetime) -> None:
     saved, one_off = _saved_corrections(due), _one_off_corrections(due)
     for txn in due:
         correction = saved.get(txn.payment_method_id) if txn.payment_method_id else one_off.get(_key(txn))
         changes = correction.changes(txn) if correction else {}
         if changes:
-            transition(txn, Event.CORRECTED, actor=actor, at=at, reason=correction.why, **changes)
+            _move(txn, Event.CORRECTED, actor=actor, at=at, reason=correction.why, **changes)
 
 
 def _refusals(due: Sequence[Transaction]) -> dict[int, str]:
@@ -136,7 +147,5 @@ def entries_recheck(due: list[Transaction], *, actor: Actor, at: datetime) -> li
     refusals = _refusals(due)
     for txn in due:
         if txn.pk in refusals:
-            transition(
-                txn, Event.DECLINED, actor=actor, at=at, reason=refusals[txn.pk], failure_reason=refusals[txn.pk]
-            )
+            _move(txn, Event.DECLINED, actor=actor, at=at, reason=refusals[txn.pk], failure_reason=refusals[txn.pk])
     return [txn for txn in due if txn.pk not in refusals]

@@ -21,6 +21,7 @@ from transactions.rules import signed_amount
 from transactions.state import Actor, Event, transaction_lock, transition_many
 from transactions.validation import validations_settle
 from vault.commands import Progress, no_progress
+from vault.db import ids_in, statistics_refresh
 
 SETTLE = Actor.command("settle")
 
@@ -58,7 +59,7 @@ def _group(rows: Iterable[tuple[int, int, datetime]]) -> dict[tuple[int, date], 
 def _settle_group(
     *, company_id: int, day: date, ids: list[int], kind: str, at: datetime, guard: Q, changes: dict, actor: Actor
 ) -> tuple[Settlement | None, int]:
-    rows = Transaction.objects.filter(guard, pk__in=ids)
+    rows = Transaction.objects.filter(guard, ids_in(ids))
     locked = list(transaction_lock(rows, skip_locked=True).values_list("pk", "type", "amount"))
     if not locked:
         return None, 0
@@ -70,7 +71,7 @@ def _settle_group(
         -signed_amount(txn_type, amount) if late else signed_amount(txn_type, amount)
         for _pk, txn_type, amount in locked
     )
-    ours = Transaction.objects.filter(pk__in=[pk for pk, _t, _a in locked])
+    ours = Transaction.objects.filter(ids_in([pk for pk, _t, _a in locked]))
     if late:
         # Money back from a settled debit: the status stays Returned, the row joins the late-return settlement.
         ours.update(late_return_settlement=settlement)
@@ -150,6 +151,7 @@ def transactions_settle(
         else:
             result.settlements.add(settlement.pk)
             result.transactions += count
+    statistics_refresh(Transaction, changed=result.transactions)
     # After the settlements: a prenote settled in this run may already be 3 banking days old (a late run).
     result.account_validations = validations_settle(at=at, actor=actor, company_ids=company_ids)
     return result
