@@ -21,6 +21,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -34,6 +35,7 @@ LATE_SETTLE_AT = "2026-12-09T22:00:00Z"
 TARGET_RATE, TARGET_RSS_MB = 10_000, 500
 RETURN_CODES = ("R01",) * 6 + ("R02", "R03", "R10", "R29")  # blocks as well as plain returns
 ACCOUNTS = 20_000
+URL: str | None = None  # --database-url
 
 
 def _prepare_database(url: str | None, var_dir: str) -> None:
@@ -48,11 +50,57 @@ def _prepare_database(url: str | None, var_dir: str) -> None:
         os.environ["DATABASE_URL"] = url
 
 
+class _BackendClock:
+    """The CPU seconds the command's PostgreSQL backend spends (utime + stime from /proc, polled while it runs):
+    with the child's own CPU time it gives a rate that does not depend on how busy the shared machine is."""
+
+    TICKS = os.sysconf("SC_CLK_TCK")
+
+    def __init__(self, url: str | None, name: str) -> None:
+        self.url, self.name, self.seconds, self.done = url, name, 0.0, threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+
+    def __enter__(self):
+        if self.url:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.done.set()
+        if self.url:
+            self.thread.join()
+
+    def _poll(self) -> None:
+        import psycopg
+
+        seen: dict[int, float] = {}
+        with psycopg.connect(self.url, autocommit=True) as watcher:
+            while not self.done.wait(0.2):
+                pids = [
+                    row[0]
+                    for row in watcher.execute(
+                        "SELECT pid FROM pg_stat_activity WHERE application_name = %s", [self.name]
+                    )
+                ]
+                for pid in pids:
+                    try:
+                        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                    except OSError:
+                        continue
+                    seen[pid] = (int(fields[11]) + int(fields[12])) / self.TICKS
+                self.seconds = sum(seen.values())
+
+
 def _command(label: str, count: int, *args: str) -> dict:
-    """One command in its own process, as cron runs it: wall time, entries/s and the child's peak RSS (wait4)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """One command in its own process, as cron runs it: wall time, entries/s, the child's peak RSS (wait4), and
+    the CPU seconds of the child and of its database backend."""
+    name = f"bench-lifecycle-{os.getpid()}-{label.replace(' ', '-')}"
+    environment = {**os.environ, "PGAPPNAME": name}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, _BackendClock(URL, name) as backend:
         started = time.perf_counter()
-        child = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), *args], stdout=out, stderr=err, cwd=ROOT)
+        child = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), *args], stdout=out, stderr=err, cwd=ROOT, env=environment
+        )
         _pid, status, usage = os.wait4(child.pid, 0)
         elapsed = time.perf_counter() - started
         child.returncode = os.waitstatus_to_exitcode(status)
@@ -62,9 +110,15 @@ def _command(label: str, count: int, *args: str) -> dict:
         sys.exit(f"{label} failed ({child.returncode}): {errors[-2000:]}")
     result = json.loads(output.strip().splitlines()[-1])
     rss_mb = usage.ru_maxrss / 1024
+    python_cpu = usage.ru_utime + usage.ru_stime
+    cpu = python_cpu + backend.seconds
     rate = count / elapsed
     verdict = "ok" if rate >= TARGET_RATE and rss_mb < TARGET_RSS_MB else "MISSED"
-    print(f"{label:<18} {count:>9,} {elapsed:8.2f} s {rate:9,.0f}/s {rss_mb:6.0f} MB  {verdict}", flush=True)
+    print(
+        f"{label:<18} {count:>9,} {elapsed:8.2f} s {rate:9,.0f}/s {rss_mb:6.0f} MB  {verdict:<6}"
+        f" cpu: python {python_cpu:6.1f} s + postgres {backend.seconds:6.1f} s = {count / cpu:7,.0f}/cpu-s",
+        flush=True,
+    )
     return result
 
 
@@ -219,6 +273,8 @@ def main() -> None:
     parser.add_argument("--skip-reader", action="store_true", help="do not read the files back (achkit is slow)")
     options = parser.parse_args()
 
+    global URL
+    URL = options.database_url
     var_dir = tempfile.mkdtemp(prefix="bench-lifecycle-")
     _prepare_database(options.database_url, var_dir)
     sys.path.insert(0, str(ROOT))
@@ -228,8 +284,6 @@ def main() -> None:
 
     django.setup()
     from django.core.management import call_command
-
-    from transactions.models import ChangeNotice, Status, Transaction
 
     call_command("migrate", verbosity=0)
     started = time.perf_counter()
@@ -246,10 +300,17 @@ def main() -> None:
         f"{'command':<18} {'entries':>9} {'wall':>10} {'rate':>11} {'peak RSS':>9}  "
         f"(target >= {TARGET_RATE:,}/s, < {TARGET_RSS_MB} MB)"
     )
+    _lifecycle(count, var_dir, read_back=not options.skip_reader)
+
+
+def _lifecycle(count: int, var_dir: str, *, read_back: bool) -> None:
+    """Each command in turn, each outcome checked before the next."""
+    from transactions.models import ChangeNotice, Status, Transaction
+
     originated = _command("originate", count, "originate", "--at", ORIGINATE_AT)
     size = sum(Path(path).stat().st_size for path in originated["files"])
     print(f"{'':<18} {len(originated['files'])} file(s), {originated['batches']} batches, {size / 1e6:.1f} MB")
-    if not options.skip_reader:
+    if read_back:
         _check_files(originated["files"], count)
     _command("settle", count, "settle", "--at", SETTLE_AT)
     settled = Transaction.objects.filter(status=Status.SETTLED).count()

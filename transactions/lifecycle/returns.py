@@ -56,6 +56,7 @@ from transactions.state import Actor, Event, transaction_lock, transition_many
 from transactions.validation import validations_noticed, validations_returned
 from vault import crypto
 from vault.commands import Progress, no_progress
+from vault.db import ids_in
 
 logger = logging.getLogger("transactions.lifecycle")
 
@@ -67,7 +68,7 @@ LATE = (Status.SETTLED, Status.REVERSED)
 REVERSAL_VOIDED = "voided: the reversed debit was returned before this credit was sent"
 REFUND_VOIDED = "voided: the refunded debit was returned before this credit was sent"
 
-LOCK_CHUNK = 500
+LOCK_CHUNK = 5000
 # Trace numbers repeat from one processing day to the next, so a return is matched to the most recent entry
 # with its trace number whose day lies inside the return window: Nacha's longest is 60 calendar days after
 # settlement (unauthorized consumer debits), plus a few days for the return file to reach us.
@@ -158,7 +159,7 @@ class _Chunk:
         applied: _Applied,
     ) -> _Chunk:
         matched = _matches(items, at)
-        matching = Transaction.objects.filter(pk__in={pk for pk in matched if pk is not None})
+        matching = Transaction.objects.filter(ids_in({pk for pk in matched if pk is not None}))
         method_ids = set(matching.exclude(payment_method=None).values_list("payment_method_id", flat=True))
         methods = PaymentMethod.objects.select_for_update().filter(pk__in=method_ids).order_by("pk")
         txns = {txn.pk: txn for txn in transaction_lock(matching).defer("account_number").order_by("pk")}
@@ -171,10 +172,21 @@ class _Chunk:
             transactions=txns,
             matched=matched,
             methods={method.pk: method for method in methods},
-            returns={entry.transaction_id: entry for entry in TransactionReturn.objects.filter(transaction_id__in=ids)},
-            answered=set(DishonoredReturn.objects.filter(transaction_id__in=ids).values_list("transaction_id", "kind")),
+            returns={
+                entry.transaction_id: entry
+                for entry in TransactionReturn.objects.filter(ids_in(ids, field="transaction_id"))
+            },
+            answered=set(
+                DishonoredReturn.objects.filter(ids_in(ids, field="transaction_id")).values_list(
+                    "transaction_id", "kind"
+                )
+            ),
             settled_on=dict(batches.values_list("pk", "effective_date")),
-            noticed=set(ChangeNotice.objects.filter(transaction_id__in=ids).values_list("transaction_id", flat=True)),
+            noticed=set(
+                ChangeNotice.objects.filter(ids_in(ids, field="transaction_id")).values_list(
+                    "transaction_id", flat=True
+                )
+            ),
             policies=PolicyBook({txn.company_id for txn in txns.values()}),
             applied=applied,
         )
@@ -199,14 +211,14 @@ class _Chunk:
         DishonoredReturn.objects.bulk_create(self.new_dishonors)  # after the returns they may answer
         ParkedReturnItem.objects.bulk_create(self.parked)
         transition_many(
-            Transaction.objects.filter(pk__in=[entry.transaction_id for entry in self.new_returns]),
+            Transaction.objects.filter(ids_in([entry.transaction_id for entry in self.new_returns])),
             Event.RETURNED,
             actor=self.actor,
             at=self.at,
             changes={"ingestion_file": self.ingestion},
             reasons={entry.transaction_id: f"{entry.return_code} {entry.return_reason}" for entry in self.new_returns},
         )
-        Transaction.objects.filter(pk__in=self.late_ids).update(late_returned_at=self.at)
+        Transaction.objects.filter(ids_in(self.late_ids)).update(late_returned_at=self.at)
         transition_many(
             Transaction.objects.filter(uuid__in=self.returned_reversals, status=Status.PENDING),
             Event.VOIDED,
@@ -217,14 +229,14 @@ class _Chunk:
         )
         # The payer's bank gave the money back with the return: a refund still unsent would pay it twice.
         transition_many(
-            Transaction.objects.filter(refund_of_id__in=self.late_ids, status=Status.PENDING),
+            Transaction.objects.filter(ids_in(self.late_ids, field="refund_of_id"), status=Status.PENDING),
             Event.VOIDED,
             actor=self.actor,
             at=self.at,
             changes={"voided_at": self.at, "failure_reason": REFUND_VOIDED},
             reason=REFUND_VOIDED,
         )
-        Transaction.objects.filter(pk__in=[notice.transaction_id for notice in self.new_notices]).update(
+        Transaction.objects.filter(ids_in([notice.transaction_id for notice in self.new_notices])).update(
             ingestion_file=self.ingestion
         )
         return_followups_apply(self.followups, at=self.at)

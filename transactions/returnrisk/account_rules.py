@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import CharField, QuerySet, Value
 
-from events.services import event_record
+from events.services import EventDraft, events_record
 from events.types import EventType
 from payments.models import PaymentMethod
 from payments.services import payment_method_event
@@ -20,7 +20,7 @@ from transactions import calendar
 from transactions.lifecycle.return_codes import ACCOUNT_BLOCK_CODES, REINITIATION_CODES
 from transactions.models import AccountBlock, RiskAction, Transaction, TransactionType
 from transactions.records import iso_utc
-from transactions.returnrisk.policy import risk_action_record
+from transactions.returnrisk.policy import risk_action
 from vault import crypto
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
@@ -121,11 +121,27 @@ def account_block_record(block: AccountBlock) -> dict[str, Any]:
     }
 
 
-def _announce(block: AccountBlock, type: str, *, action: str, detail: str, at: datetime) -> None:
-    """The merchant's event and the return program's evidence log of a block placed or lifted."""
-    event_record(company_id=block.company_id, type=type, object_uuid=block.uuid, data=account_block_record(block))
-    risk_action_record(
-        company_id=block.company_id, action=action, at=at, txn=block.transaction, code=block.return_code, detail=detail
+def _announce(blocks: Sequence[tuple[AccountBlock, str]], type: str, *, action: str, at: datetime) -> None:
+    """The merchant's events and the return program's evidence log of blocks placed or lifted, (block, detail)
+    each: one insert of the events and one of the risk actions, however many blocks."""
+    events_record(
+        [
+            EventDraft(company_id=block.company_id, type=type, object_uuid=block.uuid, data=account_block_record(block))
+            for block, _detail in blocks
+        ]
+    )
+    RiskAction.objects.bulk_create(
+        [
+            risk_action(
+                company_id=block.company_id,
+                action=action,
+                at=at,
+                txn=block.transaction,
+                code=block.return_code,
+                detail=detail,
+            )
+            for block, detail in blocks
+        ]
     )
 
 
@@ -169,9 +185,11 @@ def account_blocks_place(returns: Sequence[tuple[Transaction, str]], *, at: date
             transaction_id__in=[block.transaction_id for block in new], blocked_at=at, lifted_at__isnull=True
         ).select_related("transaction")
     )
-    for block in placed:
-        detail = f"{block_reason(block.return_code, block.transaction.uuid)} (****{block.account_last_four})"
-        _announce(block, EventType.ACCOUNT_BLOCKED, action=RiskAction.Kind.BLOCK_ACCOUNT, detail=detail, at=at)
+    details = [
+        (block, f"{block_reason(block.return_code, block.transaction.uuid)} (****{block.account_last_four})")
+        for block in placed
+    ]
+    _announce(details, EventType.ACCOUNT_BLOCKED, action=RiskAction.Kind.BLOCK_ACCOUNT, at=at)
     return placed
 
 
@@ -196,10 +214,9 @@ def account_blocks_lift(*, blocks: QuerySet[AccountBlock], reason: str, user, at
             block.save(update_fields=["lifted_at", "lifted_by", "lift_reason"])
             _methods_unblock(block)
             _announce(
-                block,
+                [(block, f"lifted by user {user.pk}: {reason}")],
                 EventType.ACCOUNT_BLOCK_LIFTED,
                 action=RiskAction.Kind.LIFT_ACCOUNT_BLOCK,
-                detail=f"lifted by user {user.pk}: {reason}",
                 at=at,
             )
             lifted += 1

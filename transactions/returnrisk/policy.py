@@ -58,7 +58,7 @@ def policy_in_force(*, company: Company) -> dict[str, frozenset[PolicyAction]]:
     return {code: book.actions(company.pk, code) for code in RETURN_CODES}
 
 
-def risk_action_record(
+def risk_action(
     *,
     company_id: int,
     action: str,
@@ -68,7 +68,8 @@ def risk_action_record(
     alert: RiskAlert | None = None,
     detail: str = "",
 ) -> RiskAction:
-    return RiskAction.objects.create(
+    """The evidence-log row of one action, unsaved (risk_action_record saves one; bulk callers insert many)."""
+    return RiskAction(
         company_id=company_id,
         action=action,
         return_code=code,
@@ -77,6 +78,12 @@ def risk_action_record(
         detail=detail[:255],
         taken_at=at,
     )
+
+
+def risk_action_record(**kwargs) -> RiskAction:
+    action = risk_action(**kwargs)
+    action.save(force_insert=True)
+    return action
 
 
 def debit_hold_place(
