@@ -35,6 +35,7 @@ from transactions.models import (
 )
 from transactions.views import TransactionCreateView
 from vault import crypto
+from vault.records import mask
 
 
 class BatchSerializer(serializers.ModelSerializer):
@@ -86,7 +87,7 @@ class DefaultRowSerializer(serializers.ModelSerializer):
                   "reversal_uuid", "late_returned_at", "sale_at", "batch_id", "settlement"]  # fmt: skip
 
     def get_account_number(self, txn: Transaction) -> str | None:
-        return crypto.mask(txn.account_last_four) if txn.account_last_four else None
+        return mask(txn.account_last_four) if txn.account_last_four else None
 
 
 class WideRowSerializer(DefaultRowSerializer):

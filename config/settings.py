@@ -8,6 +8,7 @@ from pathlib import Path
 import dj_database_url
 
 from vault.env import env_bool, env_choice, env_int, env_list, env_rate, env_str, fernet_keys, proxy_ssl_header, secret
+from vault.records import DATETIME_FORMAT
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -193,7 +194,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "vault.openapi.VaultAutoSchema",
     "UNAUTHENTICATED_USER": None,
     "COERCE_DECIMAL_TO_STRING": False,
-    "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",
+    "DATETIME_FORMAT": DATETIME_FORMAT,  # vault.records: the one timestamp form
 }
 
 SIMPLE_JWT = {
@@ -243,6 +244,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "vault.openapi_operations.document_operations",
+        "vault.openapi_operations.document_timestamps",
     ],
 }
 

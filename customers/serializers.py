@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from customers.models import Customer
+from vault.records import texts_or_none
 
 
 class CustomerCreatedOutput(serializers.Serializer):
@@ -31,4 +32,4 @@ class CustomerOutput(CustomerCreatedOutput):
         # SPEC 4.4: defaultPaymentMethod appears only when set; other absent text fields read as null.
         if data["defaultPaymentMethod"] is None:
             del data["defaultPaymentMethod"]
-        return {key: (None if value == "" else value) for key, value in data.items()}
+        return texts_or_none(data)

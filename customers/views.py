@@ -15,6 +15,7 @@ from customers.services import CUSTOMER_FIELDS, PHONE_PATTERN, customer_create, 
 from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from vault.openapi import Paginated, error
 from vault.pagination import page_params, paginated_body
+from vault.records import texts_or_none
 from vault.serializers import StrictCharField, StrictChoiceField, StrictSerializer
 
 
@@ -88,7 +89,7 @@ class CustomerListView(APIView):
 
         def create() -> dict:
             data = CustomerCreatedOutput(customer_create(company=request.company, **fields)).data
-            return {key: (None if value == "" else value) for key, value in data.items()}
+            return texts_or_none(data)
 
         return idempotent_response(request, create=create)
 

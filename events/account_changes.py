@@ -8,10 +8,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import ApiKey, Company
-from events.records import iso_utc
 from events.services import event_record
 from events.types import EventType
 from vault.errors import ApiError
+from vault.records import iso_utc
 
 
 @transaction.atomic

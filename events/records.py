@@ -6,12 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from events.models import DeliveryAttempt, Event, WebhookEndpoint
-
-
-def iso_utc(moment: datetime | None) -> str | None:
-    if moment is None:
-        return None
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+from vault.records import iso_utc, text_or_none
 
 
 def event_body(event: Event, *, company_uuid: Any = None) -> dict[str, Any]:
@@ -33,10 +28,10 @@ def endpoint_record(endpoint: WebhookEndpoint) -> dict[str, Any]:
     return {
         "uuid": str(endpoint.uuid),
         "url": endpoint.url,
-        "description": endpoint.description or None,
+        "description": text_or_none(endpoint.description),
         "eventTypes": list(endpoint.event_types),
         "enabled": endpoint.enabled,
-        "disabledReason": endpoint.disabled_reason or None,
+        "disabledReason": text_or_none(endpoint.disabled_reason),
         "disabledAt": iso_utc(endpoint.disabled_at),
         "createdAt": iso_utc(endpoint.created_at),
         "circuit": circuit_record(endpoint),
@@ -67,5 +62,5 @@ def attempt_record(attempt: DeliveryAttempt) -> dict[str, Any]:
         "attemptedAt": iso_utc(attempt.attempted_at),
         "statusCode": attempt.status_code,
         "durationMs": attempt.duration_ms,
-        "error": attempt.error or None,
+        "error": text_or_none(attempt.error),
     }

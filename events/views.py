@@ -9,7 +9,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from events.records import attempt_record, endpoint_record, event_body, iso_utc
+from events.records import attempt_record, endpoint_record, event_body
 from events.selectors import endpoint_get, endpoint_list, event_attempts, event_get, event_page
 from events.services import (
     endpoint_create,
@@ -24,6 +24,7 @@ from vault.envelope import Enveloped
 from vault.error_codes import ErrorCode
 from vault.openapi import Paginated, error
 from vault.pagination import MAX_PAGE_SIZE, paginated_body
+from vault.records import iso_utc
 from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer
 
 MAX_REPLAY_IDS = 1000

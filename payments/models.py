@@ -11,6 +11,7 @@ from django.utils import timezone
 from accounts.models import Company
 from customers.models import Customer
 from vault.fields import EncryptedTextField
+from vault.records import mask
 
 
 class PaymentMethod(models.Model):
@@ -76,4 +77,4 @@ class PaymentMethod(models.Model):
 
     @property
     def display_name(self) -> str:
-        return f"{self.account_type} ****{self.last_four}"
+        return f"{self.account_type} {mask(self.last_four)}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from payments.models import PaymentMethod
+from vault.records import text_or_none
 
 
 class PaymentMethodCreatedOutput(serializers.Serializer):
@@ -45,9 +46,9 @@ class PaymentMethodCreatedOutput(serializers.Serializer):
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
-        data["nickname"] = data["nickname"] or None
-        data["validationMethod"] = data["validationMethod"] or None
-        data["blockedReason"] = data["blockedReason"] or None
+        data["nickname"] = text_or_none(data["nickname"])
+        data["validationMethod"] = text_or_none(data["validationMethod"])
+        data["blockedReason"] = text_or_none(data["blockedReason"])
         return data
 
 

@@ -21,6 +21,7 @@ from payments.serializers import PaymentMethodOutput
 from vault import crypto
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict, NotFound
+from vault.records import mask
 
 
 def account_number_validate(account_number: str) -> None:
@@ -46,7 +47,7 @@ def payment_method_event(method: PaymentMethod, type: str) -> None:
     """The outbox event for a change to a saved method (call inside the change's transaction): the method as
     its GET route shows it, with the account number masked."""
     data = PaymentMethodOutput(method).data
-    data["accountNumber"] = crypto.mask(method.last_four)
+    data["accountNumber"] = mask(method.last_four)
     event_record(company_id=method.company_id, type=type, object_uuid=method.uuid, data=data)
 
 

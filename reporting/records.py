@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from events.records import iso_utc as _iso
 from reporting.models import ReportExport
+from vault.records import iso_utc, text_or_none
 
 
 def export_status(export: ReportExport, now: datetime | None = None) -> str:
@@ -24,10 +24,10 @@ def export_record(export: ReportExport) -> dict[str, Any]:
         "status": status,
         "query": urlencode([(name, value) for name, value in export.parameters], safe=":,"),
         "rowCount": export.row_count,
-        "createdAt": _iso(export.created_at),
-        "startedAt": _iso(export.started_at),
-        "finishedAt": _iso(export.finished_at),
-        "expiresAt": _iso(export.expires_at),
+        "createdAt": iso_utc(export.created_at),
+        "startedAt": iso_utc(export.started_at),
+        "finishedAt": iso_utc(export.finished_at),
+        "expiresAt": iso_utc(export.expires_at),
         "downloadUrl": f"/reporting/exports/{export.uuid}/download" if status == "succeeded" else None,
-        "failureReason": export.failure_reason or None,
+        "failureReason": text_or_none(export.failure_reason),
     }

@@ -35,6 +35,7 @@ from transactions.models import (
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
 from vault import crypto
 from vault.maintenance import vacuum_analyze
+from vault.records import mask
 
 # How often sample returns carry each code; the reason texts are the import's (transactions' one table).
 RETURN_CODE_WEIGHTS = (
@@ -471,7 +472,7 @@ class _ChildRows:
         if key == "routingNumber":
             old, new = {key: routing}, {key: rng.choice(ROUTING)}
         elif key == "accountNumber":
-            old, new = {key: f"****{account[2]}"}, {key: f"****{rng.randrange(10000):04d}"}
+            old, new = {key: mask(account[2])}, {key: mask(f"{rng.randrange(10000):04d}")}
         elif key == "accountType":
             old, new = {key: "Checking"}, {key: "Savings"}
         if not self.is_json:

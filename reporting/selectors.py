@@ -22,6 +22,7 @@ from vault.csv_export import CsvLineWriter, CsvSafe, csv_safe
 from vault.db_router import reporting_database
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, NotFound
+from vault.records import DATETIME_SQL, MASK_PREFIX
 
 CSV_CHUNK_SIZE = 5000
 FILTERED_COUNT_LIMIT = 10_000  # CONTRACT 7: totalFilteredRows is exact up to here, a lower bound past it
@@ -274,7 +275,7 @@ def _database_text(f: Any) -> Any | None:
     reporting.projection does in Python."""
     path = f.query_path
     if f.type == FieldType.TIMESTAMP:
-        return Func(F(path), template=_PG_TIMESTAMP, output_field=TextField())
+        return Func(F(path), template=DATETIME_SQL, output_field=TextField())
     if f.type == FieldType.DATE:
         return Func(F(path), template="to_char(%(expressions)s, 'YYYY-MM-DD')", output_field=TextField())
     if f.type == FieldType.UUID:
@@ -322,7 +323,7 @@ def _copy_expression(column: Any) -> Any:
     if f.render == "masked":
         return Case(
             When(**{path: ""}, then=Value(None, output_field=TextField())),
-            default=Concat(Value("****"), F(path), output_field=TextField()),
+            default=Concat(Value(MASK_PREFIX), F(path), output_field=TextField()),
             output_field=TextField(),
         )
     if f.type == FieldType.BOOLEAN:
@@ -335,9 +336,6 @@ def _copy_expression(column: Any) -> Any:
         # "" and NULL both print as an empty cell, as Python's csv module writes them.
         return CsvSafe(NullIf(F(path), Value("")))
     return _database_text(f) or F(path)
-
-
-_PG_TIMESTAMP = "to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 
 
 def report_copy_stream(

@@ -5,13 +5,17 @@ from __future__ import annotations
 from django.contrib import admin
 
 # Importing it registers the lifecycle pages (batches, settlements, files) too.
-from transactions.lifecycle.admin import TRANSACTION_ACTIONS, TransactionActionForm, TransactionActionPermissionsMixin
+from transactions.lifecycle.admin import (
+    TRANSACTION_ACTIONS,
+    MaskedAccountMixin,
+    TransactionActionForm,
+    TransactionActionPermissionsMixin,
+)
 from transactions.models import Transaction, TransactionEvent
 from transactions.returnrisk import admin as returnrisk_admin  # noqa: F401  (the return-rate program's pages)
 from transactions.sandbox.admin import simulate_sandbox
 from vault.admin_figures import LegibleFiguresMixin
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, is_uuid
-from vault.crypto import mask
 
 LAST_FOUR = 4
 TRACE_NUMBER_DIGITS = 15
@@ -31,6 +35,7 @@ class TransactionEventInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 @admin.register(Transaction)
 class TransactionAdmin(
+    MaskedAccountMixin,
     LegibleFiguresMixin,
     TransactionActionPermissionsMixin,
     CompanyScopedAdminMixin,
@@ -111,12 +116,6 @@ class TransactionAdmin(
         if is_uuid(term):
             fields += ["=uuid", "=customer__uuid"]
         return fields
-
-    @admin.display(description="account")
-    def masked_account(self, obj: Transaction) -> str:
-        if obj.account_last_four:
-            return mask(obj.account_last_four)
-        return obj.card_masked or "-"
 
     @admin.display(description="customer email", ordering="customer__email")
     def customer_email(self, obj: Transaction) -> str:

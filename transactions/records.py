@@ -5,22 +5,11 @@ idempotent retry replays it byte for byte."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from transactions.methods import method_kind
 from transactions.models import Status, Transaction, TransactionEvent
-from vault.crypto import mask
-
-
-def iso_utc(moment: datetime | None) -> str | None:
-    if moment is None:
-        return None
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def _text(value: str) -> str | None:
-    return value or None
+from vault.records import iso_utc, mask, text_or_none
 
 
 def payment_details(txn: Transaction) -> dict[str, Any]:
@@ -97,19 +86,19 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         "effectiveDate": txn.effective_date.isoformat(),
         "customerUuid": str(txn.customer.uuid) if txn.customer_id else None,
         "paymentMethodUuid": str(txn.payment_method.uuid) if txn.payment_method_id else None,
-        "standardEntryClassCode": _text(txn.standard_entry_class_code),
+        "standardEntryClassCode": text_or_none(txn.standard_entry_class_code),
         "paymentDetails": payment_details(txn),
         "createdAt": iso_utc(txn.created_at),
         "isSameDay": txn.is_same_day,
         "isDuplicate": txn.is_duplicate,
-        "externalUniqueId": _text(txn.external_unique_id),
-        "idempotencyKey": _text(txn.idempotency_key),
+        "externalUniqueId": text_or_none(txn.external_unique_id),
+        "idempotencyKey": text_or_none(txn.idempotency_key),
         "sequenceUuid": str(txn.sequence_uuid),
-        "rtpTransactionId": _text(txn.rtp_transaction_id),
-        "description": _text(txn.description),
+        "rtpTransactionId": text_or_none(txn.rtp_transaction_id),
+        "description": text_or_none(txn.description),
         "entryDescription": txn.entry_description,
         "purpose": txn.purpose,
-        "failureReason": _text(txn.failure_reason),
+        "failureReason": text_or_none(txn.failure_reason),
         **return_details(txn),
         "voidedAt": iso_utc(txn.voided_at),
         "reversalUuid": str(txn.reversal_uuid) if txn.reversal_uuid else None,
@@ -118,12 +107,12 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
     }
     if method_kind(txn.method).pays_by_card:
         record["authorizedAt"] = iso_utc(txn.authorized_at)
-        record["authResponseCode"] = _text(txn.auth_response_code)
+        record["authResponseCode"] = text_or_none(txn.auth_response_code)
     if txn.status == Status.HELD:
         if not hold_code and hasattr(txn, "hold"):
             hold_code, hold_reason = txn.hold.hold_code, txn.hold.hold_reason
-        record["holdCode"] = hold_code or None
-        record["holdReason"] = hold_reason or None
+        record["holdCode"] = text_or_none(hold_code)
+        record["holdReason"] = text_or_none(hold_reason)
     return record
 
 
@@ -142,10 +131,10 @@ def transaction_event_record(event: TransactionEvent) -> dict[str, Any]:
     """One entry of GET /transactions/{uuid}/events: fromStatus is null for the transaction's creation."""
     return {
         "event": event.event,
-        "fromStatus": _text(event.from_status),
+        "fromStatus": text_or_none(event.from_status),
         "toStatus": event.to_status,
         "caller": event.caller,
         "actor": event.actor,
-        "reason": _text(event.reason),
+        "reason": text_or_none(event.reason),
         "at": iso_utc(event.at),
     }

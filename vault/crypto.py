@@ -59,7 +59,3 @@ def account_pair_hash(routing_number: str, account_number: str) -> str:
 def account_number_hash(account_number: str) -> str:
     """Equality lookups on a transaction's account number (reporting `accountnumber:eq`)."""
     return blind_index("account", account_number)
-
-
-def mask(last_four: str) -> str:
-    return f"****{last_four}"

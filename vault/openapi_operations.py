@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from vault.records import DATETIME_PATTERN
+
 INTRODUCTION = """\
 Store customers, vault their bank accounts, charge them over ACH, RCC, RTP or cards, and report on the
 transactions. The guides (quickstart with curl, errors, idempotency, pagination, reporting, webhooks, the
@@ -19,7 +21,8 @@ Missing or unknown credentials: 401; a caller without the operation's action: 40
 
 **Envelope.** Success: `{"status": "success", "data": ...}` (lists add `meta`). Failure:
 `{"status": "error", "data": null, "message": "...", "errors": [{"field", "code", "message"}]}`; the codes
-are listed in `docs/api.md`. Another company's object answers 404, as if it did not exist.
+are listed in `docs/api.md`. Another company's object answers 404, as if it did not exist. Every timestamp
+written is UTC with six fraction digits: `2026-11-25T14:00:00.000000Z`.
 
 **Idempotency.** `PUT /transactions` (and each creating POST that documents the header) takes an
 `Idempotency-Key`: the same key with the same body within 24 hours replays the first answer (header
@@ -148,3 +151,27 @@ def document_operations(result: dict[str, Any], generator, request, public) -> d
                 if parameter.get("in") == "header" and parameter.get("name", "").lower() == "idempotency-key":
                     parameter.setdefault("description", IDEMPOTENCY_KEY_DESCRIPTION)
     return result
+
+
+def document_timestamps(result: dict[str, Any], generator, request, public) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: every timestamp an answer carries states the one form it has
+    (vault.records.DATETIME_FORMAT) as its pattern. Requests keep plain `date-time`: any ISO 8601 UTC is read."""
+    for name, schema in result.get("components", {}).get("schemas", {}).items():
+        if not name.endswith("Request"):
+            _timestamps_patterned(schema)
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if isinstance(operation, dict):
+                _timestamps_patterned(operation.get("responses", {}))
+    return result
+
+
+def _timestamps_patterned(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("format") == "date-time":
+            node["pattern"] = DATETIME_PATTERN
+        for value in node.values():
+            _timestamps_patterned(value)
+    elif isinstance(node, list):
+        for value in node:
+            _timestamps_patterned(value)

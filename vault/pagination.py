@@ -10,6 +10,7 @@ from django.conf import settings
 from vault.envelope import Enveloped
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError
+from vault.records import iso_utc
 
 MAX_PAGE_SIZE = 1000
 
@@ -41,10 +42,6 @@ def page_params(
     return page, size
 
 
-def utc_timestamp() -> str:
-    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
-
-
 def paginated_body(
     rows: list[Any],
     *,
@@ -66,7 +63,7 @@ def paginated_body(
                 "totalRows": total,
                 **(extra or {}),
             },
-            "timestamp": utc_timestamp(),
+            "timestamp": iso_utc(datetime.now(UTC)),
             "version": settings.REPORTING_API_VERSION,
         },
     )

@@ -21,9 +21,9 @@ from transactions.models import Batch, IngestionFile, OriginationFile, Settlemen
 from transactions.state import Actor
 from vault.admin_figures import LegibleFiguresMixin
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, SuperuserOnlyAdminMixin
-from vault.crypto import mask
 from vault.errors import ApiError
 from vault.figures import dollars
+from vault.records import mask
 
 CONFIRMATION_TEMPLATE = "admin/transactions/confirm_action.html"
 
@@ -166,13 +166,23 @@ class TransactionActionPermissionsMixin:
     has_simulate_sandbox_permission = _has_transaction_permission("simulate_sandbox")
 
 
+class MaskedAccountMixin:
+    """The `masked_account` column: a bank account's last four, or a card's masked number."""
+
+    @admin.display(description="account")
+    def masked_account(self, obj: Transaction) -> str:
+        if obj.account_last_four:
+            return mask(obj.account_last_four)
+        return obj.card_masked or "-"
+
+
 class ReadOnlyAdmin(LegibleFiguresMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     """Lifecycle records are written by the ops commands only."""
 
     money_fields = ("debit_total", "credit_total", "net_amount")
 
 
-class TransactionInline(LegibleFiguresMixin, ReadOnlyAdminMixin, admin.TabularInline):
+class TransactionInline(MaskedAccountMixin, LegibleFiguresMixin, ReadOnlyAdminMixin, admin.TabularInline):
     model = Transaction
     fields = ("id", "uuid", "status", "type", "amount", "trace_number", "masked_account", "effective_date")
     readonly_fields = fields
@@ -181,10 +191,6 @@ class TransactionInline(LegibleFiguresMixin, ReadOnlyAdminMixin, admin.TabularIn
     extra = 0
     can_delete = False
     ordering = ("id",)
-
-    @admin.display(description="account")
-    def masked_account(self, obj: Transaction) -> str:
-        return mask(obj.account_last_four) if obj.account_last_four else "-"
 
     def get_queryset(self, request):
         # Never decrypt account numbers for a listing.

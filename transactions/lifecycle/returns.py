@@ -57,6 +57,7 @@ from transactions.validation import validations_noticed, validations_returned
 from vault import crypto
 from vault.commands import Progress, no_progress
 from vault.db import ids_in
+from vault.records import mask, text_or_none
 
 logger = logging.getLogger("transactions.lifecycle")
 
@@ -193,7 +194,7 @@ class _Chunk:
 
     def park(self, item: nacha.ReturnedItem, txn: Transaction | None, reason: str) -> None:
         code = item.code if CODE.match(item.code) else ""  # never more of the file's text than a code
-        self.applied.exceptions.append({"trace": item.original_trace, "code": code or None, "reason": reason})
+        self.applied.exceptions.append({"trace": item.original_trace, "code": text_or_none(code), "reason": reason})
         self.parked.append(
             ParkedReturnItem(
                 ingestion_file=self.ingestion,
@@ -340,7 +341,7 @@ def _method_values(method: PaymentMethod | None, txn: Transaction, fields: Seque
     """The values a NOC corrects, as the ChangeNotice keeps them: account numbers masked, never in full."""
     source = {
         Corrected.ROUTING.value: method.routing_number if method else txn.routing_number,
-        Corrected.ACCOUNT.value: crypto.mask(method.last_four if method else txn.account_last_four),
+        Corrected.ACCOUNT.value: mask(method.last_four if method else txn.account_last_four),
         Corrected.ACCOUNT_TYPE.value: method.account_type if method else txn.account_type,
         Corrected.NAME.value: txn.name,
     }
@@ -356,7 +357,7 @@ def _apply_notice(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
     method = chunk.methods.get(txn.payment_method_id)
     old_value = _method_values(method, txn, list(corrected))
     new_value = {
-        name: crypto.mask(value[-4:]) if name == Corrected.ACCOUNT.value else value for name, value in corrected.items()
+        name: mask(value[-4:]) if name == Corrected.ACCOUNT.value else value for name, value in corrected.items()
     }
     chunk.new_notices.append(
         ChangeNotice(

@@ -19,11 +19,11 @@ from payments.services import payment_method_event
 from transactions import calendar
 from transactions.lifecycle.return_codes import ACCOUNT_BLOCK_CODES, REINITIATION_CODES
 from transactions.models import AccountBlock, RiskAction, Transaction, TransactionType
-from transactions.records import iso_utc
 from transactions.returnrisk.policy import risk_action
 from vault import crypto
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
+from vault.records import iso_utc, mask, text_or_none
 
 REINITIATION_WINDOW = timedelta(days=180)
 _BLOCKED, _RETURNED = "blocked", "returned"
@@ -112,12 +112,12 @@ def account_block_record(block: AccountBlock) -> dict[str, Any]:
     return {
         "uuid": str(block.uuid),
         "routingNumber": block.routing_number,
-        "accountNumber": crypto.mask(block.account_last_four),
+        "accountNumber": mask(block.account_last_four),
         "returnCode": block.return_code,
         "transactionUuid": str(block.transaction.uuid),
         "blockedAt": iso_utc(block.blocked_at),
         "liftedAt": iso_utc(block.lifted_at),
-        "liftReason": block.lift_reason or None,
+        "liftReason": text_or_none(block.lift_reason),
     }
 
 
@@ -186,7 +186,7 @@ def account_blocks_place(returns: Sequence[tuple[Transaction, str]], *, at: date
         ).select_related("transaction")
     )
     details = [
-        (block, f"{block_reason(block.return_code, block.transaction.uuid)} (****{block.account_last_four})")
+        (block, f"{block_reason(block.return_code, block.transaction.uuid)} ({mask(block.account_last_four)})")
         for block in placed
     ]
     _announce(details, EventType.ACCOUNT_BLOCKED, action=RiskAction.Kind.BLOCK_ACCOUNT, at=at)

@@ -26,6 +26,7 @@ from transactions.returnrisk.policy import debit_holds_lift
 from vault.admin_figures import LegibleFiguresMixin
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin
 from vault.errors import ApiError
+from vault.records import mask
 
 CHART_DAYS = 120
 CHART_MONTHS = 12
@@ -311,7 +312,7 @@ class AccountBlockAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
 
     @admin.display(description="account")
     def masked_account(self, obj: AccountBlock) -> str:
-        return f"****{obj.account_last_four}"
+        return mask(obj.account_last_four)
 
     def has_add_permission(self, request) -> bool:
         return False

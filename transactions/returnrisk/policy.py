@@ -22,6 +22,7 @@ from events.types import EventType
 from transactions.lifecycle.return_codes import RETURN_CODES, PolicyAction, RateCategory
 from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert, Transaction
 from transactions.returnrisk.rates import CATEGORIES, THRESHOLDS, Counts, return_rates, rolling_period, today_eastern
+from vault.records import iso_utc
 
 POLICY_FIELDS: dict[PolicyAction, str] = {
     PolicyAction.BLOCK_METHOD: "block_method",
@@ -209,7 +210,7 @@ def alert_data(alert: RiskAlert, *, company: Company, debits_held: bool) -> dict
         "threshold": alert.threshold,
         "warningPercent": company.return_rate_warning_percent,
         "debitsHeld": debits_held,
-        "createdAt": alert.created_at.isoformat().replace("+00:00", "Z"),
+        "createdAt": iso_utc(alert.created_at),
     }
 
 

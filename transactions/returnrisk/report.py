@@ -20,13 +20,10 @@ from transactions.returnrisk.rates import (
     rolling_period,
     today_eastern,
 )
+from vault.records import iso_utc, text_or_none
 
 REPORT_MONTHS = 12
 CSV_HEADER = ("section", "subject", "value", "detail", "at")
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value else None
 
 
 def _policy(company: Company) -> list[dict]:
@@ -55,7 +52,7 @@ def _alerts(company: Company) -> list[dict]:
             "threshold": alert.threshold,
             "asOf": alert.as_of.isoformat(),
             "transactionUuid": str(alert.transaction.uuid) if alert.transaction_id else None,
-            "createdAt": _iso(alert.created_at),
+            "createdAt": iso_utc(alert.created_at),
         }
         for alert in RiskAlert.objects.filter(company=company).select_related("transaction").order_by("pk")
     ]
@@ -65,10 +62,10 @@ def _actions(company: Company) -> list[dict]:
     return [
         {
             "action": action.action,
-            "returnCode": action.return_code or None,
+            "returnCode": text_or_none(action.return_code),
             "transactionUuid": str(action.transaction.uuid) if action.transaction_id else None,
             "detail": action.detail,
-            "takenAt": _iso(action.taken_at),
+            "takenAt": iso_utc(action.taken_at),
         }
         for action in RiskAction.objects.filter(company=company).select_related("transaction").order_by("pk")
     ]
@@ -80,8 +77,8 @@ def _holds(company: Company) -> list[dict]:
             "scope": "customer" if hold.customer_id else "company",
             "customerUuid": str(hold.customer.uuid) if hold.customer_id else None,
             "reason": hold.reason,
-            "createdAt": _iso(hold.created_at),
-            "liftedAt": _iso(hold.lifted_at),
+            "createdAt": iso_utc(hold.created_at),
+            "liftedAt": iso_utc(hold.lifted_at),
         }
         for hold in DebitHold.objects.filter(company=company).select_related("customer").order_by("pk")
     ]
@@ -114,7 +111,7 @@ def risk_report(*, company: Company, now: datetime) -> dict:
     return {
         "companyUuid": str(company.uuid),
         "companyName": company.name,
-        "generatedAt": _iso(now),
+        "generatedAt": iso_utc(now),
         "settings": {
             "warningPercent": percent,
             "holdDebitsOnBreach": company.hold_debits_on_breach,

@@ -21,12 +21,12 @@ from transactions.lifecycle.return_codes import CHANGE_CODES
 from transactions.lifecycle.returns import return_file_for, returns_import
 from transactions.lifecycle.settlement import transactions_settle
 from transactions.models import Status, Transaction
-from transactions.records import iso_utc
 from transactions.sandbox import magic
 from transactions.sandbox.magic import Outcome
 from transactions.selectors import transaction_get
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict, NotFound
+from vault.records import iso_utc
 
 # A sandbox day: the morning file is cut at OPENS, the day settles at CLOSES (after the Fed's settlement time).
 SANDBOX_DAY_OPENS = time(9, 0)
