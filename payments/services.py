@@ -1,10 +1,13 @@
-"""Writes for saved bank accounts: create, set default, delete.
+"""Every write to a saved bank account: create, set default, delete, and what the lifecycle does to one (lock,
+block and unblock after a return, correct after a notice of change, the validation state). No other app writes a
+PaymentMethod (tests/payments/test_method_writes.py).
 
 Default-flag changes lock the customer row first, then the method (STYLE lock order), so "exactly one
 default per customer" holds under concurrency; the partial unique constraints keep the promise in the database."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
@@ -119,6 +122,19 @@ def _method_lock(*, company: Company, customer: Customer, payment_method: Paymen
     return locked
 
 
+def payment_method_lock(*, company: Company, customer: Customer, payment_method: PaymentMethod) -> PaymentMethod:
+    """The customer's live method, its row locked after the customer's (STYLE lock order); 404 once deleted."""
+    locked_customer = customer_lock(company_id=company.pk, customer_id=customer.pk)
+    return _method_lock(company=company, customer=locked_customer, payment_method=payment_method)
+
+
+def payment_methods_lock(*, ids: Iterable[int]) -> dict[int, PaymentMethod]:
+    """Methods by id, locked in id order, deleted ones too: a return, a notice or a reversal may come for a method
+    deleted since its entry went out."""
+    methods = PaymentMethod.objects.select_for_update().filter(pk__in=set(ids)).order_by("pk")
+    return {method.pk: method for method in methods}
+
+
 @transaction.atomic
 def payment_method_set_default(*, company: Company, customer: Customer, payment_method: PaymentMethod) -> PaymentMethod:
     locked_customer = customer_lock(company_id=company.pk, customer_id=customer.pk)
@@ -151,31 +167,102 @@ def payment_method_delete(*, company: Company, customer: Customer, payment_metho
     return method
 
 
+# What the lifecycle does to a saved method. The caller holds the method's row lock (payment_method_lock,
+# payment_methods_lock) inside its transaction; each change is saved with its webhook event (CONTRACT 9).
+
+
+def payment_method_block(method: PaymentMethod, *, return_code: str, reason: str, at: datetime) -> bool:
+    """A return's policy blocks the method: every new debit to it is refused until the block is lifted. False when
+    it was blocked already (the first block stays)."""
+    if method.blocked_at is not None:
+        return False
+    method.blocked_at = at
+    method.blocked_reason = f"{return_code} {reason}"
+    method.save(update_fields=["blocked_at", "blocked_reason"])
+    payment_method_event(method, EventType.PAYMENT_METHOD_BLOCKED)
+    return True
+
+
+def payment_methods_unblock(*, company_id: int, account_hash: str, return_code: str) -> int:
+    """The blocks a return with this code placed on the company's saved methods of this account are lifted (with
+    the account block of the same return); how many."""
+    blocked = PaymentMethod.objects.select_for_update().filter(
+        company_id=company_id,
+        account_hash=account_hash,
+        blocked_at__isnull=False,
+        blocked_reason__startswith=f"{return_code} ",
+    )
+    lifted = 0
+    for method in blocked.order_by("pk"):
+        method.blocked_at, method.blocked_reason = None, ""
+        method.save(update_fields=["blocked_at", "blocked_reason"])
+        payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
+        lifted += 1
+    return lifted
+
+
+def payment_method_correct(
+    method: PaymentMethod,
+    *,
+    routing_number: str | None = None,
+    account_number: str | None = None,
+    account_type: str | None = None,
+    holder_name: str | None = None,
+) -> bool:
+    """A notice of change: the bank's corrected values replace the method's (what is not given stays). Another
+    account or routing number is a new account to the rules, so it needs validating again. The holder's name (C04,
+    which corrects nothing else) is kept beside the customer's. False, and the method left as it is, when the
+    customer already saved the corrected account: that method is the one to charge now."""
+    if holder_name is not None:
+        method.corrected_name = holder_name
+        method.save(update_fields=["corrected_name"])
+        payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
+        return True
+    routing = method.routing_number if routing_number is None else routing_number
+    account = method.account_number if account_number is None else account_number
+    account_hash = crypto.account_pair_hash(routing, account)
+    changed_account = account_hash != method.account_hash
+    siblings = PaymentMethod.objects.filter(company_id=method.company_id, customer_id=method.customer_id)
+    if changed_account and siblings.filter(account_hash=account_hash, deleted_at__isnull=True).exists():
+        return False
+    method.routing_number = routing
+    method.account_number = account
+    method.account_hash = account_hash
+    method.last_four = account[-4:]
+    method.account_type = method.account_type if account_type is None else account_type
+    if changed_account:
+        _validation_set(method, PaymentMethod.ValidationStatus.UNVALIDATED, kind="")
+    method.save(
+        update_fields=["routing_number", "account_number", "account_hash", "last_four", "account_type", *_VALIDATION]
+    )
+    payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
+    return True
+
+
 # Validation state of a saved method (CONTRACT 11). Each change is one small function so a later state machine
-# (issue 15) can own them; callers hold the method's row lock and save `VALIDATION_FIELDS`.
-VALIDATION_FIELDS = ("validation_status", "validation_method", "validated_at")
+# (issue 15) can own them.
+_VALIDATION = ("validation_status", "validation_method", "validated_at")
 
 
-def payment_method_validation_pending(method: PaymentMethod, *, kind: str) -> None:
-    method.validation_status = PaymentMethod.ValidationStatus.PENDING
-    method.validation_method = kind
-    method.validated_at = None
-
-
-def payment_method_validation_passed(method: PaymentMethod, *, kind: str, at: datetime) -> None:
-    method.validation_status = PaymentMethod.ValidationStatus.VALIDATED
+def _validation_set(method: PaymentMethod, status: str, *, kind: str, at: datetime | None = None) -> None:
+    method.validation_status = status
     method.validation_method = kind
     method.validated_at = at
 
 
+def _validation_save(method: PaymentMethod, status: str, *, kind: str, at: datetime | None = None) -> None:
+    _validation_set(method, status, kind=kind, at=at)
+    method.save(update_fields=_VALIDATION)
+    payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
+
+
+def payment_method_validation_pending(method: PaymentMethod, *, kind: str) -> None:
+    _validation_save(method, PaymentMethod.ValidationStatus.PENDING, kind=kind)
+
+
+def payment_method_validation_passed(method: PaymentMethod, *, kind: str, at: datetime) -> None:
+    _validation_save(method, PaymentMethod.ValidationStatus.VALIDATED, kind=kind, at=at)
+
+
 def payment_method_validation_failed(method: PaymentMethod, *, kind: str) -> None:
-    method.validation_status = PaymentMethod.ValidationStatus.FAILED
-    method.validation_method = kind
-    method.validated_at = None
-
-
-def payment_method_validation_reset(method: PaymentMethod) -> None:
-    """A new account or routing number is a new account to the rules: it needs validating again."""
-    method.validation_status = PaymentMethod.ValidationStatus.UNVALIDATED
-    method.validation_method = ""
-    method.validated_at = None
+    _validation_save(method, PaymentMethod.ValidationStatus.FAILED, kind=kind)

@@ -8,7 +8,7 @@ returns and NOCs match them by trace number like any entry (so they count in ret
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -18,16 +18,14 @@ from django.db.models import Q
 from accounts.models import Company
 from customers.errors import CustomerInactive
 from customers.models import Customer
-from customers.services import customer_lock
-from events.types import EventType
 from payments.errors import PaymentMethodBlocked
 from payments.models import PaymentMethod
 from payments.services import (
-    VALIDATION_FIELDS,
-    payment_method_event,
+    payment_method_lock,
     payment_method_validation_failed,
     payment_method_validation_passed,
     payment_method_validation_pending,
+    payment_methods_lock,
 )
 from transactions import calendar
 from transactions.charge_rules import bank_fields, company_cutoff, effective_date_resolve
@@ -43,7 +41,7 @@ from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
 from transactions.state import Actor, Event, transaction_create, transaction_lock, transition
 from vault import crypto
 from vault.error_codes import ErrorCode
-from vault.errors import ApiError, Conflict, NotFound
+from vault.errors import ApiError, Conflict
 
 PRENOTE_WAIT_BANKING_DAYS = 3  # Nacha 2.6.3: live entries no sooner than 3 banking days after the prenote
 MICRODEPOSIT_ATTEMPTS = 3
@@ -174,7 +172,7 @@ def _validation_create(
     for entry in entries:
         transaction_create(entry, status=Status.PENDING, actor=actor)
     if method is not None:
-        _method_state_save(method, payment_method_validation_pending, kind=kind)
+        payment_method_validation_pending(method, kind=kind)
     return validation, credits
 
 
@@ -195,26 +193,6 @@ def _microdeposit_starts_check(*, method: PaymentMethod, now: datetime) -> None:
         )
 
 
-def _method_state_save(method: PaymentMethod, change: Callable[..., None], **arguments: object) -> None:
-    """Apply one validation state change to the locked method, save it, and tell webhooks (CONTRACT 9)."""
-    change(method, **arguments)
-    method.save(update_fields=VALIDATION_FIELDS)
-    payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
-
-
-def _method_lock(*, company: Company, customer: Customer, payment_method: PaymentMethod) -> PaymentMethod:
-    """Customer, then method (STYLE lock order)."""
-    customer_lock(company_id=company.pk, customer_id=customer.pk)
-    method = (
-        PaymentMethod.objects.select_for_update()
-        .filter(company=company, customer=customer, pk=payment_method.pk, deleted_at__isnull=True)
-        .first()
-    )
-    if method is None:
-        raise NotFound("Payment method not found")
-    return method
-
-
 @dataclass(frozen=True)
 class ValidationStarted:
     method: PaymentMethod
@@ -230,7 +208,7 @@ def account_validation_start(
     """POST .../validate: a prenote or micro-deposits go out in the next file; the method is `pending`."""
     if customer.status != Customer.Status.ACTIVE:
         raise CustomerInactive("customer is inactive")
-    method = _method_lock(company=company, customer=customer, payment_method=payment_method)
+    method = payment_method_lock(company=company, customer=customer, payment_method=payment_method)
     account = Account.of_method(method, customer)
     _validation, amounts = _validation_create(
         company=company, customer=customer, method=method, account=account, kind=kind, actor=actor, now=now
@@ -256,7 +234,7 @@ def microdeposits_confirm(
     """POST .../validate/confirm: the payer's two amounts. Right: validated. Wrong: one attempt used; the third
     wrong one, or any answer after 10 days, fails the validation."""
     with transaction.atomic():
-        method = _method_lock(company=company, customer=customer, payment_method=payment_method)
+        method = payment_method_lock(company=company, customer=customer, payment_method=payment_method)
         validation = (
             AccountValidation.objects.select_for_update()
             .filter(company=company, payment_method=method, kind=Kind.MICRODEPOSITS, state=State.PENDING)
@@ -308,8 +286,10 @@ def _finish(
         newer = AccountValidation.objects.filter(payment_method_id=method.pk, id__gt=validation.pk).exists()
         if newer:
             return
-        change = payment_method_validation_passed if passed else payment_method_validation_failed
-        _method_state_save(method, change, kind=validation.kind, **({"at": at} if passed else {}))
+        if passed:
+            payment_method_validation_passed(method, kind=validation.kind, at=at)
+        else:
+            payment_method_validation_failed(method, kind=validation.kind)
     held_debits_settle(validation=validation, method=method, passed=passed, actor=actor, at=at)
 
 
@@ -404,7 +384,7 @@ def web_debit_gate(
     if policy == Company.AccountValidation.REQUIRE:
         return GateOutcome(Status.DECLINED, HOLD_CODE, NOT_VALIDATED)
     if saved is not None:  # STYLE lock order: customer, method; then the state again, as the lock found it
-        saved = _method_lock(company=company, customer=customer, payment_method=saved)
+        saved = payment_method_lock(company=company, customer=customer, payment_method=saved)
     state = _gate_state(company=company, account=account, saved=saved)
     if state == AccountState.VALIDATED:
         return None
@@ -437,7 +417,7 @@ def _locked(
     found = []
     for validation_id in sorted(set(validation_ids)):
         method_id = AccountValidation.objects.filter(pk=validation_id).values_list("payment_method_id", flat=True)[0]
-        method = None if method_id is None else PaymentMethod.objects.select_for_update().get(pk=method_id)
+        method = None if method_id is None else payment_methods_lock(ids=[method_id])[method_id]
         validation = AccountValidation.objects.select_for_update().get(pk=validation_id)
         if not (exclude_failed and validation.state == State.FAILED):
             found.append((validation, method))
@@ -476,7 +456,7 @@ def validations_noticed(*, transaction_ids: Iterable[int], actor: Actor, at: dat
         elif validation.kind == Kind.PRENOTE:
             _finish(validation, method, passed=True, actor=actor, at=at)
         else:
-            _method_state_save(method, payment_method_validation_pending, kind=validation.kind)
+            payment_method_validation_pending(method, kind=validation.kind)
         count += 1
     return count
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.source_scan import product_findings
 from transactions.methods import (
     BANK_METHODS,
     CAPTURED_BY_SETTLE_METHODS,
@@ -49,14 +50,7 @@ def _findings(tree: ast.AST) -> list[tuple[int, str]]:
 
 
 def method_names_compared(root: Path) -> list[str]:
-    found = []
-    for path in sorted(root.rglob("*.py")):
-        relative = path.relative_to(root)
-        parts = relative.parts
-        if parts[0] in {".venv", "tests", "var"} or "migrations" in parts or parts[:2] == HOME:
-            continue
-        found += [f"{relative.as_posix()}:{line}: {what}" for line, what in _findings(ast.parse(path.read_text()))]
-    return found
+    return product_findings(root, _findings, home=HOME)
 
 
 def test_no_method_name_is_compared_outside_transactions_methods():

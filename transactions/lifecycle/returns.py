@@ -18,9 +18,8 @@ from datetime import date, datetime, timedelta
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from events.types import EventType
 from payments.models import PaymentMethod
-from payments.services import VALIDATION_FIELDS, payment_method_event, payment_method_validation_reset
+from payments.services import payment_method_block, payment_method_correct, payment_methods_lock
 from transactions import calendar
 from transactions.lifecycle import nacha
 from transactions.lifecycle.origination import sec_code_for
@@ -54,7 +53,6 @@ from transactions.returnrisk.policy import (
 )
 from transactions.state import Actor, Event, transaction_lock, transition_many
 from transactions.validation import validations_noticed, validations_returned
-from vault import crypto
 from vault.commands import Progress, no_progress
 from vault.db import ids_in
 from vault.records import mask, text_or_none
@@ -162,7 +160,7 @@ class _Chunk:
         matched = _matches(items, at)
         matching = Transaction.objects.filter(ids_in({pk for pk in matched if pk is not None}))
         method_ids = set(matching.exclude(payment_method=None).values_list("payment_method_id", flat=True))
-        methods = PaymentMethod.objects.select_for_update().filter(pk__in=method_ids).order_by("pk")
+        methods = payment_methods_lock(ids=method_ids)
         txns = {txn.pk: txn for txn in transaction_lock(matching).defer("account_number").order_by("pk")}
         ids = list(txns)
         batches = Batch.objects.filter(pk__in={txn.batch_id for txn in txns.values() if txn.batch_id})
@@ -172,7 +170,7 @@ class _Chunk:
             actor=actor,
             transactions=txns,
             matched=matched,
-            methods={method.pk: method for method in methods},
+            methods=methods,
             returns={
                 entry.transaction_id: entry
                 for entry in TransactionReturn.objects.filter(ids_in(ids, field="transaction_id"))
@@ -294,11 +292,8 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
         chunk.returned_reversals.append(txn.reversal_uuid)
     actions = chunk.policies.actions(txn.company_id, item.code)
     method = chunk.methods.get(txn.payment_method_id)
-    if PolicyAction.BLOCK_METHOD in actions and method is not None and method.blocked_at is None:
-        method.blocked_at = chunk.at
-        method.blocked_reason = f"{item.code} {code.reason}"
-        method.save(update_fields=["blocked_at", "blocked_reason"])
-        payment_method_event(method, EventType.PAYMENT_METHOD_BLOCKED)
+    blocked = PolicyAction.BLOCK_METHOD in actions and method is not None
+    if blocked and payment_method_block(method, return_code=item.code, reason=code.reason, at=chunk.at):
         risk_action_record(
             company_id=txn.company_id, action=PolicyAction.BLOCK_METHOD, at=chunk.at, txn=txn, code=item.code
         )
@@ -382,52 +377,26 @@ def _apply_notice(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
 
 def _correct_name(method: PaymentMethod, name: str) -> None:
     """C04: later charges of the method go out in the corrected name, and so do its entries not yet in a file."""
-    method.corrected_name = name
-    method.save(update_fields=["corrected_name"])
+    payment_method_correct(method, holder_name=name)
     Transaction.objects.filter(
         company_id=method.company_id,
         payment_method=method,
         batch__isnull=True,
         status__in=(Status.PENDING, Status.HELD),
     ).update(name=name)
-    payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
 
 
 def _correct_method(method: PaymentMethod, corrected: dict[str, str]) -> None:
-    routing = corrected.get(Corrected.ROUTING.value, method.routing_number)
-    account = corrected.get(Corrected.ACCOUNT.value, method.account_number)
-    account_hash = crypto.account_pair_hash(routing, account)
-    if (
-        account_hash != method.account_hash
-        and PaymentMethod.objects.filter(
-            company_id=method.company_id,
-            customer_id=method.customer_id,
-            account_hash=account_hash,
-            deleted_at__isnull=True,
-        ).exists()
-    ):
+    """Another account number, routing number or account type."""
+    applied = payment_method_correct(
+        method,
+        routing_number=corrected.get(Corrected.ROUTING.value),
+        account_number=corrected.get(Corrected.ACCOUNT.value),
+        account_type=corrected.get(Corrected.ACCOUNT_TYPE.value),
+    )
+    if not applied:
         # The customer already saved the corrected account: that method is the one to charge now.
         logger.warning("notice of change for method %s matches another saved method; method left as is", method.uuid)
-        return
-    changed_account = account_hash != method.account_hash
-    method.routing_number = routing
-    method.account_number = account
-    method.account_hash = account_hash
-    method.last_four = account[-4:]
-    method.account_type = corrected.get(Corrected.ACCOUNT_TYPE.value, method.account_type)
-    if changed_account:  # C01, C02, C03, C06, C07: another account number or routing number
-        payment_method_validation_reset(method)
-    method.save(
-        update_fields=[
-            "routing_number",
-            "account_number",
-            "account_hash",
-            "last_four",
-            "account_type",
-            *VALIDATION_FIELDS,
-        ]
-    )
-    payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
 
 
 def summary_of(ingestion: IngestionFile, applied: _Applied) -> dict:

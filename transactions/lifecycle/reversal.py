@@ -25,7 +25,7 @@ from django.db.models import Sum, TextChoices
 from accounts.models import Company
 from customers.models import Customer
 from payments.errors import PaymentMethodBlocked
-from payments.models import PaymentMethod
+from payments.services import payment_methods_lock
 from transactions import calendar
 from transactions.charge_rules import company_cutoff, effective_date_resolve
 from transactions.lifecycle.return_codes import Corrected
@@ -62,7 +62,7 @@ def _payee(original: Transaction) -> dict:
         return {name: getattr(original, name) for name in CARD_FIELDS}
     if original.payment_method_id is None:
         return _one_off_payee(original)
-    method = PaymentMethod.objects.select_for_update().get(pk=original.payment_method_id)
+    method = payment_methods_lock(ids=[original.payment_method_id])[original.payment_method_id]
     if method.blocked_at is not None:
         raise PaymentMethodBlocked(PAYMENT_METHOD_BLOCKED, status=409)
     # The saved method carries every notice of change applied since the debit.

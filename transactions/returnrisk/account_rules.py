@@ -4,7 +4,7 @@ method and a one-off charge of the same account are one account."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -15,7 +15,7 @@ from django.db.models import CharField, QuerySet, Value
 from events.services import EventDraft, events_record
 from events.types import EventType
 from payments.models import PaymentMethod
-from payments.services import payment_method_event
+from payments.services import payment_methods_unblock
 from transactions import calendar
 from transactions.lifecycle.return_codes import ACCOUNT_BLOCK_CODES, REINITIATION_CODES
 from transactions.models import AccountBlock, RiskAction, Transaction, TransactionType
@@ -212,7 +212,10 @@ def account_blocks_lift(*, blocks: QuerySet[AccountBlock], reason: str, user, at
         ):
             block.lifted_at, block.lifted_by, block.lift_reason = at, user, reason[:255]
             block.save(update_fields=["lifted_at", "lifted_by", "lift_reason"])
-            _methods_unblock(block)
+            # The saved-method block a return's policy placed goes with the account block of the same return.
+            payment_methods_unblock(
+                company_id=block.company_id, account_hash=block.account_hash, return_code=block.return_code
+            )
             _announce(
                 [(block, f"lifted by user {user.pk}: {reason}")],
                 EventType.ACCOUNT_BLOCK_LIFTED,
@@ -221,17 +224,3 @@ def account_blocks_lift(*, blocks: QuerySet[AccountBlock], reason: str, user, at
             )
             lifted += 1
     return lifted
-
-
-def _methods_unblock(block: AccountBlock) -> None:
-    """The saved-method block a return's policy placed goes with the account block of the same return."""
-    methods: Iterable[PaymentMethod] = PaymentMethod.objects.select_for_update().filter(
-        company_id=block.company_id,
-        account_hash=block.account_hash,
-        blocked_at__isnull=False,
-        blocked_reason__startswith=f"{block.return_code} ",
-    )
-    for method in methods:
-        method.blocked_at, method.blocked_reason = None, ""
-        method.save(update_fields=["blocked_at", "blocked_reason"])
-        payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
