@@ -22,6 +22,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from transactions.charges.views import TransactionCreateView
 from transactions.models import (
     Batch,
     ChangeNotice,
@@ -33,7 +34,6 @@ from transactions.models import (
     TransactionReturn,
     TransactionType,
 )
-from transactions.views import TransactionCreateView
 from vault import crypto
 from vault.records import mask
 

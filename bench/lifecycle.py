@@ -250,7 +250,7 @@ def _check_files(paths: list[str], entries: int) -> None:
 
 def _returns_file(var_dir: str, entries: int, code_of, name: str, at: datetime, corrected=None) -> tuple[Path, int]:
     """A NACHA return / NOC file naming every `step`-th entry, as the RDFI sends it (written in chunks of rows)."""
-    from transactions.lifecycle.returns import return_file_for
+    from transactions.ach.returns import return_file_for
     from transactions.models import Transaction
 
     step = max(1, round(entries / max(1, round(entries * (0.1 if corrected is None else 0.01)))))

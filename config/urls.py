@@ -9,7 +9,7 @@ urlpatterns = [
     path("", include("customers.urls")),
     path("", include("payments.urls")),
     path("", include("transactions.urls")),
-    path("", include("transactions.returnrisk.urls")),
+    path("", include("transactions.risk.urls")),
     path("", include("transactions.sandbox.urls")),
     path("", include("reporting.urls")),
     path("", include("events.urls")),

@@ -20,7 +20,6 @@ from django.db import connections, transaction
 
 from accounts.models import Company
 from reporting.models import PayerName, TransactionCount
-from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES
 from transactions.methods import method_kind
 from transactions.models import (
     Batch,
@@ -32,6 +31,7 @@ from transactions.models import (
     TransactionHold,
     TransactionReturn,
 )
+from transactions.return_codes import CHANGE_CODES, RETURN_CODES
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
 from vault import crypto
 from vault.maintenance import vacuum_analyze

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from accounts.selectors import clear_action_group_cache
 from tests import factories, nacha_check
-from transactions.lifecycle import origination
+from transactions.ach import origination
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""Every NACHA file the tests write is read back by readers that share no code with transactions.lifecycle.nacha:
+"""Every NACHA file the tests write is read back by readers that share no code with transactions.ach.nacha:
 achkit (PyPI, pinned in requirements.txt; the stricter of the two candidates, see docs/ach-rules.md) and our own
 tests/lifecycle/nacha_reader.py. tests/conftest.py runs `problems` over each file at the end of every test.
 

@@ -14,8 +14,8 @@ from django.core.management.base import CommandError
 
 from accounts.models import User
 from tests import factories
-from transactions.lifecycle.origination import transactions_originate
-from transactions.lifecycle.settlement import transactions_settle
+from transactions.ach.origination import transactions_originate
+from transactions.ach.settlement import transactions_settle
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db

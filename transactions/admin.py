@@ -5,14 +5,14 @@ from __future__ import annotations
 from django.contrib import admin
 
 # Importing it registers the lifecycle pages (batches, settlements, files) too.
-from transactions.lifecycle.admin import (
+from transactions.ach.admin import (
     TRANSACTION_ACTIONS,
     MaskedAccountMixin,
     TransactionActionForm,
     TransactionActionPermissionsMixin,
 )
 from transactions.models import Transaction, TransactionEvent
-from transactions.returnrisk import admin as returnrisk_admin  # noqa: F401  (the return-rate program's pages)
+from transactions.risk import admin as returnrisk_admin  # noqa: F401  (the return-rate program's pages)
 from transactions.sandbox.admin import simulate_sandbox
 from vault.admin_figures import LegibleFiguresMixin
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, is_uuid

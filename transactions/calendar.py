@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
 from functools import lru_cache
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 import holidays
+
+if TYPE_CHECKING:
+    from accounts.models import Company
 
 EASTERN = ZoneInfo("America/New_York")
 
@@ -68,3 +72,9 @@ def next_processing_day(now: datetime, cutoff: time) -> date:
 def settlement_time(day: date) -> datetime:
     """When funds for `day` settle: 17:00 Eastern (after the Fed's last settlement window)."""
     return datetime.combine(day, time(17, 0), tzinfo=EASTERN)
+
+
+def company_cutoff(company: Company) -> time:
+    # A Company built in memory (not read back) still holds the field default as text.
+    cutoff = company.cutoff_time
+    return cutoff if isinstance(cutoff, time) else time.fromisoformat(cutoff)

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from django.urls import path
 
-from transactions.validation_views import PaymentMethodValidateConfirmView, PaymentMethodValidateView
-from transactions.views import (
+from transactions.charges.views import (
     TransactionCreateView,
     TransactionDetailView,
     TransactionEventsView,
     TransactionRefundView,
+    TransactionRetryView,
     TransactionReverseView,
     TransactionVoidView,
 )
+from transactions.risk.validation_views import PaymentMethodValidateConfirmView, PaymentMethodValidateView
 
 # Account validation sends entries, so its routes live with the transactions (apps import downward only).
 METHOD = "customers/<uuid:customer_uuid>/payment-methods/<uuid:payment_method_uuid>"
@@ -24,6 +25,7 @@ urlpatterns = [
     path("transactions/<uuid:transaction_uuid>/events", TransactionEventsView.as_view(), name="transaction-events"),
     path("transactions/<uuid:transaction_uuid>/reverse", TransactionReverseView.as_view(), name="transaction-reverse"),
     path("transactions/<uuid:transaction_uuid>/refund", TransactionRefundView.as_view(), name="transaction-refund"),
+    path("transactions/<uuid:transaction_uuid>/retry", TransactionRetryView.as_view(), name="transaction-retry"),
     path(f"{METHOD}/validate", PaymentMethodValidateView.as_view(), name="payment-method-validate"),
     path(
         f"{METHOD}/validate/confirm",

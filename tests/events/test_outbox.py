@@ -14,7 +14,7 @@ from events.models import Event
 from events.services import EventDraft, event_record, events_record
 from tests import factories
 from tests.lifecycle.conftest import MONDAY, MONDAY_MORNING, MONDAY_SETTLED, run
-from transactions.lifecycle.returns import return_file_for
+from transactions.ach.returns import return_file_for
 from transactions.models import Transaction
 from transactions.state import Actor, Caller
 
@@ -65,7 +65,7 @@ def test_a_charge_that_rolls_back_emits_nothing(api_client, company, endpoint, r
         "customerUuid": str(customer.uuid),
         "paymentMethodUuid": str(method.uuid),
     }
-    from transactions.services import ChargeRequest, transaction_charge
+    from transactions.charges.services import ChargeRequest, transaction_charge
 
     with pytest.raises(RuntimeError), transaction.atomic():
         transaction_charge(
@@ -202,8 +202,8 @@ def test_the_whole_life_of_a_charge_reaches_the_receiver_signed(api_client, comp
 
 
 def test_a_late_return_a_hold_release_and_a_reversal_emit_their_events(company, tmp_path):
-    from transactions.lifecycle.holds import holds_release
-    from transactions.lifecycle.reversal import transaction_reverse
+    from transactions.ach.holds import holds_release
+    from transactions.charges.reversal import transaction_reverse
 
     late = factories.TransactionFactory(company=company, effective_date=MONDAY, is_same_day=True)
     run("originate", "--at", MONDAY_MORNING)
@@ -254,7 +254,7 @@ def test_held_declined_and_voided_charges_emit_their_events(api_client, company)
 
 
 def test_a_released_rtp_hold_reports_the_release_and_the_settlement(api_client, company):
-    from transactions.lifecycle.holds import holds_release
+    from transactions.ach.holds import holds_release
 
     company.hold_over = 1000
     company.save()

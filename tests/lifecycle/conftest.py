@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 from tests import factories
-from transactions.lifecycle.return_files import trace_hash
+from transactions.ach.return_files import trace_hash
 
 # Monday 2026-12-07, 10:00 Eastern: before the last same-day window, so the processing day is that Monday.
 MONDAY = date(2026, 12, 7)

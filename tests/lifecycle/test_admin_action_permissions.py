@@ -12,7 +12,7 @@ from django.test import Client
 
 from tests import factories
 from tests.lifecycle.conftest import bank_txn
-from transactions.lifecycle.exceptions import transaction_reject
+from transactions.ach.operator_actions import transaction_reject
 from transactions.models import Transaction, TransactionHold
 from transactions.state import Actor, Caller
 

@@ -15,8 +15,8 @@ from tests import factories
 from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
 from transactions import events as transaction_events
 from transactions import state
-from transactions.lifecycle import origination, returns
-from transactions.lifecycle.returns import return_file_for
+from transactions.ach import origination, returns
+from transactions.ach.returns import return_file_for
 from transactions.models import Transaction, TransactionEvent
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from django.test import Client
 
 from tests import factories
 from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, run
-from transactions.lifecycle.exceptions import transaction_acknowledge, transaction_reject, transaction_restore
+from transactions.ach.operator_actions import transaction_acknowledge, transaction_reject, transaction_restore
 from transactions.models import TransactionException, TransactionHold
 from transactions.state import Actor, Caller
 from vault.errors import Conflict

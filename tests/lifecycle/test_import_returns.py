@@ -16,9 +16,9 @@ from tests.lifecycle.conftest import (
     run,
     saved_method_txn,
 )
-from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES
-from transactions.lifecycle.returns import return_file_for
+from transactions.ach.returns import return_file_for
 from transactions.models import ChangeNotice, IngestionFile, Transaction, TransactionReturn
+from transactions.return_codes import CHANGE_CODES, RETURN_CODES
 from vault import crypto
 
 pytestmark = pytest.mark.django_db
@@ -310,7 +310,7 @@ def test_a_crash_midway_applies_nothing_and_the_rerun_applies_all(method, compan
     def crash(*args, **kwargs):
         raise RuntimeError("worker killed")
 
-    monkeypatch.setattr("transactions.lifecycle.returns._apply_notice", crash)
+    monkeypatch.setattr("transactions.ach.returns._apply_notice", crash)
     with pytest.raises(RuntimeError):
         run("import_returns", str(path))
     returned.refresh_from_db()

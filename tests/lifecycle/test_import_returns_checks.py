@@ -10,7 +10,7 @@ import pytest
 from django.core.management.base import CommandError
 
 from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, return_csv, run
-from transactions.lifecycle.returns import return_file_for
+from transactions.ach.returns import return_file_for
 from transactions.models import IngestionFile, Transaction
 
 pytestmark = pytest.mark.django_db

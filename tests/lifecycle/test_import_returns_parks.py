@@ -12,7 +12,7 @@ import pytest
 from django.core.management.base import CommandError
 
 from tests.lifecycle.conftest import MONDAY_MORNING, return_csv, run, saved_method_txn
-from transactions.lifecycle.returns import return_file_for
+from transactions.ach.returns import return_file_for
 from transactions.models import ChangeNotice, IngestionFile, ParkedReturnItem, TransactionReturn
 
 pytestmark = pytest.mark.django_db

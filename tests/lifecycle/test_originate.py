@@ -127,7 +127,7 @@ def test_crash_after_batching_is_finished_by_the_next_run(company, monkeypatch):
     def crash(*args, **kwargs):
         raise OSError("disk went away")
 
-    monkeypatch.setattr("transactions.lifecycle.origination.os.replace", crash)
+    monkeypatch.setattr("transactions.ach.origination.os.replace", crash)
     with pytest.raises(CommandError, match="1 NACHA file"):
         run("originate", "--at", MONDAY_MORNING)
     txn.refresh_from_db()

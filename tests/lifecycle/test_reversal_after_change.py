@@ -11,7 +11,7 @@ import time_machine
 
 from tests.lifecycle import nacha_reader
 from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
-from transactions.lifecycle.returns import return_file_for
+from transactions.ach.returns import return_file_for
 from transactions.models import Transaction, TransactionReturn
 
 pytestmark = pytest.mark.django_db

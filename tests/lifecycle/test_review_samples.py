@@ -16,7 +16,7 @@ from django.core.management.base import CommandError
 
 from tests import factories
 from tests.lifecycle.conftest import MONDAY_SETTLED, bank_txn, run
-from transactions.lifecycle.returns import return_file_for
+from transactions.ach.returns import return_file_for
 from transactions.models import DishonoredReturn, ParkedReturnItem, Settlement, Transaction, TransactionReturn
 
 pytestmark = pytest.mark.django_db

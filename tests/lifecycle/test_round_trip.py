@@ -11,8 +11,8 @@ from django.utils import timezone
 from tests import factories
 from tests.lifecycle import nacha_reader
 from tests.lifecycle.conftest import run
-from transactions.lifecycle.exceptions import transaction_acknowledge, transaction_reject, transaction_restore
-from transactions.lifecycle.returns import return_file_for
+from transactions.ach.operator_actions import transaction_acknowledge, transaction_reject, transaction_restore
+from transactions.ach.returns import return_file_for
 from transactions.models import Transaction
 from transactions.state import Actor, Caller
 

@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 
 from tests import factories
 from tests.lifecycle.conftest import MONDAY, MONDAY_MORNING, bank_txn, run
-from transactions.lifecycle.returns import return_file_for
+from transactions.ach.returns import return_file_for
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db

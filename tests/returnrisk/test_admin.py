@@ -14,7 +14,7 @@ from django.utils import timezone
 from tests import factories
 from tests.returnrisk.test_return_rates import originated_file, returned
 from transactions.models import DebitHold, ReturnPolicy, RiskReview
-from transactions.returnrisk.policy import debit_hold_place
+from transactions.risk.policies import debit_hold_place
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from accounts.models import Company
 from tests import factories
 from tests.returnrisk.test_return_rates import URL, at, counts, originated_file, returned
 from transactions.models import AccountValidation, DishonoredReturn, IngestionFile, TransactionReturn
-from transactions.returnrisk.rates import current_rate_annotations
+from transactions.risk.return_rates import current_rate_annotations
 
 pytestmark = pytest.mark.django_db
 

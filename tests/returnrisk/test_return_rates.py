@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 
 from tests import factories
 from tests.accounts.conftest import bearer_client
-from transactions.lifecycle.return_codes import RETURN_CODES
 from transactions.models import Batch, OriginationFile, TransactionReturn
+from transactions.return_codes import RETURN_CODES
 
 pytestmark = pytest.mark.django_db
 

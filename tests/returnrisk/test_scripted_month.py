@@ -12,7 +12,7 @@ from django.utils import timezone
 from events.models import Event
 from tests import factories
 from tests.lifecycle.conftest import run
-from transactions.lifecycle.returns import return_file_for
+from transactions.ach.returns import return_file_for
 from transactions.models import DebitHold, RiskAction, RiskAlert, Transaction
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from reporting.seeding import seed_transactions
 from transactions.models import TransactionReturn
-from transactions.returnrisk import rates
+from transactions.risk import return_rates as rates
 
 pytestmark = pytest.mark.django_db
 

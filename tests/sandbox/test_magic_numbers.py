@@ -9,8 +9,8 @@ import pytest
 from payments.models import PaymentMethod
 from tests import factories
 from tests.sandbox.conftest import run
-from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES
 from transactions.models import ChangeNotice, Status, Transaction
+from transactions.return_codes import CHANGE_CODES, RETURN_CODES
 from transactions.sandbox import magic
 
 pytestmark = pytest.mark.django_db

@@ -70,7 +70,7 @@ def test_filters_by_status_and_method(admin_client, charged):
 
 
 def test_lifecycle_operator_actions_are_offered(admin_client, charged):
-    from transactions.lifecycle.admin import TRANSACTION_ACTIONS
+    from transactions.ach.admin import TRANSACTION_ACTIONS
 
     page = admin_client.get(LIST).content.decode()
     for action in TRANSACTION_ACTIONS:

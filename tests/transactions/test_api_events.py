@@ -14,7 +14,7 @@ from accounts.models import User
 from tests import factories
 from tests.lifecycle.conftest import run
 from tests.transactions.conftest import bank_details, put_charge
-from transactions.lifecycle.returns import return_file_for
+from transactions.ach.returns import return_file_for
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db

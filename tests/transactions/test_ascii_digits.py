@@ -9,7 +9,7 @@ import pytest
 from tests import factories
 from tests.lifecycle.conftest import MONDAY_MORNING, return_csv, run
 from tests.transactions.conftest import bank_details, card_details, put_charge
-from transactions.lifecycle import nacha
+from transactions.ach import nacha
 from transactions.models import OriginationFile, Transaction
 
 pytestmark = pytest.mark.django_db

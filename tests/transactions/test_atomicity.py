@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.transactions.conftest import put_charge, saved_charge
-from transactions import risk, services
+from transactions.charges import services
 from transactions.models import IdempotencyRecord, Settlement, Transaction, TransactionHold
+from transactions.risk import limits as risk
 
 
 def _nothing_stored() -> bool:

@@ -8,10 +8,10 @@ from datetime import UTC, date, datetime, time
 import pytest
 
 from tests.transactions.conftest import bank_details, put_charge, saved_charge
-from transactions.charge_rules import effective_date_resolve
+from transactions.charges.services import ChargeRequest, transaction_charge
+from transactions.effective_dates import effective_date_resolve
 from transactions.methods import method_kind
 from transactions.models import Transaction
-from transactions.services import ChargeRequest, transaction_charge
 from transactions.state import Actor
 from vault.errors import ApiError
 

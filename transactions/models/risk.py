@@ -17,7 +17,7 @@ from transactions.models.transaction import Transaction
 
 class AccountBlock(models.Model):
     """A bank account this company may no longer debit (CONTRACT 12, Nacha 2.12.4): placed by a return that says
-    the account cannot be debited (R02, R03, ...; transactions.returnrisk.account_rules), keyed on the account
+    the account cannot be debited (R02, R03, ...; transactions.risk.account_rules), keyed on the account
     (routing + account keyed hash) so saved methods and one-off charges alike are refused, until an operator
     lifts it with a reason."""
 
@@ -163,7 +163,7 @@ class RiskReview(models.Model):
     )
     reviewed_on = models.DateField()
     notes = models.TextField(blank=True)
-    # The fraud-monitoring rules in force when the review was signed (transactions.returnrisk.monitoring.fraud_rules).
+    # The fraud-monitoring rules in force when the review was signed (transactions.risk.monitoring.fraud_rules).
     rules = models.JSONField(default=list, blank=True, editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 

@@ -183,7 +183,7 @@ class Transaction(models.Model):
             # Reporting leaves micro-entries out and takes their count off totalRows: a few rows per company.
             models.Index(fields=["company"], condition=MICRO_ENTRY, name="txn_company_micro_entries"),
         ]
-        # The back-office operator actions (transactions/lifecycle/admin.py): each its own grant, not view.
+        # The back-office operator actions (transactions/ach/admin.py): each its own grant, not view.
         permissions = [
             ("release_hold", "Can release held transactions"),
             ("reject_transaction", "Can reject transactions"),

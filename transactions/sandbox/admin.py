@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db.models import QuerySet
 
-from transactions.lifecycle.admin import apply_to_selected
+from transactions.ach.admin import apply_to_selected
 from transactions.models import Transaction
 from transactions.sandbox.services import sandbox_notice_simulate, sandbox_return_simulate
 from vault.errors import ApiError

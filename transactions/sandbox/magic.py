@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from transactions.lifecycle.return_codes import CHANGE_CODES, RETURN_CODES, Corrected
+from transactions.return_codes import CHANGE_CODES, RETURN_CODES, Corrected
 
 
 class Outcome(str, Enum):

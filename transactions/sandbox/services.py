@@ -16,11 +16,11 @@ from django.utils import timezone
 
 from accounts.models import Company
 from transactions import calendar
-from transactions.lifecycle.origination import transactions_originate
-from transactions.lifecycle.return_codes import CHANGE_CODES
-from transactions.lifecycle.returns import return_file_for, returns_import
-from transactions.lifecycle.settlement import transactions_settle
+from transactions.ach.origination import transactions_originate
+from transactions.ach.returns import return_file_for, returns_import
+from transactions.ach.settlement import transactions_settle
 from transactions.models import Status, Transaction
+from transactions.return_codes import CHANGE_CODES
 from transactions.sandbox import magic
 from transactions.sandbox.magic import Outcome
 from transactions.selectors import transaction_get
@@ -32,7 +32,7 @@ from vault.records import iso_utc
 SANDBOX_DAY_OPENS = time(9, 0)
 SANDBOX_DAY_CLOSES = time(18, 0)
 MAX_ADVANCE_DAYS = 90
-# A return is matched to an entry sent within this many days (transactions.lifecycle.returns): older magic late
+# A return is matched to an entry sent within this many days (transactions.ach.returns): older magic late
 # returns could never be matched, so they are not looked for.
 RETURN_MATCH_DAYS = 65
 

@@ -9,8 +9,9 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from transactions.lifecycle.return_codes import CHANGE_CODES
+from transactions.charges.views import TransactionRecordOutput
 from transactions.records import transaction_record
+from transactions.return_codes import CHANGE_CODES
 from transactions.sandbox import magic
 from transactions.sandbox.services import (
     MAX_ADVANCE_DAYS,
@@ -19,7 +20,6 @@ from transactions.sandbox.services import (
     sandbox_notice_simulate,
     sandbox_return_simulate,
 )
-from transactions.views import TransactionRecordOutput
 from vault.openapi import error
 from vault.serializers import StrictCharField, StrictIntegerField, StrictSerializer
 

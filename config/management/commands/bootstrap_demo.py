@@ -27,7 +27,7 @@ from customers.models import Customer
 from customers.services import customer_create
 from payments.services import payment_method_create
 from reporting.seeding import seed_transactions
-from transactions.services import ChargeRequest, transaction_charge
+from transactions.charges.services import ChargeRequest, transaction_charge
 from transactions.state import Actor
 from vault.commands import add_allow_production_argument, emit, require_debug_or_allowed
 

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
-from transactions.lifecycle.returns import ReturnFileError, returns_import
+from transactions.ach.returns import ReturnFileError, returns_import
 from vault.commands import add_at_argument, emit, parse_at, progress_for
 
 

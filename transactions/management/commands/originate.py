@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from django.db import IntegrityError
 
-from transactions.lifecycle.origination import transactions_originate
+from transactions.ach.origination import transactions_originate
 from vault.commands import add_at_argument, emit, parse_at, progress_for
 
 

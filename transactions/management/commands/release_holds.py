@@ -6,7 +6,7 @@ from uuid import UUID
 
 from django.core.management.base import BaseCommand, CommandError
 
-from transactions.lifecycle.holds import holds_release
+from transactions.ach.holds import holds_release
 from vault.commands import add_at_argument, emit, parse_at
 
 

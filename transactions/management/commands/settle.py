@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from transactions.lifecycle.settlement import transactions_settle
+from transactions.ach.settlement import transactions_settle
 from transactions.sandbox.services import sandbox_outcomes_apply
 from vault.commands import add_at_argument, emit, parse_at, progress_for
 

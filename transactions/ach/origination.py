@@ -1,0 +1,424 @@
+"""`originate`: batch the due ACH and RCC transactions of a processing window and write its NACHA file.
+
+Two steps so a crash midway is safe to rerun. Step 1 (one database transaction, rows locked with
+skip_locked) assigns batches, trace numbers and the Processing status and records an OriginationFile
+whose `path` is still empty. Step 2 (no row locks) writes every file whose path is empty, renames it
+into place and sets the path with a compare-and-set. A rerun after a crash in step 2 rewrites the
+same file from the database; a rerun with nothing due changes nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import string
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from pathlib import Path
+from uuid import uuid4
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Max, Q
+
+from accounts.models import Company
+from transactions import calendar
+from transactions.ach import nacha
+from transactions.ach.recheck import entries_recheck
+from transactions.methods import ORIGINATED_METHODS, method_kind
+from transactions.methods.sec_codes import payment_type_code
+from transactions.models import NOT_SEEDED, Batch, OriginationFile, Status, Transaction, TransactionType
+from transactions.rules import DEFAULT_ENTRY_DESCRIPTION, SAME_DAY_MAX_AMOUNT
+from transactions.state import Actor, Event, transaction_lock, transition_rows
+from vault.commands import Progress, no_progress
+from vault.db import statistics_refresh
+
+logger = logging.getLogger("transactions.lifecycle")
+
+FILE_ID_MODIFIERS = string.ascii_uppercase + string.digits
+TRACE_SEQUENCE_DIGITS = 7
+# Batching runs one at a time (trace sequence and file id modifier are read-then-written).
+ORIGINATE_LOCK_KEY = zlib.crc32(b"transactions.originate")
+ORIGINATE = Actor.command("originate")
+
+
+@dataclass
+class OriginationResult:
+    files: list[str] = field(default_factory=list)
+    batches: int = 0
+    transactions: int = 0
+    unwritten: list[dict[str, str]] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {
+            "files": self.files,
+            "batches": self.batches,
+            "transactions": self.transactions,
+            "unwrittenFiles": self.unwritten,
+        }
+
+
+def processing_day(at: datetime) -> date:
+    """The ACH day a file cut at `at` is for: today when it is a business day, else the next one."""
+    return calendar.next_business_day(calendar.eastern_now(at).date())
+
+
+def batch_effective_date(txn: Transaction, *, day: date, at: datetime, last_window: time) -> date:
+    """CONTRACT 12: the processing day itself for an entry that asked for Same Day ACH, is due today, is eligible
+    and is cut before its company's last same-day window; otherwise the next banking day after the processing day,
+    or the requested effective date if later (a same-day request cut too late goes out next day)."""
+    same_day = (
+        txn.is_same_day
+        and txn.effective_date <= day
+        and txn.amount <= SAME_DAY_MAX_AMOUNT
+        and calendar.eastern_now(at).date() == day
+        and calendar.eastern_now(at).time() < last_window
+    )
+    if same_day:
+        return day
+    return max(calendar.next_business_day(day, include_today=False), txn.effective_date)
+
+
+def window_start(day: date) -> datetime:
+    return datetime.combine(day, time(0, 0), tzinfo=calendar.EASTERN)
+
+
+def sec_code_for(txn: Transaction) -> str:
+    return txn.standard_entry_class_code or method_kind(txn.method).file_sec_code
+
+
+def description_for(txn: Transaction) -> str:
+    return txn.entry_description or DEFAULT_ENTRY_DESCRIPTION
+
+
+def _next_trace_sequence(odfi: str, window_at: datetime) -> int:
+    """Trace numbers are unique per originating DFI and processing day, so the sequence starts at 1 each day.
+    Read through the day's files (the window's unique index), their batches and entries (foreign key indexes)."""
+    highest = Transaction.objects.filter(
+        batch__origination_file__window_at=window_at, trace_number__startswith=odfi
+    ).aggregate(highest=Max("trace_number"))["highest"]
+    return int(highest[len(odfi) :]) + 1 if highest else 1
+
+
+def _serialize_batching() -> None:
+    """PostgreSQL: a transaction-scoped advisory lock. SQLite serializes writers by itself (IMMEDIATE)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [ORIGINATE_LOCK_KEY])
+
+
+def _next_file_id_modifier(window_at: datetime) -> str:
+    used = set(OriginationFile.objects.filter(window_at=window_at).values_list("file_id_modifier", flat=True))
+    for modifier in FILE_ID_MODIFIERS:
+        if modifier not in used:
+            return modifier
+    raise RuntimeError(f"all {len(FILE_ID_MODIFIERS)} file id modifiers of the window {window_at:%Y-%m-%d} are used")
+
+
+def _file_create(*, window_at: datetime, at: datetime, is_sandbox: bool) -> OriginationFile:
+    """The file's record, its path empty until it is written (a sandbox file goes under SANDBOX_DIR)."""
+    return OriginationFile.objects.create(
+        window_at=window_at,
+        file_id_modifier=_next_file_id_modifier(window_at),
+        path="",
+        created_at=at,
+        is_sandbox=is_sandbox,
+    )
+
+
+# Entries are batched this many at a time inside the one batching transaction (keyset on id): memory stays flat
+# however many are due. A run with fewer due entries batches them exactly as one set.
+BATCH_CHUNK = 20_000
+# What batching and the re-check read of an entry: no model instance per entry (about 60 us of CPU each).
+DUE_FIELDS = (
+    "pk",
+    "company_id",
+    "status",
+    "method",
+    "type",
+    "amount",
+    "standard_entry_class_code",
+    "entry_description",
+    "is_same_day",
+    "effective_date",
+    "payment_method_id",
+    "account_validation_id",
+    "routing_number",
+    "account_type",
+    "account_number_hash",
+)
+# What `originate` writes of each entry it batches.
+BATCHED_FIELDS = ("batch", "trace_number", "trace_date", "expected_to_settle_at", "effective_date", "is_same_day")
+
+
+class DueEntry:
+    """A due entry as batching reads it (DUE_FIELDS) and what batching gives it (BATCHED_FIELDS)."""
+
+    __slots__ = (*DUE_FIELDS, "batch_id", "trace_number", "trace_date", "expected_to_settle_at")
+
+    def __init__(self, *values) -> None:
+        for name, value in zip(DUE_FIELDS, values, strict=True):
+            setattr(self, name, value)
+
+
+def _due_transactions(day: date, scope: Q):
+    """Pending entries that settle by the next banking day after `day`: a next-day entry goes out the processing
+    day before it settles."""
+    return Transaction.objects.filter(
+        scope,
+        NOT_SEEDED,
+        status=Status.PENDING,
+        method__in=ORIGINATED_METHODS,
+        effective_date__lte=calendar.next_business_day(day, include_today=False),
+        batch__isnull=True,
+        # A suspended company's entries stay Pending until it is reinstated (L7).
+        company__suspended_at__isnull=True,
+    )
+
+
+def _due_chunks(due) -> Iterator[list[DueEntry]]:
+    """The due entries, locked (skip_locked) and read a chunk at a time in id order. The account number stays
+    encrypted in this step: it is decrypted only to write the file."""
+    last = 0
+    while True:
+        rows = transaction_lock(due.filter(pk__gt=last), skip_locked=True).order_by("pk").values_list(*DUE_FIELDS)
+        chunk = [DueEntry(*values) for values in rows[:BATCH_CHUNK]]
+        if not chunk:
+            return
+        last = chunk[-1].pk
+        yield chunk
+        if len(chunk) < BATCH_CHUNK:
+            return
+
+
+def _batch_groups(due: list[DueEntry], *, day: date, at: datetime, last_windows: dict[int, time]) -> dict:
+    """(company, SEC code, description, effective date) -> its entries: a batch header carries one Company Entry
+    Description and one effective date, so same-day and next-day entries never share a batch."""
+    groups: dict[tuple[int, str, str, date], list[DueEntry]] = {}
+    for txn in due:
+        effective = batch_effective_date(txn, day=day, at=at, last_window=last_windows[txn.company_id])
+        groups.setdefault((txn.company_id, sec_code_for(txn), description_for(txn), effective), []).append(txn)
+    return groups
+
+
+@dataclass
+class _Batching:
+    """One batching run: its file (made when the first entry is due), its batches by key and their totals."""
+
+    day: date
+    at: datetime
+    is_sandbox: bool
+    odfi: str = field(default_factory=lambda: settings.ACH_ORIGINATING_DFI)
+    origination_file: OriginationFile | None = None
+    sequence: int = 0
+    batches: dict[tuple, Batch] = field(default_factory=dict)
+    last_windows: dict[int, time] = field(default_factory=dict)
+
+    def start(self) -> None:
+        if self.origination_file is None:
+            window_at = window_start(self.day)
+            self.sequence = _next_trace_sequence(self.odfi, window_at)
+            self.origination_file = _file_create(window_at=window_at, at=self.at, is_sandbox=self.is_sandbox)
+
+    def batch_for(self, key: tuple) -> Batch:
+        if key not in self.batches:
+            company_id, sec_code, description, effective = key
+            self.batches[key] = Batch.objects.create(
+                company_id=company_id,
+                origination_file=self.origination_file,
+                standard_entry_class_code=sec_code,
+                entry_description=description,
+                effective_date=effective,
+                batched_at=self.at,
+                batch_number=len(self.batches) + 1,
+            )
+        return self.batches[key]
+
+    def assign(self, due: list[DueEntry]) -> None:
+        """Batches, trace numbers and the file's view of each entry (trace numbers ascend within a batch)."""
+        self.start()
+        missing = {txn.company_id for txn in due} - set(self.last_windows)
+        for company in Company.objects.filter(pk__in=missing).only("same_day_windows"):
+            self.last_windows[company.pk] = company.last_same_day_window
+        for key, members in sorted(
+            _batch_groups(due, day=self.day, at=self.at, last_windows=self.last_windows).items()
+        ):
+            batch = self.batch_for(key)
+            effective = key[3]
+            settles_at = calendar.settlement_time(effective)
+            for txn in members:
+                if self.sequence >= 10**TRACE_SEQUENCE_DIGITS:
+                    raise RuntimeError(
+                        f"trace number sequence of {self.day:%Y-%m-%d} exhausted for the originating DFI"
+                    )
+                txn.batch_id = batch.pk
+                txn.trace_number = self.odfi + str(self.sequence).rjust(TRACE_SEQUENCE_DIGITS, "0")
+                txn.trace_date = self.day
+                txn.expected_to_settle_at = settles_at
+                # From now on the record says what the file says (CONTRACT 12).
+                txn.effective_date, txn.is_same_day = effective, effective == self.day
+                self.sequence += 1
+                batch.entry_count += 1
+                if txn.type == TransactionType.DEBIT:
+                    batch.debit_total += txn.amount
+                else:
+                    batch.credit_total += txn.amount
+
+    def finish(self) -> tuple[OriginationFile | None, int, int]:
+        """Each batch's and the file's counts and totals, once every entry is in."""
+        if self.origination_file is None:
+            return None, 0, 0
+        for batch in self.batches.values():
+            batch.save(update_fields=["entry_count", "debit_total", "credit_total"])
+        origination_file = self.origination_file
+        origination_file.batch_count = len(self.batches)
+        origination_file.entry_count = sum(batch.entry_count for batch in self.batches.values())
+        origination_file.debit_total = sum(batch.debit_total for batch in self.batches.values())
+        origination_file.credit_total = sum(batch.credit_total for batch in self.batches.values())
+        origination_file.save(update_fields=["batch_count", "entry_count", "debit_total", "credit_total"])
+        return origination_file, origination_file.batch_count, origination_file.entry_count
+
+
+@transaction.atomic
+def _batch_due(
+    *, at: datetime, actor: Actor, progress: Progress, scope: Q, is_sandbox: bool
+) -> tuple[OriginationFile | None, int, int]:
+    day = processing_day(at)
+    _serialize_batching()
+    batching = _Batching(day=day, at=at, is_sandbox=is_sandbox)
+    due = _due_transactions(day, scope & Q(company__is_sandbox=is_sandbox))
+    for chunk in progress(_due_chunks(due), desc="originate", unit="chunk"):
+        chunk = entries_recheck(chunk, actor=actor, at=at)
+        if not chunk:
+            continue
+        batching.assign(chunk)
+        transition_rows(chunk, Event.ORIGINATED, actor=actor, at=at, fields=BATCHED_FIELDS)
+    return batching.finish()
+
+
+# What the file says of each entry, read a batch at a time (the account number decrypted by its field).
+ENTRY_FIELDS = ("pk", "type", "account_type", "amount", "account_validation_id", "routing_number", "account_number")
+ENTRY_FIELDS += ("name", "trace_number")
+
+
+def _entry(values: tuple, sec_code: str) -> nacha.Entry:
+    pk, txn_type, account_type, amount, validation_id, routing, account, name, trace = values
+    is_prenote = amount == 0 and validation_id is not None  # Transaction.is_prenote
+    codes = nacha.PRENOTE_TRANSACTION_CODES if is_prenote else nacha.TRANSACTION_CODES
+    return nacha.Entry(
+        transaction_code=codes[(txn_type, account_type)],
+        routing_number=routing,
+        account_number=account or "",
+        amount=amount,
+        individual_id=str(pk),
+        individual_name=name,
+        trace_number=trace,
+        discretionary_data=payment_type_code(sec_code),
+    )
+
+
+def _batch_specs(origination_file: OriginationFile) -> Iterator[nacha.BatchSpec]:
+    """One batch at a time, its entries in trace order: memory holds one batch, never the file."""
+    for batch in origination_file.batches.select_related("company").order_by("batch_number"):
+        members = batch.transactions.order_by("trace_number").values_list(*ENTRY_FIELDS)
+        yield nacha.BatchSpec(
+            company_name=batch.company.name,
+            company_identification=batch.company.ach_company_id,
+            sec_code=batch.standard_entry_class_code,
+            entry_description=batch.entry_description,
+            effective_date=batch.effective_date,
+            batch_number=batch.batch_number,
+            entries=[_entry(values, batch.standard_entry_class_code) for values in members.iterator(chunk_size=5000)],
+        )
+
+
+def file_spec(origination_file: OriginationFile) -> nacha.FileSpec:
+    return nacha.FileSpec(
+        immediate_destination=settings.ACH_IMMEDIATE_DESTINATION,
+        immediate_origin=settings.ACH_IMMEDIATE_ORIGIN,
+        destination_name=settings.ACH_IMMEDIATE_DESTINATION_NAME,
+        origin_name=settings.ACH_IMMEDIATE_ORIGIN_NAME,
+        originating_dfi=settings.ACH_ORIGINATING_DFI,
+        created_at=origination_file.created_at.astimezone(calendar.EASTERN),
+        file_id_modifier=origination_file.file_id_modifier,
+        batches=_batch_specs(origination_file),
+        reference_code=str(origination_file.pk),
+    )
+
+
+def file_path(origination_file: OriginationFile) -> Path:
+    day = origination_file.window_at.astimezone(calendar.EASTERN).date()
+    name = f"ACH_{day:%Y%m%d}_{origination_file.file_id_modifier}_{origination_file.uuid.hex[:8]}.ach"
+    return Path(settings.SANDBOX_DIR if origination_file.is_sandbox else settings.OUTBOUND_DIR) / name
+
+
+OUTBOUND_DIR_MODE = 0o700
+OUTBOUND_FILE_MODE = 0o600
+
+
+def outbound_dir_create(directory: Path) -> None:
+    """The outbound folder, readable by the service's user only (also when it already existed, looser)."""
+    directory.mkdir(mode=OUTBOUND_DIR_MODE, parents=True, exist_ok=True)
+    os.chmod(directory, OUTBOUND_DIR_MODE)
+
+
+def origination_file_write(*, origination_file: OriginationFile) -> str | None:
+    """Write the file (no row locks held), streamed a batch at a time, and record its path and SHA-256 together;
+    None when another run already did. Only then may its batches settle. A field the writer cannot write exactly
+    raises before the file is renamed into place: no file at all."""
+    path = file_path(origination_file)
+    outbound_dir_create(path.parent)
+    partial = path.with_name(f"{path.name}.{os.getpid()}-{uuid4().hex[:8]}.partial")
+    digest = hashlib.sha256()
+    try:
+        # 0600 from the first byte: every entry carries a full account number (NACHA data security rule).
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, OUTBOUND_FILE_MODE)
+        with os.fdopen(descriptor, "wb") as handle:
+            for lines in nacha.file_chunks(file_spec(origination_file)):
+                data = lines.encode("ascii")
+                digest.update(data)
+                handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+    claimed = OriginationFile.objects.filter(pk=origination_file.pk, sha256="").update(
+        path=str(path), sha256=digest.hexdigest()
+    )
+    logger.info("origination file %s written: %s entries", origination_file.uuid, origination_file.entry_count)
+    return str(path) if claimed else None
+
+
+def transactions_originate(
+    *,
+    at: datetime,
+    actor: Actor = ORIGINATE,
+    progress: Progress = no_progress,
+    company_ids: Sequence[int] | None = None,
+) -> OriginationResult:
+    """`company_ids`: only those companies' entries (a sandbox clock); files left unwritten are finished either way."""
+    result = OriginationResult()
+    scope = Q(company_id__in=company_ids) if company_ids is not None else Q()
+    # Live and sandbox entries never share a file: a sandbox file goes under SANDBOX_DIR, never to a bank.
+    for is_sandbox in (False, True):
+        _created, batches, entries = _batch_due(
+            at=at, actor=actor, progress=progress, scope=scope, is_sandbox=is_sandbox
+        )
+        result.batches += batches
+        result.transactions += entries
+    statistics_refresh(Transaction, changed=result.transactions)
+    # Also finishes files a crashed or failed run recorded but never wrote. A file that cannot be written now
+    # stays unwritten (its batches do not settle) and is reported; the next run tries it again.
+    for origination_file in OriginationFile.objects.filter(sha256="").order_by("id"):
+        try:
+            written = origination_file_write(origination_file=origination_file)
+        except (OSError, ValueError) as exc:
+            logger.error("origination file %s not written: %s", origination_file.uuid, exc)
+            result.unwritten.append({"originationFileUuid": str(origination_file.uuid), "error": str(exc)})
+            continue
+        if written:
+            result.files.append(written)
+    return result

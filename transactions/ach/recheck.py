@@ -1,0 +1,151 @@
+"""What `originate` re-reads of each Pending entry as it batches it (CONTRACT 12): an entry accepted days ago
+goes to the account as it is now. A notice of change since then corrects the entry (a saved method's account as
+the NOC left it; for a one-off charge, the latest NOC on an earlier entry to the same account), and a debit to an
+account a return has blocked since, or from a saved method blocked since, is declined instead of sent. Each
+correction and each decline is a move of the entry's trail with its event (transaction.updated,
+transaction.declined)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from payments.models import PaymentMethod
+from transactions.models import AccountBlock, ChangeNotice, Transaction, TransactionType
+from transactions.return_codes import Corrected
+from transactions.risk.account_rules import block_reason
+from transactions.state import Actor, Event, transition
+from vault.crypto import account_number_hash
+
+AccountKey = tuple[int, str, str]  # company, routing number, keyed hash of the account number
+
+
+def _key(txn: Transaction) -> AccountKey:
+    return txn.company_id, txn.routing_number, txn.account_number_hash
+
+
+@dataclass(frozen=True)
+class Correction:
+    routing_number: str
+    account_type: str
+    account_number: str | None  # None: the notice left the account number as it was
+    why: str
+
+    def changes(self, txn: Transaction) -> dict[str, str]:
+        """The entry's fields this correction changes (none when the entry already goes to that account)."""
+        wanted = (("routing_number", self.routing_number), ("account_type", self.account_type))
+        changed = {name: value for name, value in wanted if getattr(txn, name) != value}
+        if self.account_number is not None and account_number_hash(self.account_number) != txn.account_number_hash:
+            changed |= {
+                "account_number": self.account_number,
+                "account_number_hash": account_number_hash(self.account_number),
+                "account_last_four": self.account_number[-4:],
+            }
+        return changed
+
+
+def _notice_why(code: str, txn_uuid) -> str:
+    return f"account corrected by notice of change {code} on {txn_uuid}"
+
+
+def _saved_corrections(due: Sequence[Transaction]) -> dict[int, Correction]:
+    """Saved methods carry every notice applied to them: the entries of a method a notice has touched take the
+    method's account as it is now."""
+    method_ids = {txn.payment_method_id for txn in due if txn.payment_method_id}
+    latest: dict[int, tuple[str, object]] = {}
+    notices = ChangeNotice.objects.filter(transaction__payment_method_id__in=method_ids).order_by("changed_at", "pk")
+    for method_id, code, txn_uuid in notices.values_list(
+        "transaction__payment_method_id", "change_code", "transaction__uuid"
+    ):
+        latest[method_id] = (code, txn_uuid)
+    methods = PaymentMethod.objects.filter(pk__in=latest).only("routing_number", "account_type", "account_number")
+    return {
+        method.pk: Correction(
+            method.routing_number, method.account_type, method.account_number, _notice_why(*latest[method.pk])
+        )
+        for method in methods
+    }
+
+
+def _one_off_corrections(due: Sequence[Transaction]) -> dict[AccountKey, Correction]:
+    """A one-off charge has no method to correct: the latest notice on an earlier entry of the same company to the
+    same account says where that account is now."""
+    one_offs = [txn for txn in due if txn.payment_method_id is None]
+    if not one_offs:
+        return {}
+    notices = (
+        ChangeNotice.objects.filter(
+            transaction__company_id__in={txn.company_id for txn in one_offs},
+            transaction__account_number_hash__in={txn.account_number_hash for txn in one_offs},
+        )
+        .select_related("transaction")
+        .order_by("changed_at", "pk")
+    )
+    corrections: dict[AccountKey, Correction] = {}
+    for notice in notices:
+        old = notice.transaction
+        corrections[_key(old)] = Correction(
+            notice.new_value.get(Corrected.ROUTING.value, old.routing_number),
+            notice.new_value.get(Corrected.ACCOUNT_TYPE.value, old.account_type),
+            notice.corrected_account_number or None,
+            _notice_why(notice.change_code, old.uuid),
+        )
+    return corrections
+
+
+def _move(row, event: str, *, actor: Actor, at: datetime, reason: str, **changes) -> None:
+    """`transition` of one entry. Batching reads its entries as light rows (origination.DueEntry): the row is then
+    read whole for its event's record, and the light row takes the status and the changes."""
+    txn = row if isinstance(row, Transaction) else Transaction.objects.defer("account_number").get(pk=row.pk)
+    transition(txn, event, actor=actor, at=at, reason=reason, **changes)
+    if txn is not row:
+        for name in ("status", *changes):
+            if hasattr(type(row), name):
+                setattr(row, name, getattr(txn, name))
+
+
+def _correct(due: Sequence[Transaction], *, actor: Actor, at: datetime) -> None:
+    saved, one_off = _saved_corrections(due), _one_off_corrections(due)
+    for txn in due:
+        correction = saved.get(txn.payment_method_id) if txn.payment_method_id else one_off.get(_key(txn))
+        changes = correction.changes(txn) if correction else {}
+        if changes:
+            _move(txn, Event.CORRECTED, actor=actor, at=at, reason=correction.why, **changes)
+
+
+def _refusals(due: Sequence[Transaction]) -> dict[int, str]:
+    """Debits that may not go: their account was blocked by a return, or their saved method was."""
+    debits = [txn for txn in due if txn.type == TransactionType.DEBIT and txn.account_validation_id is None]
+    if not debits:
+        return {}
+    blocks = {
+        (company_id, routing, hashed): block_reason(code, txn_uuid)
+        for company_id, routing, hashed, code, txn_uuid in AccountBlock.objects.filter(
+            company_id__in={txn.company_id for txn in debits},
+            account_number_hash__in={txn.account_number_hash for txn in debits},
+            lifted_at__isnull=True,
+        ).values_list("company_id", "routing_number", "account_number_hash", "return_code", "transaction__uuid")
+    }
+    blocked_methods = dict(
+        PaymentMethod.objects.filter(
+            pk__in={txn.payment_method_id for txn in debits if txn.payment_method_id}, blocked_at__isnull=False
+        ).values_list("pk", "blocked_reason")
+    )
+    refusals = {}
+    for txn in debits:
+        if _key(txn) in blocks:
+            refusals[txn.pk] = blocks[_key(txn)]
+        elif txn.payment_method_id in blocked_methods:
+            refusals[txn.pk] = f"payment method blocked: {blocked_methods[txn.payment_method_id] or 'blocked'}"
+    return refusals
+
+
+def entries_recheck(due: list[Transaction], *, actor: Actor, at: datetime) -> list[Transaction]:
+    """Correct and refuse as the module says (inside the batching transaction, rows locked); the entries to send."""
+    _correct(due, actor=actor, at=at)
+    refusals = _refusals(due)
+    for txn in due:
+        if txn.pk in refusals:
+            _move(txn, Event.DECLINED, actor=actor, at=at, reason=refusals[txn.pk], failure_reason=refusals[txn.pk])
+    return [txn for txn in due if txn.pk not in refusals]

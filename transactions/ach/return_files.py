@@ -1,0 +1,200 @@
+"""Reading an RDFI's return / notice-of-change file before anything is applied: NACHA (a file opening with its
+`101` file header) or the CSV equivalent (README "Return and NOC CSV format").
+
+Refused whole (ReturnFileError, nothing applied): a file not addressed to us by our bank, not well formed, or whose
+control records do not add up; the same for a CSV file, whose first line is its file header. Parked (listed under
+`exceptions` with a reason, every other item applied): an item with an unknown or refused code, or a notice of
+change whose corrected data cannot be applied. No message ever quotes the file's text beyond a code and a trace
+number that passed their shape check (an operator may point the command at any file)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from payments import numbers
+from payments.models import PaymentMethod
+from transactions.ach import nacha
+from transactions.return_codes import CHANGE_CODES, REFUSED_CHANGE_CODES, RETURN_CODES, Corrected
+
+NACHA_FILE_HEADER = "101"  # record type 1, priority code 01: banks trim trailing spaces, so not its length
+CSV_FILE_HEADER = "file_header"
+TRACE_NUMBER = re.compile(r"[0-9]{15}\Z", re.ASCII)
+CODE = re.compile(r"[A-Z][0-9]{2}\Z", re.ASCII)
+NAME = re.compile(r"[ -~]{1,22}\Z", re.ASCII)  # what the 22-character NACHA name field can carry
+
+# The CSV's columns after its file header line (README: "Return and NOC CSV format").
+CSV_COLUMNS = (
+    "record_type",
+    "original_trace_number",
+    "code",
+    "corrected_routing_number",
+    "corrected_account_number",
+    "corrected_account_type",
+    "corrected_name",
+)
+CSV_REQUIRED = CSV_COLUMNS[:3]
+CSV_CORRECTED = {
+    "corrected_routing_number": Corrected.ROUTING.value,
+    "corrected_account_number": Corrected.ACCOUNT.value,
+    "corrected_account_type": Corrected.ACCOUNT_TYPE.value,
+    "corrected_name": Corrected.NAME.value,
+}
+CSV_FILE_HEADER_FIELDS = ("file_header", "immediate destination", "immediate origin", "record count", "trace hash")
+TRACE_HASH_DIGITS = 10
+
+
+class ReturnFileError(ValueError):
+    """The file cannot be imported as a whole (not for us, bad format, controls that do not add up); nothing
+    was applied."""
+
+
+@dataclass(frozen=True)
+class FileItem:
+    """One return or notice in file order, with why it is parked (None: it is applied if it matches an entry)."""
+
+    item: nacha.ReturnedItem
+    parked: str | None = None
+
+
+@dataclass(frozen=True)
+class ReturnFileContent:
+    file_format: str
+    items: list[FileItem]
+
+
+def read_return_file(text: str) -> ReturnFileContent:
+    if text.startswith(NACHA_FILE_HEADER):
+        try:
+            return_file = nacha.read_returns(text)
+        except nacha.NachaFormatError as exc:
+            raise ReturnFileError(str(exc)) from None
+        check_routing(return_file.immediate_destination, return_file.immediate_origin)
+        items, file_format = return_file.items, "nacha"
+    elif text.split(",", 1)[0].strip() == CSV_FILE_HEADER:
+        items, file_format = read_csv(text), "csv"
+    else:
+        raise ReturnFileError(
+            "line 1 is neither a NACHA file header (record type 1, priority code 01) nor a return CSV's file header"
+            f" ({CSV_FILE_HEADER},...; README: Return and NOC CSV format)"
+        )
+    for item in items:
+        _account_type_from_transaction_code(item)
+    return ReturnFileContent(file_format, [FileItem(item, parked_reason(item)) for item in items])
+
+
+def _account_type_from_transaction_code(item: nacha.ReturnedItem) -> None:
+    """A NACHA NOC carries the corrected transaction code; we keep the account type it means."""
+    if "transactionCode" in item.corrected:
+        account_type = nacha.account_type_for_code(item.corrected.pop("transactionCode"))
+        if account_type:
+            item.corrected[Corrected.ACCOUNT_TYPE.value] = account_type
+
+
+def check_routing(destination: str, origin: str) -> None:
+    """Returns come back the way our files went, reversed: from the bank we send to (our immediate destination),
+    addressed to us (our immediate origin). Any other file is not ours to apply."""
+    expected = {
+        "immediate destination": (destination, settings.ACH_IMMEDIATE_ORIGIN),
+        "immediate origin": (origin, settings.ACH_IMMEDIATE_DESTINATION),
+    }
+    for name, (found, ours) in expected.items():
+        if not numbers.is_ascii_digits(found) or len(found) != 9:
+            raise ReturnFileError(f"file header {name} is not a 9-digit routing number: not a file for us")
+        if found != ours:
+            raise ReturnFileError(f"file header {name} is {found!r}, expected {ours!r}: not a file for us")
+
+
+def read_csv(text: str) -> list[nacha.ReturnedItem]:
+    """The file header line (destination, origin, record count, trace hash), then a column header and one row
+    per return or notice; the header's controls must match the rows, as a NACHA file's control records must."""
+    header_line, _, body = text.partition("\n")
+    header = [value.strip() for value in next(csv.reader([header_line.rstrip("\r")]), [])]
+    if len(header) != len(CSV_FILE_HEADER_FIELDS):
+        raise ReturnFileError(
+            f"line 1: the CSV file header has {len(header)} fields, expected {len(CSV_FILE_HEADER_FIELDS)}: "
+            + ", ".join(CSV_FILE_HEADER_FIELDS)
+        )
+    _, destination, origin, record_count, trace_hash = header
+    check_routing(destination, origin)
+    reader = csv.DictReader(io.StringIO(body), strict=True)
+    try:
+        items = _csv_items(reader)
+    except csv.Error as exc:
+        raise ReturnFileError(f"line {reader.line_num + 1}: malformed CSV ({exc})") from None
+    _check_csv_controls(items, record_count, trace_hash)
+    return items
+
+
+def trace_hash(traces: list[str]) -> str:
+    """The CSV file header's control of its rows: the sum of their trace numbers, last 10 digits (as NACHA's
+    entry hash sums routing numbers)."""
+    return str(sum(int(trace) for trace in traces)).rjust(TRACE_HASH_DIGITS, "0")[-TRACE_HASH_DIGITS:]
+
+
+def _check_csv_controls(items: list[nacha.ReturnedItem], record_count: str, hash_value: str) -> None:
+    if not numbers.is_ascii_digits(record_count) or int(record_count) != len(items):
+        raise ReturnFileError(f"line 1: the CSV file header's record count differs from the {len(items)} rows")
+    if hash_value != trace_hash([item.original_trace for item in items]):
+        raise ReturnFileError("line 1: the CSV file header's trace hash differs from the rows' trace numbers")
+
+
+def _csv_items(reader: csv.DictReader) -> list[nacha.ReturnedItem]:
+    columns = [name.strip() for name in (reader.fieldnames or [])]
+    missing = [name for name in CSV_REQUIRED if name not in columns]
+    unknown = len([name for name in columns if name not in CSV_COLUMNS])
+    if missing or unknown:
+        raise ReturnFileError(
+            f"line 2: CSV columns: missing {missing or 'none'}, {unknown} unknown; allowed: {', '.join(CSV_COLUMNS)}"
+        )
+    items = []
+    for row in reader:
+        number = reader.line_num + 1  # the file header line comes first
+        row = {key.strip(): (value or "").strip() for key, value in row.items() if isinstance(key, str)}
+        kind = row["record_type"].lower()
+        if kind not in ("return", "noc"):
+            raise ReturnFileError(f"line {number}: record_type must be return or noc")
+        if not TRACE_NUMBER.match(row["original_trace_number"]):
+            raise ReturnFileError(f"line {number}: original_trace_number must be 15 digits")
+        if not CODE.match(row["code"].upper()):
+            raise ReturnFileError(f"line {number}: code must be a letter and two digits (R01, C01)")
+        corrected = {CSV_CORRECTED[column]: row[column] for column in CSV_CORRECTED if row.get(column)}
+        if kind == "noc" and Corrected.ACCOUNT_TYPE.value in corrected:
+            corrected[Corrected.ACCOUNT_TYPE.value] = corrected[Corrected.ACCOUNT_TYPE.value].capitalize()
+        items.append(nacha.ReturnedItem(kind, row["original_trace_number"], row["code"].upper(), corrected))
+    return items
+
+
+def parked_reason(item: nacha.ReturnedItem) -> str | None:
+    """Why this item cannot be applied, whatever entry it names; None when it can."""
+    if item.kind == "return":
+        return None if item.code in RETURN_CODES else "unknown return code"
+    if item.code in REFUSED_CHANGE_CODES:
+        return f"refused notification of change ({REFUSED_CHANGE_CODES[item.code]}): nothing to correct"
+    if item.code not in CHANGE_CODES:
+        return "unknown change code"
+    return correction_problem(item.code, item.corrected)
+
+
+def correction_problem(code: str, corrected: dict[str, str]) -> str | None:
+    """Why a notice's corrected data cannot be applied (never quoting it: it may be an account number)."""
+    for name in CHANGE_CODES[code].corrects:
+        if name.value not in corrected:
+            return f"{code} carries no valid corrected {name.value}"
+    routing = corrected.get(Corrected.ROUTING.value)
+    if routing is not None and not numbers.is_routing_number(routing):
+        return "corrected routingNumber is not a 9-digit routing number with a valid check digit"
+    account = corrected.get(Corrected.ACCOUNT.value)
+    if account is not None and not numbers.is_account_number(account):
+        return "corrected accountNumber is not 4 to 17 digits"
+    account_type = corrected.get(Corrected.ACCOUNT_TYPE.value)
+    if account_type is not None and account_type not in PaymentMethod.AccountType.values:
+        return "corrected accountType is not Checking or Savings"
+    name = corrected.get(Corrected.NAME.value)
+    if name is not None and not NAME.match(name):
+        return "corrected name is not 1 to 22 printable ASCII characters"
+    return None

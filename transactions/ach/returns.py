@@ -1,0 +1,498 @@
+"""`import_returns`: apply an RDFI's return / notice-of-change file (NACHA or CSV) to the transactions it
+names by original entry trace number.
+
+The file is read and checked whole first (transactions.ach.return_files); then one database transaction
+records the IngestionFile (unique by SHA-256, so a re-import answers the first summary) and applies every item it
+can: returns, notices of change, and dishonored / contested dishonored returns, which are recorded beside the
+return they answer and change nothing else. What it cannot apply is parked (ParkedReturnItem) and listed under
+`exceptions`. A crash midway rolls the whole file back and a rerun applies it afresh."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from payments.models import PaymentMethod
+from payments.services import payment_method_block, payment_method_correct, payment_methods_lock
+from transactions import calendar
+from transactions.ach import nacha
+from transactions.ach.origination import sec_code_for
+from transactions.ach.return_files import CODE, FileItem, ReturnFileError, read_return_file
+from transactions.models import (
+    Batch,
+    ChangeNotice,
+    DishonoredReturn,
+    IngestionFile,
+    ParkedReturnItem,
+    Status,
+    Transaction,
+    TransactionReturn,
+    TransactionType,
+)
+from transactions.return_codes import (
+    CHANGE_CODES,
+    RETURN_CODES,
+    Corrected,
+    PolicyAction,
+    ReturnCode,
+    TimeFrame,
+)
+from transactions.risk.account_rules import account_blocks_place
+from transactions.risk.account_validation import validations_noticed, validations_returned
+from transactions.risk.policies import (
+    PolicyBook,
+    ReturnFollowUp,
+    return_followups_apply,
+    return_rate_alerts_evaluate,
+    risk_action_record,
+)
+from transactions.state import Actor, Event, transaction_lock, transition_many
+from vault.commands import Progress, no_progress
+from vault.db import ids_in
+from vault.records import mask, text_or_none
+
+logger = logging.getLogger("transactions.lifecycle")
+
+IMPORT_RETURNS = Actor.command("import_returns")
+# A Reversed debit was Settled first: its return is a late return like any other (its reversal credit is
+# voided when it has not gone out yet, so the payer is not refunded twice).
+RETURNABLE = (Status.PROCESSING, Status.SETTLED, Status.REVERSED)
+LATE = (Status.SETTLED, Status.REVERSED)
+REVERSAL_VOIDED = "voided: the reversed debit was returned before this credit was sent"
+REFUND_VOIDED = "voided: the refunded debit was returned before this credit was sent"
+
+LOCK_CHUNK = 5000
+# Trace numbers repeat from one processing day to the next, so a return is matched to the most recent entry
+# with its trace number whose day lies inside the return window: Nacha's longest is 60 calendar days after
+# settlement (unauthorized consumer debits), plus a few days for the return file to reach us.
+RETURN_WINDOW = timedelta(days=60 + 5)
+
+
+def _matches(items: Sequence[nacha.ReturnedItem], at: datetime) -> list[int | None]:
+    """For each item, the id of the most recent entry with its trace number inside the return window that also
+    agrees with what the return carries (a NACHA return names the original amount and whether it was a debit),
+    or None."""
+    floor = calendar.eastern_now(at).date() - RETURN_WINDOW
+    candidates: dict[str, list[tuple[int, int, bool]]] = {}
+    rows = (
+        Transaction.objects.filter(trace_number__in={item.original_trace for item in items}, trace_date__gte=floor)
+        .order_by("trace_number", "-trace_date")
+        .values_list("trace_number", "pk", "amount", "type")
+    )
+    for trace, pk, amount, txn_type in rows:
+        candidates.setdefault(trace, []).append((pk, amount, txn_type == TransactionType.DEBIT))
+
+    def match(item: nacha.ReturnedItem) -> int | None:
+        for pk, amount, is_debit in candidates.get(item.original_trace, ()):
+            if item.is_debit is not None and item.is_debit != is_debit:
+                continue
+            if item.amount and item.amount != amount:  # a NOC carries no amount
+                continue
+            return pk
+        return None
+
+    return [match(item) for item in items]
+
+
+@dataclass
+class _Applied:
+    """What the import did, for its summary: counts, the unmatched trace numbers and the parked items."""
+
+    returns: int = 0
+    notices: int = 0
+    dishonored: int = 0
+    contested: int = 0
+    unmatched: list[str] = field(default_factory=list)
+    exceptions: list[dict] = field(default_factory=list)
+    touched: set[int] = field(default_factory=set)  # companies whose return rates may have moved
+
+
+def return_due_by(code: ReturnCode, settled_on: date | None) -> date | None:
+    """The last day a return of this code is timely for an entry that settled on `settled_on` (None when the code
+    has no fixed window or the entry has no settlement day yet)."""
+    if settled_on is None or code.time_frame is None:
+        return None
+    if code.time_frame == TimeFrame.SIXTY_DAYS:
+        return settled_on + timedelta(days=60)
+    return calendar.add_business_days(settled_on, 2)
+
+
+@dataclass
+class _Chunk:
+    """The rows one chunk of the file touches, locked together (methods, then transactions, by id), and
+    the writes it gathers so they go out as a few statements instead of several per entry."""
+
+    ingestion: IngestionFile
+    at: datetime
+    actor: Actor
+    transactions: dict[int, Transaction]
+    matched: list[int | None]
+    methods: dict[int, PaymentMethod]
+    returns: dict[int, TransactionReturn]  # by transaction id: the return each entry already has (or got here)
+    answered: set[tuple[int, str]]  # (transaction id, kind) of the dishonored / contested returns it has
+    settled_on: dict[int, date]  # batch id -> its effective (settlement) date
+    noticed: set[int]
+    policies: PolicyBook
+    applied: _Applied
+    new_returns: list[TransactionReturn] = field(default_factory=list)
+    new_notices: list[ChangeNotice] = field(default_factory=list)
+    new_dishonors: list[DishonoredReturn] = field(default_factory=list)
+    parked: list[ParkedReturnItem] = field(default_factory=list)
+    late_ids: list[int] = field(default_factory=list)
+    returned_reversals: list = field(default_factory=list)
+    followups: list[ReturnFollowUp] = field(default_factory=list)
+
+    @classmethod
+    def lock(
+        cls,
+        items: Sequence[nacha.ReturnedItem],
+        ingestion: IngestionFile,
+        at: datetime,
+        actor: Actor,
+        applied: _Applied,
+    ) -> _Chunk:
+        matched = _matches(items, at)
+        matching = Transaction.objects.filter(ids_in({pk for pk in matched if pk is not None}))
+        method_ids = set(matching.exclude(payment_method=None).values_list("payment_method_id", flat=True))
+        methods = payment_methods_lock(ids=method_ids)
+        txns = {txn.pk: txn for txn in transaction_lock(matching).defer("account_number").order_by("pk")}
+        ids = list(txns)
+        batches = Batch.objects.filter(pk__in={txn.batch_id for txn in txns.values() if txn.batch_id})
+        return cls(
+            ingestion=ingestion,
+            at=at,
+            actor=actor,
+            transactions=txns,
+            matched=matched,
+            methods=methods,
+            returns={
+                entry.transaction_id: entry
+                for entry in TransactionReturn.objects.filter(ids_in(ids, field="transaction_id"))
+            },
+            answered=set(
+                DishonoredReturn.objects.filter(ids_in(ids, field="transaction_id")).values_list(
+                    "transaction_id", "kind"
+                )
+            ),
+            settled_on=dict(batches.values_list("pk", "effective_date")),
+            noticed=set(
+                ChangeNotice.objects.filter(ids_in(ids, field="transaction_id")).values_list(
+                    "transaction_id", flat=True
+                )
+            ),
+            policies=PolicyBook({txn.company_id for txn in txns.values()}),
+            applied=applied,
+        )
+
+    def park(self, item: nacha.ReturnedItem, txn: Transaction | None, reason: str) -> None:
+        code = item.code if CODE.match(item.code) else ""  # never more of the file's text than a code
+        self.applied.exceptions.append({"trace": item.original_trace, "code": text_or_none(code), "reason": reason})
+        self.parked.append(
+            ParkedReturnItem(
+                ingestion_file=self.ingestion,
+                transaction_uuid=txn.uuid if txn else None,
+                trace_number=item.original_trace,
+                code=code,
+                reason=reason[:255],
+                created_at=self.at,
+            )
+        )
+
+    def flush(self) -> None:
+        TransactionReturn.objects.bulk_create(self.new_returns)
+        ChangeNotice.objects.bulk_create(self.new_notices)
+        DishonoredReturn.objects.bulk_create(self.new_dishonors)  # after the returns they may answer
+        ParkedReturnItem.objects.bulk_create(self.parked)
+        transition_many(
+            Transaction.objects.filter(ids_in([entry.transaction_id for entry in self.new_returns])),
+            Event.RETURNED,
+            actor=self.actor,
+            at=self.at,
+            changes={"ingestion_file": self.ingestion},
+            reasons={entry.transaction_id: f"{entry.return_code} {entry.return_reason}" for entry in self.new_returns},
+        )
+        Transaction.objects.filter(ids_in(self.late_ids)).update(late_returned_at=self.at)
+        transition_many(
+            Transaction.objects.filter(uuid__in=self.returned_reversals, status=Status.PENDING),
+            Event.VOIDED,
+            actor=self.actor,
+            at=self.at,
+            changes={"voided_at": self.at, "failure_reason": REVERSAL_VOIDED},
+            reason=REVERSAL_VOIDED,
+        )
+        # The payer's bank gave the money back with the return: a refund still unsent would pay it twice.
+        transition_many(
+            Transaction.objects.filter(ids_in(self.late_ids, field="refund_of_id"), status=Status.PENDING),
+            Event.VOIDED,
+            actor=self.actor,
+            at=self.at,
+            changes={"voided_at": self.at, "failure_reason": REFUND_VOIDED},
+            reason=REFUND_VOIDED,
+        )
+        Transaction.objects.filter(ids_in([notice.transaction_id for notice in self.new_notices])).update(
+            ingestion_file=self.ingestion
+        )
+        return_followups_apply(self.followups, at=self.at)
+        account_blocks_place([(entry.transaction, entry.return_code) for entry in self.new_returns], at=self.at)
+        # Validation entries (prenotes, micro-entries): a return fails the validation, a NOC on a prenote passes it.
+        validations_returned(
+            transaction_ids=[entry.transaction_id for entry in self.new_returns], actor=self.actor, at=self.at
+        )
+        validations_noticed(
+            transaction_ids=[notice.transaction_id for notice in self.new_notices], actor=self.actor, at=self.at
+        )
+
+
+def _apply(file_item: FileItem, txn: Transaction | None, chunk: _Chunk) -> None:
+    item, applied = file_item.item, chunk.applied
+    if file_item.parked:
+        chunk.park(item, txn, file_item.parked)
+        return
+    if item.kind == "noc":
+        done = txn is not None and _apply_notice(item, txn, chunk)
+        applied.notices += done
+    elif RETURN_CODES[item.code].is_return:
+        done = txn is not None and _apply_return(item, txn, chunk)
+        applied.returns += done
+        if done:
+            applied.touched.add(txn.company_id)
+    else:
+        _apply_dishonor(item, txn, chunk)
+        return
+    if not done:
+        applied.unmatched.append(item.original_trace)
+
+
+def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> bool:
+    if txn.status not in RETURNABLE or txn.pk in chunk.returns:
+        return False
+    code = RETURN_CODES[item.code]
+    due_by = return_due_by(code, chunk.settled_on.get(txn.batch_id))
+    entry = TransactionReturn(
+        company_id=txn.company_id,
+        transaction=txn,
+        return_code=item.code,
+        return_reason=code.reason,
+        returned_at=chunk.at,
+        ingestion_file=chunk.ingestion,
+        due_by=due_by,
+        is_untimely=due_by is not None and calendar.eastern_now(chunk.at).date() > due_by,
+    )
+    chunk.returns[txn.pk] = entry
+    chunk.new_returns.append(entry)
+    if txn.status in LATE:
+        chunk.late_ids.append(txn.pk)
+    if txn.status == Status.REVERSED:
+        chunk.returned_reversals.append(txn.reversal_uuid)
+    actions = chunk.policies.actions(txn.company_id, item.code)
+    method = chunk.methods.get(txn.payment_method_id)
+    blocked = PolicyAction.BLOCK_METHOD in actions and method is not None
+    if blocked and payment_method_block(method, return_code=item.code, reason=code.reason, at=chunk.at):
+        risk_action_record(
+            company_id=txn.company_id, action=PolicyAction.BLOCK_METHOD, at=chunk.at, txn=txn, code=item.code
+        )
+    if actions - {PolicyAction.BLOCK_METHOD}:
+        chunk.followups.append(ReturnFollowUp(txn=txn, code=item.code, actions=actions))
+    return True
+
+
+def _apply_dishonor(item: nacha.ReturnedItem, txn: Transaction | None, chunk: _Chunk) -> None:
+    """A dishonored or contested dishonored return: recorded beside the return it answers, and nothing else."""
+    code = RETURN_CODES[item.code]
+    kind = DishonoredReturn.Kind(code.kind.value)
+    answered = chunk.returns.get(txn.pk) if txn is not None else None
+    if answered is None:
+        chunk.park(item, txn, f"{kind.value} return with no return of this entry to answer")
+        return
+    if (txn.pk, kind.value) in chunk.answered:
+        chunk.park(item, txn, f"the return of this entry already has a {kind.value} return")
+        return
+    chunk.answered.add((txn.pk, kind.value))
+    chunk.new_dishonors.append(
+        DishonoredReturn(
+            company_id=txn.company_id,
+            kind=kind,
+            transaction=txn,
+            transaction_return=answered,
+            code=item.code,
+            reason=code.reason,
+            received_at=chunk.at,
+            ingestion_file=chunk.ingestion,
+        )
+    )
+    if kind == DishonoredReturn.Kind.DISHONORED:
+        chunk.applied.dishonored += 1
+    else:
+        chunk.applied.contested += 1
+
+
+def _method_values(method: PaymentMethod | None, txn: Transaction, fields: Sequence[str]) -> dict[str, str]:
+    """The values a NOC corrects, as the ChangeNotice keeps them: account numbers masked, never in full."""
+    source = {
+        Corrected.ROUTING.value: method.routing_number if method else txn.routing_number,
+        Corrected.ACCOUNT.value: mask(method.last_four if method else txn.account_last_four),
+        Corrected.ACCOUNT_TYPE.value: method.account_type if method else txn.account_type,
+        Corrected.NAME.value: txn.name,
+    }
+    return {name: source[name] for name in fields}
+
+
+def _apply_notice(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> bool:
+    if txn.pk in chunk.noticed:
+        return False
+    chunk.noticed.add(txn.pk)
+    code = CHANGE_CODES[item.code]
+    corrected = {name.value: item.corrected[name.value] for name in code.corrects if name.value in item.corrected}
+    method = chunk.methods.get(txn.payment_method_id)
+    old_value = _method_values(method, txn, list(corrected))
+    new_value = {
+        name: mask(value[-4:]) if name == Corrected.ACCOUNT.value else value for name, value in corrected.items()
+    }
+    chunk.new_notices.append(
+        ChangeNotice(
+            company_id=txn.company_id,
+            transaction=txn,
+            change_code=item.code,
+            change_reason=code.reason,
+            changed_at=chunk.at,
+            noc_received_at=chunk.at,
+            old_value=old_value,
+            new_value=new_value,
+            corrected_account_number=corrected.get(Corrected.ACCOUNT.value),
+            ingestion_file=chunk.ingestion,
+        )
+    )
+    if method is not None and Corrected.NAME.value in corrected:
+        _correct_name(method, corrected[Corrected.NAME.value])
+    elif method is not None and corrected:
+        _correct_method(method, corrected)
+    return True
+
+
+def _correct_name(method: PaymentMethod, name: str) -> None:
+    """C04: later charges of the method go out in the corrected name, and so do its entries not yet in a file."""
+    payment_method_correct(method, holder_name=name)
+    Transaction.objects.filter(
+        company_id=method.company_id,
+        payment_method=method,
+        batch__isnull=True,
+        status__in=(Status.PENDING, Status.HELD),
+    ).update(name=name)
+
+
+def _correct_method(method: PaymentMethod, corrected: dict[str, str]) -> None:
+    """Another account number, routing number or account type."""
+    applied = payment_method_correct(
+        method,
+        routing_number=corrected.get(Corrected.ROUTING.value),
+        account_number=corrected.get(Corrected.ACCOUNT.value),
+        account_type=corrected.get(Corrected.ACCOUNT_TYPE.value),
+    )
+    if not applied:
+        # The customer already saved the corrected account: that method is the one to charge now.
+        logger.warning("notice of change for method %s matches another saved method; method left as is", method.uuid)
+
+
+def summary_of(ingestion: IngestionFile, applied: _Applied) -> dict:
+    return {
+        "ingestionFileUuid": str(ingestion.uuid),
+        "returns": applied.returns,
+        "notices": applied.notices,
+        "dishonoredReturns": applied.dishonored,
+        "contestedReturns": applied.contested,
+        "unmatched": applied.unmatched,
+        "exceptions": applied.exceptions,
+    }
+
+
+def returns_import(
+    *, content: bytes, filename: str, at: datetime, actor: Actor = IMPORT_RETURNS, progress: Progress = no_progress
+) -> dict:
+    if len(content) > settings.IMPORT_RETURNS_MAX_BYTES:
+        raise ReturnFileError(f"the file is larger than {settings.IMPORT_RETURNS_MAX_BYTES} bytes")
+    digest = hashlib.sha256(content).hexdigest()
+    existing = IngestionFile.objects.filter(sha256=digest).first()
+    if existing is not None:
+        return existing.summary
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ReturnFileError("the file is not UTF-8 / ASCII text") from None
+    if "\0" in text:
+        raise ReturnFileError("the file holds a NUL character: not a return file")
+    content_read = read_return_file(text)
+    items = content_read.items
+    try:
+        with transaction.atomic():
+            ingestion = IngestionFile.objects.create(
+                filename=filename[-500:], sha256=digest, file_format=content_read.file_format, received_at=at
+            )
+            applied = _Applied()
+            chunks = [items[start : start + LOCK_CHUNK] for start in range(0, len(items), LOCK_CHUNK)]
+            for part in progress(chunks, desc="import", unit="chunk"):
+                chunk = _Chunk.lock([entry.item for entry in part], ingestion, at, actor, applied)
+                for entry, pk in zip(part, chunk.matched, strict=True):
+                    _apply(entry, chunk.transactions.get(pk), chunk)
+                chunk.flush()
+            return_rate_alerts_evaluate(company_ids=applied.touched, at=at)
+            ingestion.summary = summary_of(ingestion, applied)
+            ingestion.save(update_fields=["summary"])
+    except IntegrityError:
+        # The same file imported concurrently: the run that committed first has the summary.
+        existing = IngestionFile.objects.filter(sha256=digest).first()
+        if existing is None:
+            raise
+        return existing.summary
+    logger.info(
+        "imported %s: %s returns, %s notices, %s dishonored, %s contested, %s unmatched, %s exceptions",
+        ingestion.uuid,
+        applied.returns,
+        applied.notices,
+        applied.dishonored,
+        applied.contested,
+        len(applied.unmatched),
+        len(applied.exceptions),
+    )
+    return ingestion.summary
+
+
+def return_file_for(entries: Sequence[tuple[Transaction, str, dict[str, str]]], *, at: datetime) -> str:
+    """A NACHA return / NOC file for originated transactions, as their RDFI would send it back:
+    (transaction, R.. or C.. code, corrected values for a NOC). For tests and sandbox runs."""
+
+    def _wire(txn: Transaction, corrected: dict[str, str]) -> dict[str, str]:
+        wire = dict(corrected)
+        if "accountType" in wire:  # the file carries the corrected transaction code, not the account type
+            wire["transactionCode"] = nacha.TRANSACTION_CODES[(txn.type, wire.pop("accountType"))]
+        return wire
+
+    specs = [
+        nacha.ReturnSpec(
+            kind="return" if code.startswith("R") else "noc",
+            code=code,
+            original_trace=txn.trace_number,
+            original_transaction_code=nacha.TRANSACTION_CODES[(txn.type, txn.account_type)],
+            routing_number=txn.routing_number,
+            account_number=txn.account_number or "",
+            amount=txn.amount,
+            individual_name=txn.name,
+            company_name=txn.company.name,
+            company_identification=txn.company.ach_company_id,
+            sec_code=sec_code_for(txn),
+            corrected=_wire(txn, corrected),
+        )
+        for txn, code, corrected in entries
+    ]
+    # Sent back to us by the bank we send our files to.
+    return nacha.return_file_text(
+        items=specs,
+        rdfi_routing=settings.ACH_IMMEDIATE_DESTINATION,
+        odfi_routing=settings.ACH_IMMEDIATE_ORIGIN,
+        created_at=at,
+    )

@@ -1,0 +1,157 @@
+"""`settle`: Processing transactions whose settlement time has passed, authorised card charges (captured
+here) and late returns are gathered into Settlements per company and day.
+
+Each company-day group is its own database transaction; rows are locked with skip_locked and guarded
+by their status, so a crash or a concurrent run leaves nothing half-settled and a rerun settles only
+what is left."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from django.db import transaction
+from django.db.models import Count, F, Q
+
+from transactions import calendar
+from transactions.methods import CAPTURED_BY_SETTLE_METHODS
+from transactions.models import NOT_SEEDED, Batch, Settlement, Status, Transaction
+from transactions.risk.account_validation import validations_settle
+from transactions.rules import signed_amount
+from transactions.state import Actor, Event, transaction_lock, transition_many
+from vault.commands import Progress, no_progress
+from vault.db import ids_in, statistics_refresh
+
+SETTLE = Actor.command("settle")
+
+
+@dataclass
+class SettleResult:
+    settlements: set[int] = field(default_factory=set)
+    late_return_settlements: set[int] = field(default_factory=set)
+    transactions: int = 0
+    unwritten_batches: list[dict] = field(default_factory=list)
+    account_validations: dict[str, int] = field(default_factory=dict)
+
+    def as_json(self) -> dict:
+        return {
+            "settlements": len(self.settlements),
+            "transactions": self.transactions,
+            "lateReturnSettlements": len(self.late_return_settlements),
+            "unwrittenBatches": self.unwritten_batches,
+            "accountValidations": self.account_validations,
+        }
+
+
+def _day(moment: datetime) -> date:
+    return calendar.eastern_now(moment).date()
+
+
+def _group(rows: Iterable[tuple[int, int, datetime]]) -> dict[tuple[int, date], list[int]]:
+    groups: dict[tuple[int, date], list[int]] = {}
+    for pk, company_id, moment in rows:
+        groups.setdefault((company_id, _day(moment)), []).append(pk)
+    return groups
+
+
+@transaction.atomic
+def _settle_group(
+    *, company_id: int, day: date, ids: list[int], kind: str, at: datetime, guard: Q, changes: dict, actor: Actor
+) -> tuple[Settlement | None, int]:
+    rows = Transaction.objects.filter(guard, ids_in(ids))
+    locked = list(transaction_lock(rows, skip_locked=True).values_list("pk", "type", "amount"))
+    if not locked:
+        return None, 0
+    settlement, _created = Settlement.objects.get_or_create(
+        company_id=company_id, kind=kind, settlement_date=day, defaults={"processed_at": at}
+    )
+    late = kind == Settlement.Kind.LATE_RETURN
+    net = sum(
+        -signed_amount(txn_type, amount) if late else signed_amount(txn_type, amount)
+        for _pk, txn_type, amount in locked
+    )
+    ours = Transaction.objects.filter(ids_in([pk for pk, _t, _a in locked]))
+    if late:
+        # Money back from a settled debit: the status stays Returned, the row joins the late-return settlement.
+        ours.update(late_return_settlement=settlement)
+    else:
+        transition_many(ours, Event.SETTLED, actor=actor, at=at, changes={"settlement": settlement, **changes})
+    Settlement.objects.filter(pk=settlement.pk).update(
+        transaction_count=F("transaction_count") + len(locked), net_amount=F("net_amount") + net
+    )
+    return settlement, len(locked)
+
+
+# Only what the bank was sent settles: the batch's NACHA file is on disk, its path and SHA-256 recorded.
+SENT = Q(batch__origination_file__sha256__gt="") & Q(batch__origination_file__path__gt="")
+
+
+def unwritten_batches() -> list[dict]:
+    """Exceptions: batches holding Processing transactions whose NACHA file was never written. They do not
+    settle; the next `originate` writes their file."""
+    batches = (
+        Batch.objects.filter(origination_file__sha256="", transactions__status=Status.PROCESSING)
+        .annotate(processing=Count("transactions"))
+        .select_related("origination_file")
+        .order_by("id")
+    )
+    return [
+        {
+            "batchUuid": str(batch.uuid),
+            "batchNumericId": batch.pk,
+            "originationFileUuid": str(batch.origination_file.uuid),
+            "effectiveDate": batch.effective_date.isoformat(),
+            "transactions": batch.processing,
+        }
+        for batch in batches
+    ]
+
+
+def transactions_settle(
+    *,
+    at: datetime,
+    actor: Actor = SETTLE,
+    progress: Progress = no_progress,
+    company_ids: Sequence[int] | None = None,
+) -> SettleResult:
+    """`company_ids`: settle only those companies (a sandbox clock runs ahead of the real one for its company)."""
+    result = SettleResult(unwritten_batches=unwritten_batches())
+    only = NOT_SEEDED & Q(company_id__in=company_ids) if company_ids is not None else NOT_SEEDED
+    due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True) & SENT & only
+    rows = Transaction.objects.filter(due).values_list("pk", "company_id", "expected_to_settle_at")
+    card = only & Q(
+        status=Status.PENDING,
+        method__in=CAPTURED_BY_SETTLE_METHODS,
+        authorized_at__isnull=False,
+        captured_at__isnull=True,
+        settlement__isnull=True,
+    )
+    card_rows = [
+        (pk, company_id, at) for pk, company_id in Transaction.objects.filter(card).values_list("pk", "company_id")
+    ]
+    late = only & Q(status=Status.RETURNED, late_returned_at__isnull=False, late_return_settlement__isnull=True)
+    late_rows = [
+        (pk, company_id, at) for pk, company_id in Transaction.objects.filter(late).values_list("pk", "company_id")
+    ]
+
+    work = (
+        [(key, ids, Settlement.Kind.REGULAR, due, {}) for key, ids in _group(rows).items()]
+        + [(key, ids, Settlement.Kind.REGULAR, card, {"captured_at": at}) for key, ids in _group(card_rows).items()]
+        + [(key, ids, Settlement.Kind.LATE_RETURN, late, {}) for key, ids in _group(late_rows).items()]
+    )
+    for (company_id, day), ids, kind, guard, changes in progress(work, desc="settle", unit="group"):
+        settlement, count = _settle_group(
+            company_id=company_id, day=day, ids=ids, kind=kind, at=at, guard=guard, changes=changes, actor=actor
+        )
+        if settlement is None:
+            continue
+        if kind == Settlement.Kind.LATE_RETURN:
+            result.late_return_settlements.add(settlement.pk)
+        else:
+            result.settlements.add(settlement.pk)
+            result.transactions += count
+    statistics_refresh(Transaction, changed=result.transactions)
+    # After the settlements: a prenote settled in this run may already be 3 banking days old (a late run).
+    result.account_validations = validations_settle(at=at, actor=actor, company_ids=company_ids)
+    return result

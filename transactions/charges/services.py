@@ -1,0 +1,245 @@
+"""Writes for charges: create (SPEC 4.7 rules in transactions.charges.rules, idempotency in
+transactions.idempotency) and void, and what an accepted charge goes through (RTP settlement, card authorisation)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+from uuid import UUID
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import Company
+from transactions.calendar import company_cutoff
+from transactions.charges.rules import (
+    entry_description_resolve,
+    payer_fields,
+    payer_resolve,
+    same_day_check,
+)
+from transactions.effective_dates import effective_date_resolve
+from transactions.idempotency import ChargeResult, idempotent
+from transactions.methods import PaymentMethodKind, method_kind
+from transactions.methods.sec_codes import account_holder
+from transactions.models import (
+    Status,
+    Transaction,
+    TransactionHold,
+    TransactionType,
+)
+from transactions.records import transaction_record
+from transactions.risk.account_rules import debit_account_check, debited_account
+from transactions.risk.account_validation import Account, web_debit_gate
+from transactions.risk.credit_monitoring import ReceiverAccount
+from transactions.risk.limits import risk_assess
+from transactions.selectors import duplicate_of, transaction_get
+from transactions.state import Actor, Event, target_of, transaction_create, transaction_lock, transition
+from vault.errors import (
+    NotFound,
+)
+
+# The fields `accepted_charge_process` may change besides the status, for a save(update_fields=...) after it.
+PROCESSED_FIELDS = (
+    "settlement",
+    "expected_to_settle_at",
+    "rtp_transaction_id",
+    "authorized_at",
+    "auth_response_code",
+    "failure_reason",
+)
+
+
+def accepted_charge_process(*, txn: Transaction, now: datetime) -> Event | None:
+    """What a Pending charge that passed risk goes through: at creation, and again when an operator releases
+    its hold or restores it. RTP settles at once; a card is authorised (declined when it has expired since),
+    then captured by `settle`; ACH and RCC stay Pending for `originate`. Idempotent: a charge already
+    settled or authorised is left as it is. The method's `accept` sets the fields that go with it and answers
+    the move the charge makes from Pending (settled, declined), if any; the caller has transactions.state
+    write it."""
+    then = method_kind(txn.method).accept(txn, now)
+    return None if then is None else Event(then.value)
+
+
+def accepted_charge_resume(*, txn: Transaction, actor: Actor, at: datetime) -> None:
+    """A charge back in Pending (released, restored) goes on as a new one would: its fields saved, then its
+    move (settled, declined) if it makes one."""
+    then = accepted_charge_process(txn=txn, now=at)
+    txn.save(update_fields=PROCESSED_FIELDS)
+    if then is not None:
+        transition(txn, then, actor=actor, at=at, reason=txn.failure_reason)
+
+
+@dataclass(frozen=True)
+class ChargeRequest:
+    """A charge as asked for, built once from the validated body of PUT /transactions (or by a command)."""
+
+    company: Company
+    method: str
+    type: str
+    amount: int
+    actor: Actor
+    now: datetime
+    customer_uuid: UUID | None = None
+    payment_method_uuid: UUID | None = None
+    payment_details: dict[str, Any] | None = None
+    standard_entry_class_code: str = ""
+    effective_date: date | None = None
+    external_unique_id: str = ""
+    description: str = ""
+    idempotency_key: str = ""
+    request_hash: str = ""
+    retry_of: Transaction | None = None  # a re-presentment of a returned debit points at the first presentment
+    entry_description: str | None = None
+    purpose: str | None = None  # CONTRACT 11
+    is_same_day: bool = False  # CONTRACT 12: Same Day ACH only when asked for
+
+
+def transaction_charge(charge: ChargeRequest) -> ChargeResult:
+    """PUT /transactions: at most once per Idempotency-Key (transactions.idempotency)."""
+    if not charge.idempotency_key:
+        with transaction.atomic():
+            return ChargeResult(201, _charged(charge)[1])
+    return idempotent(
+        company=charge.company,
+        key=charge.idempotency_key,
+        request_hash=charge.request_hash,
+        now=charge.now,
+        create=lambda: _charged(charge),
+    )
+
+
+def _charged(charge: ChargeRequest) -> tuple[Transaction, dict[str, Any]]:
+    txn = _charge(charge)
+    return txn, transaction_record(txn)
+
+
+def _charge(charge: ChargeRequest) -> Transaction:
+    """SPEC 4.7 in order (transactions.charges.rules): who pays, on which day, then risk decides how it is born."""
+    kind = method_kind(charge.method)
+    same_day_check(kind=kind, amount=charge.amount, same_day=charge.is_same_day)
+    customer, saved = payer_resolve(
+        company=charge.company, customer_uuid=charge.customer_uuid, payment_method_uuid=charge.payment_method_uuid
+    )
+    _debited_account_check(charge, kind, saved)
+    sec_code, entry_description = _sec_code_and_description(charge, kind, customer)
+    payer = payer_fields(method=kind, details=charge.payment_details, customer=customer, saved=saved)
+    day = effective_date_resolve(
+        requested=charge.effective_date,
+        now=charge.now,
+        cutoff=company_cutoff(charge.company),
+        kind=kind,
+        same_day=charge.is_same_day,
+    )
+    txn = _unsaved_transaction(charge, customer=customer, saved=saved, payer=payer, day=day)
+    txn.standard_entry_class_code = sec_code
+    txn.entry_description, txn.purpose = entry_description, charge.purpose
+    outcome = risk_assess(  # rule 9, and the return-rate program's debit holds
+        company=charge.company,
+        amount=charge.amount,
+        now=charge.now,
+        method=kind,
+        type=charge.type,
+        customer=customer,
+        receiver=ReceiverAccount(txn.account_number_hash, txn.routing_number, saved)
+        if txn.account_number_hash
+        else None,
+    )
+    if outcome is None:  # CONTRACT 11, 12: every WEB debit, saved or one-off (the gate reads the SEC code)
+        outcome = web_debit_gate(
+            company=charge.company,
+            customer=customer,
+            saved=saved,
+            account=Account(txn.name, txn.account_type, txn.account_number, txn.routing_number),
+            sec_code=txn.standard_entry_class_code,
+            txn_type=charge.type,
+            actor=charge.actor,
+            now=charge.now,
+        )
+    hold = None
+    if outcome is None:
+        then = accepted_charge_process(txn=txn, now=charge.now)
+        born = Status.PENDING if then is None else target_of(Status.PENDING, then)
+    else:
+        born, txn.failure_reason = outcome.status, outcome.reason
+        if born == Status.HELD:
+            hold = TransactionHold(
+                company=charge.company, hold_code=outcome.code, hold_reason=outcome.reason, held_at=charge.now
+            )
+    return transaction_create(txn, status=born, actor=charge.actor, hold=hold)
+
+
+def _sec_code_and_description(charge: ChargeRequest, kind: PaymentMethodKind, customer) -> tuple[str, str | None]:
+    """CONTRACT 12 (SEC code by direction and holder) and 11 (Company Entry Description, reserved ones refused)."""
+    sec_code = kind.sec_code_resolve(
+        charge.standard_entry_class_code, type=charge.type, holder=account_holder(customer)
+    )
+    entry_description = entry_description_resolve(
+        method=kind,
+        sec_code=sec_code,
+        type=charge.type,
+        purpose=charge.purpose,
+        requested=charge.entry_description,
+        written_by_service=charge.retry_of is not None,
+    )
+    return sec_code, entry_description
+
+
+def _debited_account_check(charge: ChargeRequest, kind: PaymentMethodKind, saved) -> None:
+    """CONTRACT 12: a debit that would go out in a NACHA file is refused while its account is blocked, and a
+    re-initiation of a debit returned R01/R09 must be the retry (transactions.risk.account_rules)."""
+    if charge.type != TransactionType.DEBIT or not kind.in_nacha_file:
+        return
+    account = debited_account(saved=saved, details=charge.payment_details)
+    if account is not None:
+        debit_account_check(
+            company_id=charge.company.pk,
+            account=account,
+            amount=charge.amount,
+            now=charge.now,
+            retry=charge.retry_of is not None,
+        )
+
+
+def _unsaved_transaction(charge: ChargeRequest, *, customer, saved, payer: dict[str, Any], day: date) -> Transaction:
+    is_duplicate = duplicate_of(
+        company=charge.company,
+        amount=charge.amount,
+        type=charge.type,
+        now=charge.now,
+        account_number_hash=payer.get("account_number_hash", ""),
+        card_first_six=payer.get("card_first_six", ""),
+        card_last_four=payer.get("card_last_four", ""),
+    )
+    return Transaction(
+        company=charge.company,
+        customer=customer,
+        payment_method=saved,
+        method=charge.method,
+        type=charge.type,
+        amount=charge.amount,
+        effective_date=day,
+        is_same_day=charge.is_same_day,  # the request until originate batches it (CONTRACT 12)
+        created_at=charge.now,
+        external_unique_id=charge.external_unique_id,
+        idempotency_key=charge.idempotency_key,
+        description=charge.description,
+        retry_of=charge.retry_of,
+        entry_description=charge.entry_description,
+        is_duplicate=is_duplicate,
+        **payer,
+    )
+
+
+def transaction_void(
+    *, company: Company, transaction_uuid: UUID, actor: Actor, now: datetime | None = None
+) -> Transaction:
+    """Pending -> Voided; any other status is 409. The row is locked so a concurrent batch or void waits."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        txn = transaction_lock(Transaction.objects.filter(company=company, uuid=transaction_uuid)).first()
+        if txn is None:
+            raise NotFound("Transaction not found", field="transactionUuid")
+        transition(txn, Event.VOIDED, actor=actor, at=now, voided_at=now)
+    return transaction_get(company=company, transaction_uuid=transaction_uuid)

@@ -1,0 +1,510 @@
+"""Charge endpoints: PUT /transactions, GET /transactions/{uuid} and its events, POST /transactions/{uuid}/void,
+/reverse, /refund and /retry."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from uuid import UUID
+
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from payments import numbers
+from payments.models import PaymentMethod
+from transactions.charges.retry import transaction_retry
+from transactions.charges.reversal import ReversalReason, transaction_refund, transaction_reverse
+from transactions.charges.rules import bank_details_required, saved_method_needs_customer
+from transactions.charges.services import ChargeRequest, transaction_charge, transaction_void
+from transactions.idempotency import (
+    IDEMPOTENCY_CONFLICT,
+    IDEMPOTENCY_PARAMETER,
+    idempotency_key,
+    idempotent_response,
+    replayed_headers,
+    request_fingerprint,
+)
+from transactions.methods import method_kind
+from transactions.models import Method, Purpose, Status, TransactionType
+from transactions.records import transaction_event_record, transaction_record
+from transactions.rules import ENTRY_DESCRIPTION_MAX, ENTRY_DESCRIPTION_PATTERN, MAX_AMOUNT_CENTS
+from transactions.selectors import transaction_events, transaction_get
+from transactions.state import Actor
+from vault.openapi import error
+from vault.serializers import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictChoiceField,
+    StrictDateField,
+    StrictIntegerField,
+    StrictSerializer,
+    StrictUUIDField,
+)
+
+EXPIRATION = re.compile(r"(0[1-9]|1[0-2])/([0-9]{2})")
+
+
+class BankDetailsSerializer(StrictSerializer):
+    name = StrictCharField(max_length=255)
+    accountType = StrictChoiceField(choices=PaymentMethod.AccountType.choices)
+    accountNumber = StrictCharField(min_length=4, max_length=17)
+    routingNumber = StrictCharField(min_length=9, max_length=9)
+
+    def validate_accountNumber(self, value: str) -> str:
+        if not numbers.is_account_number(value):
+            raise serializers.ValidationError("Must be 4 to 17 digits.")
+        return value
+
+    def validate_routingNumber(self, value: str) -> str:
+        if not numbers.is_routing_number(value):
+            raise serializers.ValidationError("Must be a 9-digit ABA routing number with a valid check digit.")
+        return value
+
+    def to_service(self) -> dict[str, str]:
+        data = self.validated_data
+        return {
+            "name": data["name"],
+            "account_type": data["accountType"],
+            "account_number": data["accountNumber"],
+            "routing_number": data["routingNumber"],
+        }
+
+
+class CardDetailsSerializer(StrictSerializer):
+    name = StrictCharField(max_length=255)
+    cardNumber = StrictCharField(min_length=12, max_length=19)
+    expirationDate = StrictCharField(max_length=5)
+    cvv = StrictCharField(min_length=3, max_length=4, required=False)
+
+    def validate_cardNumber(self, value: str) -> str:
+        if not numbers.is_card_number(value):
+            raise serializers.ValidationError("Must be 12 to 19 digits with a valid Luhn check digit.")
+        return value
+
+    def validate_expirationDate(self, value: str) -> str:
+        match = EXPIRATION.fullmatch(value)
+        if not match:
+            raise serializers.ValidationError("Must be MM/YY.")
+        now: datetime = self.context.get("now") or timezone.now()
+        if (2000 + int(match.group(2)), int(match.group(1))) < (now.year, now.month):
+            raise serializers.ValidationError("The card has expired.")
+        return value
+
+    def validate_cvv(self, value: str) -> str:
+        if not numbers.is_cvv(value):
+            raise serializers.ValidationError("Must be 3 or 4 digits.")
+        return value
+
+    def to_service(self) -> dict[str, str]:
+        data = self.validated_data  # cvv is checked above and deliberately not passed on: it is never stored
+        return {"name": data["name"], "card_number": data["cardNumber"], "expiration_date": data["expirationDate"]}
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        "PaymentDetails", serializers=[BankDetailsSerializer, CardDetailsSerializer], resource_type_field_name=None
+    )
+)
+class PaymentDetailsField(serializers.DictField):
+    """paymentDetails on the way in: a bank account (ACH, RCC, RTP) or a card (CRD), validated per method."""
+
+
+class ChargeInputSerializer(StrictSerializer):
+    method = StrictChoiceField(choices=Method.choices)
+    type = StrictChoiceField(choices=TransactionType.choices)
+    amount = StrictIntegerField(min_value=1, max_value=MAX_AMOUNT_CENTS)
+    standardEntryClassCode = StrictCharField(
+        max_length=4,
+        required=False,
+        allow_blank=True,
+        help_text="ACH: PPD (consumer, debit or credit), CCD (organization, debit or credit), WEB or TEL (consumer, "
+        "debit only); the holder is the customer's accountHolderType, a charge with no customer follows the "
+        "direction rule only. Default: WEB for a consumer's debit, PPD for a consumer's credit, CCD for an "
+        "organization. RCC is sent as an ACH TEL entry (TEL rules: consumer debit only) and takes TEL or "
+        "nothing; RTP and CRD take none. A code that does not fit: 400 sec_code_not_allowed.",
+    )
+    isSameDay = StrictBooleanField(
+        required=False,
+        allow_null=True,
+        help_text="Ask for Same Day ACH (ACH and RCC only; default false). Above 100000000 cents ($1,000,000): "
+        "400 same_day_not_allowed. Without it the entry settles the next banking day after the file's processing "
+        "day. A same-day request cut after the company's last same-day window goes out next day.",
+    )
+    effectiveDate = StrictDateField(required=False, allow_null=True)
+    customerUuid = StrictUUIDField(required=False, allow_null=True)
+    paymentMethodUuid = StrictUUIDField(required=False, allow_null=True)
+    paymentDetails = PaymentDetailsField(  # validated per method
+        required=False,
+        allow_null=True,
+        help_text="Required for ACH, RCC and RTP, also with a saved method (whose details then replace it); "
+        "a card for CRD.",
+    )
+    externalUniqueId = StrictCharField(max_length=255, required=False, allow_blank=True)
+    description = StrictCharField(max_length=255, required=False, allow_blank=True)
+    # CONTRACT 11: the Company Entry Description of the entry's batch, and what the charge pays for.
+    entryDescription = StrictCharField(
+        max_length=ENTRY_DESCRIPTION_MAX,
+        required=False,
+        help_text="Company Entry Description (ACH, RCC). ACCTVERIFY, REVERSAL, RETRY PYMT and RETURN FEE are "
+        "reserved: the service writes them itself (400 entry_description_reserved).",
+    )
+    purpose = StrictChoiceField(choices=Purpose.choices, required=False)
+
+    def validate_entryDescription(self, value: str) -> str:
+        if not re.fullmatch(ENTRY_DESCRIPTION_PATTERN, value):
+            raise serializers.ValidationError(
+                "Must be NACHA alphanumeric: upper-case letters, digits, spaces and common punctuation."
+            )
+        return value
+
+    def to_internal_value(self, data):
+        saved_method_needs_customer(data)
+        return super().to_internal_value(data)
+
+    def validate(self, attrs):
+        kind = method_kind(attrs["method"])
+        code = attrs.get("standardEntryClassCode") or ""
+        if code and code not in kind.sec_codes:
+            allowed = ", ".join(kind.sec_codes) or "none"
+            raise serializers.ValidationError(
+                {"standardEntryClassCode": f"{attrs['method']} takes these codes: {allowed}."}
+            )
+        details = attrs.get("paymentDetails")
+        bank_details_required(kind, details)
+        if details is not None:  # rule 2: structurally valid even when a saved method will replace it
+            details_serializer = (CardDetailsSerializer if kind.pays_by_card else BankDetailsSerializer)(
+                data=details, context=self.context
+            )
+            if not details_serializer.is_valid():
+                raise serializers.ValidationError({"paymentDetails": details_serializer.errors})
+            attrs["paymentDetails"] = details_serializer.to_service()
+        return attrs
+
+
+class BankDetailsOutput(serializers.Serializer):
+    name = serializers.CharField()
+    accountType = serializers.CharField()
+    accountNumber = serializers.CharField(help_text="Masked to the last four: ****6789.")
+    routingNumber = serializers.CharField()
+
+
+class CardDetailsOutput(serializers.Serializer):
+    name = serializers.CharField()
+    cardNumber = serializers.CharField(help_text="Masked: first six and last four.")
+    panFirstSix = serializers.CharField()
+    panLastFour = serializers.CharField()
+    expirationDate = serializers.CharField()
+
+
+def _nullable_text(**kwargs) -> serializers.CharField:
+    return serializers.CharField(allow_null=True, **kwargs)
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        "PaymentDetailsRecord", serializers=[BankDetailsOutput, CardDetailsOutput], resource_type_field_name=None
+    )
+)
+class PaymentDetailsRecordField(serializers.DictField):
+    """paymentDetails in the record: the bank account (masked) or the card (masked)."""
+
+
+class TransactionRecordOutput(serializers.Serializer):
+    """A transaction as every route, event and webhook shows it (transactions.records builds it; this documents it)."""
+
+    uuid = serializers.UUIDField()
+    numericId = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Status.choices)
+    amount = serializers.IntegerField(
+        allow_null=True,
+        help_text="Cents. null only for the micro-entries of an account validation: their amounts are the payer's "
+        "secret.",
+    )
+    method = serializers.ChoiceField(choices=Method.choices)
+    type = serializers.ChoiceField(choices=TransactionType.choices)
+    effectiveDate = serializers.DateField()
+    customerUuid = serializers.UUIDField(allow_null=True)
+    paymentMethodUuid = serializers.UUIDField(allow_null=True)
+    standardEntryClassCode = _nullable_text(
+        help_text="The SEC code the entry travels under: TEL for RCC (sent as an ACH TEL entry); null for RTP, CRD."
+    )
+    paymentDetails = PaymentDetailsRecordField()
+    createdAt = serializers.DateTimeField()
+    isSameDay = serializers.BooleanField(
+        help_text="Before the entry is batched, what the request asked; once batched, what the file says "
+        "(its batch's effective date is the processing day)."
+    )
+    isDuplicate = serializers.BooleanField()
+    externalUniqueId = _nullable_text()
+    idempotencyKey = _nullable_text()
+    sequenceUuid = serializers.UUIDField()
+    rtpTransactionId = _nullable_text()
+    description = _nullable_text()
+    failureReason = _nullable_text(
+        help_text="Why it was DECLINED (a risk limit, a blocked or unvalidated account, an expired card); else null."
+    )
+    returnCode = _nullable_text(help_text="The ACH return code (R01, R03, ...) once it was returned; else null.")
+    returnReason = _nullable_text(help_text="That code's reason, e.g. `Insufficient Funds`; null until returned.")
+    returnedAt = serializers.DateTimeField(allow_null=True, help_text="When the return was received; else null.")
+    voidedAt = serializers.DateTimeField(allow_null=True)
+    reversalUuid = serializers.UUIDField(allow_null=True)
+    reversedAt = serializers.DateTimeField(allow_null=True)
+    refundOfUuid = serializers.UUIDField(allow_null=True, help_text="A refund: the debit it refunds.")
+    authorizedAt = serializers.DateTimeField(allow_null=True, required=False, help_text="Cards only.")
+    authResponseCode = _nullable_text(required=False, help_text="Cards only.")
+    holdCode = _nullable_text(required=False, help_text="HELD only.")
+    holdReason = _nullable_text(required=False, help_text="HELD only.")
+
+
+class TransactionEventOutput(serializers.Serializer):
+    """One entry of a transaction's trail (transactions.records.transaction_event_record builds it)."""
+
+    event = serializers.CharField()
+    fromStatus = serializers.ChoiceField(choices=Status.choices, allow_null=True)
+    toStatus = serializers.ChoiceField(choices=Status.choices)
+    caller = serializers.CharField(help_text="api, admin or command.")
+    actor = serializers.CharField(help_text="api_key:<id>, user:<id> or the command's name.")
+    reason = serializers.CharField(allow_null=True)
+    at = serializers.DateTimeField()
+
+
+class TransactionCreateView(APIView):
+    @extend_schema(
+        request=ChargeInputSerializer,
+        responses={
+            201: TransactionRecordOutput,
+            404: error("Customer not found / Payment method not found."),
+            409: error(
+                "idempotency_key_reused: "
+                + IDEMPOTENCY_CONFLICT
+                + " account_blocked: a return (R02, R03, R04, R05, R07, R08, R10, R16, R20, R29) blocked "
+                "this account for debits until staff lift it; data names the returned transaction. "
+                "reinitiation_requires_retry: a debit of this amount to this account was returned R01/R09 within "
+                "180 days; data.transactionUuid names it, re-present it with POST /transactions/{uuid}/retry."
+            ),
+        },
+        parameters=[IDEMPOTENCY_PARAMETER],
+        examples=[
+            OpenApiExample(
+                "ACH debit of a saved account",
+                request_only=True,
+                value={
+                    "method": "ACH",
+                    "type": "Debit",
+                    "amount": 1500,
+                    "customerUuid": "8d7e2c55-1f0a-4c8e-9a43-3b2f7d8e1a10",
+                    "paymentMethodUuid": "0b6f1f9e-5a8e-4f0e-8b1e-6c7d2a9f3e21",
+                    "paymentDetails": {
+                        "name": "Replaced by the saved method",
+                        "accountType": "Checking",
+                        "accountNumber": "0000",
+                        "routingNumber": "021000021",
+                    },
+                },
+            ),
+            OpenApiExample(
+                "Card sale",
+                request_only=True,
+                value={
+                    "method": "CRD",
+                    "type": "Debit",
+                    "amount": 2500,
+                    "paymentDetails": {
+                        "name": "Grace Hopper",
+                        "cardNumber": "4111111111111111",
+                        "expirationDate": "12/39",
+                    },
+                },
+            ),
+        ],
+        summary="Charge: debit or credit a bank account, a saved method or a card",
+        description=(
+            "Creates a transaction. 201 also when a risk limit DECLINED or HELD it (`failureReason`, `holdCode`); "
+            "`data` is the transaction record. With `customerUuid` and `paymentMethodUuid` the saved method is "
+            "charged (`paymentDetails` must still be sent for ACH, RCC and RTP; the saved details replace them). Send "
+            "an `Idempotency-Key` to make a retry safe. Every ACH WEB debit, saved method or one-off paymentDetails, "
+            "passes the company's accountValidation policy for its account (routing + account number): `require` -> "
+            "DECLINED, failureReason `account not validated`; `prenote_first` -> HELD, holdCode VAL (`account "
+            "validation failed` -> DECLINED). A credit the company's credit-monitoring rules trip (account added or "
+            "changed within N banking days, receiver velocity) -> HELD, holdCode NEW, released by an operator. "
+            "ACH rules (docs/ach-rules.md): 400 sec_code_not_allowed (standardEntryClassCode against "
+            "direction and holder), same_day_not_allowed (isSameDay), entry_description_reserved (entryDescription)."
+        ),
+    )
+    def put(self, request):
+        key = idempotency_key(request)
+        now = timezone.now()
+        serializer = ChargeInputSerializer(data=request.data, context={"now": now})
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        result = transaction_charge(
+            ChargeRequest(
+                company=request.company,
+                method=data["method"],
+                type=data["type"],
+                amount=data["amount"],
+                actor=Actor.of_request(request),
+                now=now,
+                customer_uuid=data.get("customerUuid"),
+                payment_method_uuid=data.get("paymentMethodUuid"),
+                payment_details=data.get("paymentDetails"),
+                standard_entry_class_code=data.get("standardEntryClassCode") or "",
+                effective_date=data.get("effectiveDate"),
+                external_unique_id=data.get("externalUniqueId") or "",
+                description=data.get("description") or "",
+                entry_description=data.get("entryDescription"),
+                purpose=data.get("purpose"),
+                is_same_day=bool(data.get("isSameDay")),
+                idempotency_key=key,
+                request_hash=request_fingerprint(request.data) if key else "",
+            )
+        )
+        return Response(result.record, status=result.status_code, headers=replayed_headers(result))
+
+
+class TransactionDetailView(APIView):
+    @extend_schema(
+        responses={200: TransactionRecordOutput, 404: error("Transaction not found.")},
+        description="The transaction record; a micro-entry of an account validation shows `amount: null`.",
+    )
+    def get(self, request, transaction_uuid: UUID):
+        return Response(transaction_record(transaction_get(company=request.company, transaction_uuid=transaction_uuid)))
+
+
+class TransactionEventsView(APIView):
+    @extend_schema(
+        responses={200: TransactionEventOutput(many=True)},
+        description="The transaction's trail, oldest first: event, fromStatus, toStatus, caller, actor, reason, at.",
+    )
+    def get(self, request, transaction_uuid: UUID):
+        events = transaction_events(company=request.company, transaction_uuid=transaction_uuid)
+        return Response([transaction_event_record(event) for event in events])
+
+
+class TransactionVoidView(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: TransactionRecordOutput, 409: error("Only a Pending transaction can be voided.")},
+    )
+    def post(self, request, transaction_uuid: UUID):
+        txn = transaction_void(
+            company=request.company, transaction_uuid=transaction_uuid, actor=Actor.of_request(request)
+        )
+        return Response(transaction_record(txn))
+
+
+class ReverseInputSerializer(StrictSerializer):
+    reason = StrictChoiceField(
+        choices=ReversalReason.choices, help_text="The error being corrected (the entries Nacha lets you reverse)."
+    )
+
+
+class RefundInputSerializer(StrictSerializer):
+    amount = StrictIntegerField(
+        min_value=1,
+        max_value=MAX_AMOUNT_CENTS,
+        required=False,
+        help_text="Cents; at most the original amount less earlier refunds (the default: all of that).",
+    )
+
+
+class TransactionReverseView(APIView):
+    @extend_schema(
+        request=ReverseInputSerializer,
+        parameters=[IDEMPOTENCY_PARAMETER],
+        responses={
+            201: TransactionRecordOutput,
+            404: error("Transaction not found (also an account validation's prenote or micro-entry)."),
+            400: error("reason missing or not one of duplicate, wrong_receiver, wrong_amount, wrong_date."),
+            409: error(
+                "not_reversible: only a Settled debit can be reversed, once. reversal_window_closed: an ACH or RCC "
+                "reversal goes out at the latest 5 banking days after the original's settlement date; send a "
+                "refund instead. payment_method_blocked: the saved method was blocked by a return since. "
+                "idempotency_key_reused: " + IDEMPOTENCY_CONFLICT
+            ),
+        },
+        description="Nacha reversal of an erroneous Settled debit: 201 with the offsetting Credit (same SEC code and "
+        "amount, Company Entry Description REVERSAL; its reversalUuid names the original, which becomes Reversed). "
+        "For money given back on a good debit, use POST /transactions/{uuid}/refund.",
+    )
+    def post(self, request, transaction_uuid):
+        serializer = ReverseInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return idempotent_response(
+            request,
+            create=lambda: transaction_record(
+                transaction_reverse(
+                    company=request.company,
+                    transaction_uuid=transaction_uuid,
+                    reason=serializer.validated_data["reason"],
+                    actor=Actor.of_request(request),
+                    at=timezone.now(),
+                )
+            ),
+        )
+
+
+class TransactionRefundView(APIView):
+    @extend_schema(
+        request=RefundInputSerializer,
+        parameters=[IDEMPOTENCY_PARAMETER],
+        responses={
+            201: TransactionRecordOutput,
+            400: error("amount not a whole number of cents from 1."),
+            409: error(
+                "refund_exceeds_original (field amount): more than the original amount less earlier refunds. "
+                "not_refundable: only a Settled debit can be refunded. payment_method_blocked: the saved method "
+                "was blocked by a return since. idempotency_key_reused: " + IDEMPOTENCY_CONFLICT
+            ),
+        },
+        description="Refund (part of) a Settled debit: 201 with a new Credit linked to it (refundOfUuid). An ACH or "
+        "RCC debit is refunded by an ACH credit, PPD to a consumer or CCD to an organization, Company Entry "
+        "Description REFUND; an RTP charge by an RTP credit; a card sale by a card credit. The original stays "
+        "Settled; refunds add up to at most its amount, also when sent at once.",
+    )
+    def post(self, request, transaction_uuid):
+        serializer = RefundInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return idempotent_response(
+            request,
+            create=lambda: transaction_record(
+                transaction_refund(
+                    company=request.company,
+                    transaction_uuid=transaction_uuid,
+                    amount=serializer.validated_data.get("amount"),
+                    actor=Actor.of_request(request),
+                    at=timezone.now(),
+                )
+            ),
+        )
+
+
+class TransactionRetryView(APIView):
+    @extend_schema(
+        request=None,
+        responses={201: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT, 409: OpenApiTypes.OBJECT},
+        parameters=[IDEMPOTENCY_PARAMETER],
+        description="Re-present a debit returned R01 or R09 (at most twice, within 180 days): 201 with the new "
+        "debit; any other return code is 409 with the reason. Also 409: " + IDEMPOTENCY_CONFLICT,
+    )
+    def post(self, request, transaction_uuid):
+        if request.body and request.data not in ({}, None):
+            raise serializers.ValidationError({"non_field_errors": ["This route takes no body."]})
+        return idempotent_response(
+            request,
+            create=lambda: transaction_retry(
+                company=request.company,
+                transaction_uuid=transaction_uuid,
+                now=timezone.now(),
+                actor=Actor.of_request(request),
+            ).record,
+        )

@@ -1,0 +1,277 @@
+"""Return policies and return-rate alerts: what `import_returns` does, inside its database transaction, once it
+has recorded returns. A company's ReturnPolicy rows override RETURN_CODES' default actions code by code; after
+the file, each touched company's rolling-60-day rates are compared with Nacha's thresholds and a warning level
+below them, and a level change writes a RiskAlert, an outbox event and, on a breach the policy wants held, a
+company-wide DebitHold (new debits HELD with holdCode RTN)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from fractions import Fraction
+
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+
+from accounts.models import Company
+from customers.models import Customer
+from customers.services import customer_deactivate
+from events.services import event_record
+from events.types import EventType
+from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert, Transaction
+from transactions.return_codes import RETURN_CODES, PolicyAction, RateCategory
+from transactions.risk.return_rates import CATEGORIES, THRESHOLDS, Counts, return_rates, rolling_period, today_eastern
+from vault.records import iso_utc
+
+POLICY_FIELDS: dict[PolicyAction, str] = {
+    PolicyAction.BLOCK_METHOD: "block_method",
+    PolicyAction.DEACTIVATE_CUSTOMER: "deactivate_customer",
+    PolicyAction.HOLD_CUSTOMER_DEBITS: "hold_customer_debits",
+    PolicyAction.NOTIFY: "notify",
+}
+
+
+def _row_actions(row: ReturnPolicy) -> frozenset[PolicyAction]:
+    return frozenset(action for action, name in POLICY_FIELDS.items() if getattr(row, name))
+
+
+def default_actions(code: str) -> frozenset[PolicyAction]:
+    return RETURN_CODES[code].actions
+
+
+class PolicyBook:
+    """The policy rows of some companies, read once; a code without a row follows the default."""
+
+    def __init__(self, company_ids: Iterable[int]) -> None:
+        self._rows = {
+            (row.company_id, row.return_code): _row_actions(row)
+            for row in ReturnPolicy.objects.filter(company_id__in=set(company_ids))
+        }
+
+    def actions(self, company_id: int, code: str) -> frozenset[PolicyAction]:
+        return self._rows.get((company_id, code), default_actions(code))
+
+
+def policy_in_force(*, company: Company) -> dict[str, frozenset[PolicyAction]]:
+    """Every return code with the actions it takes for this company (codes that take none included)."""
+    book = PolicyBook([company.pk])
+    return {code: book.actions(company.pk, code) for code in RETURN_CODES}
+
+
+def risk_action(
+    *,
+    company_id: int,
+    action: str,
+    at: datetime,
+    txn: Transaction | None = None,
+    code: str = "",
+    alert: RiskAlert | None = None,
+    detail: str = "",
+) -> RiskAction:
+    """The evidence-log row of one action, unsaved (risk_action_record saves one; bulk callers insert many)."""
+    return RiskAction(
+        company_id=company_id,
+        action=action,
+        return_code=code,
+        transaction=txn,
+        alert=alert,
+        detail=detail[:255],
+        taken_at=at,
+    )
+
+
+def risk_action_record(**kwargs) -> RiskAction:
+    action = risk_action(**kwargs)
+    action.save(force_insert=True)
+    return action
+
+
+def debit_hold_place(
+    *, company_id: int, customer_id: int | None, reason: str, at: datetime, alert: RiskAlert | None = None
+) -> DebitHold | None:
+    """An active hold on the company's (customer_id None) or one customer's new debits; None when one is
+    already active (the partial unique constraints keep it one under concurrency too)."""
+    active = DebitHold.objects.filter(company_id=company_id, customer_id=customer_id, lifted_at__isnull=True)
+    if active.exists():
+        return None
+    Company.objects.filter(pk=company_id, has_debit_holds=False).update(has_debit_holds=True)
+    try:
+        with transaction.atomic():
+            return DebitHold.objects.create(
+                company_id=company_id, customer_id=customer_id, reason=reason[:255], alert=alert, created_at=at
+            )
+    except IntegrityError:  # a concurrent import placed the same hold first
+        return None
+
+
+@transaction.atomic
+def debit_holds_lift(*, holds: QuerySet[DebitHold], at: datetime) -> int:
+    """Lift active holds; a company left without any stops reading them on every charge."""
+    lifted = list(holds.select_for_update().filter(lifted_at__isnull=True).values_list("pk", "company_id"))
+    DebitHold.objects.filter(pk__in=[pk for pk, _ in lifted]).update(lifted_at=at)
+    for company_id in {company_id for _, company_id in lifted}:
+        still = DebitHold.objects.filter(company_id=company_id, lifted_at__isnull=True).exists()
+        Company.objects.filter(pk=company_id).update(has_debit_holds=still)
+    return len(lifted)
+
+
+@dataclass(frozen=True)
+class ReturnFollowUp:
+    """Policy actions on the customer of a returned transaction, applied after the chunk's writes: the customer
+    row is locked after the transactions, and no charge path holds a transaction lock while it waits for one."""
+
+    txn: Transaction
+    code: str
+    actions: frozenset[PolicyAction]
+
+
+def return_followups_apply(followups: Iterable[ReturnFollowUp], *, at: datetime) -> None:
+    for follow in followups:
+        txn, code = follow.txn, follow.code
+        why = f"{code} {RETURN_CODES[code].reason}"
+        if PolicyAction.NOTIFY in follow.actions:
+            alert = RiskAlert.objects.create(
+                company_id=txn.company_id,
+                category=code,
+                level=RiskAlert.Level.NOTICE,
+                as_of=today_eastern(at),
+                transaction=txn,
+                created_at=at,
+            )
+            risk_action_record(
+                company_id=txn.company_id, action=PolicyAction.NOTIFY, at=at, txn=txn, code=code, alert=alert
+            )
+        if txn.customer_id is None:
+            continue  # a one-off charge: no saved customer to act on
+        if PolicyAction.DEACTIVATE_CUSTOMER in follow.actions:
+            customer = Customer.objects.get(pk=txn.customer_id)
+            if customer.status == Customer.Status.ACTIVE:
+                customer_deactivate(customer=customer)
+                risk_action_record(
+                    company_id=txn.company_id, action=PolicyAction.DEACTIVATE_CUSTOMER, at=at, txn=txn, code=code
+                )
+        if PolicyAction.HOLD_CUSTOMER_DEBITS in follow.actions:
+            placed = debit_hold_place(
+                company_id=txn.company_id,
+                customer_id=txn.customer_id,
+                reason=f"the customer's new debits are held after a return {why}",
+                at=at,
+            )
+            if placed is not None:
+                risk_action_record(
+                    company_id=txn.company_id, action=PolicyAction.HOLD_CUSTOMER_DEBITS, at=at, txn=txn, code=code
+                )
+
+
+# Level order: a change upwards is an alert with an event; a change downwards is recorded (warning, cleared).
+LEVEL_RANK = {None: 0, RiskAlert.Level.WARNING: 1, RiskAlert.Level.BREACHED: 2}
+LEVEL_EVENTS = {
+    RiskAlert.Level.WARNING: EventType.RISK_THRESHOLD_WARNING,
+    RiskAlert.Level.BREACHED: EventType.RISK_THRESHOLD_BREACHED,
+}
+
+
+def rate_level(*, returns: int, debits: int, threshold: float, warning_percent: int) -> str | None:
+    """Breached above the threshold, warning from `warning_percent`% of it; compared as exact fractions."""
+    if not debits:
+        return None
+    rate, limit = Fraction(returns, debits), Fraction(str(threshold))
+    if rate > limit:
+        return RiskAlert.Level.BREACHED
+    if rate * 100 >= limit * warning_percent:
+        return RiskAlert.Level.WARNING
+    return None
+
+
+def current_level(*, company_id: int, category: str) -> str | None:
+    last = (
+        RiskAlert.objects.filter(company_id=company_id, category=category)
+        .exclude(level=RiskAlert.Level.NOTICE)
+        .order_by("-created_at", "-pk")
+        .values_list("level", flat=True)
+        .first()
+    )
+    return None if last in (None, RiskAlert.Level.CLEARED) else last
+
+
+def alert_data(alert: RiskAlert, *, company: Company, debits_held: bool) -> dict:
+    """What a risk.* event carries (CONTRACT 9): the alert, as the evidence report lists it."""
+    return {
+        "uuid": str(alert.uuid),
+        "companyUuid": str(company.uuid),
+        "category": alert.category,
+        "level": alert.level,
+        "windowDays": rolling_period(alert.as_of).days,
+        "asOf": alert.as_of.isoformat(),
+        "returns": alert.returns,
+        "debits": alert.debits,
+        "rate": alert.rate,
+        "threshold": alert.threshold,
+        "warningPercent": company.return_rate_warning_percent,
+        "debitsHeld": debits_held,
+        "createdAt": iso_utc(alert.created_at),
+    }
+
+
+def _category_alert(*, company: Company, category: RateCategory, counts: Counts, at: datetime) -> RiskAlert | None:
+    level = rate_level(
+        returns=counts.returns[category],
+        debits=counts.debits,
+        threshold=THRESHOLDS[category],
+        warning_percent=company.return_rate_warning_percent,
+    )
+    previous = current_level(company_id=company.pk, category=category.value)
+    if level == previous:
+        return None
+    alert = RiskAlert.objects.create(
+        company=company,
+        category=category.value,
+        level=level or RiskAlert.Level.CLEARED,
+        returns=counts.returns[category],
+        debits=counts.debits,
+        rate=counts.rate(category),
+        threshold=THRESHOLDS[category],
+        as_of=today_eastern(at),
+        created_at=at,
+    )
+    held = False
+    if level == RiskAlert.Level.BREACHED and company.hold_debits_on_breach:
+        hold = debit_hold_place(
+            company_id=company.pk,
+            customer_id=None,
+            reason=f"{category.value} return rate {counts.returns[category]}/{counts.debits} is over the "
+            f"{THRESHOLDS[category]:.1%} threshold: new debits are held",
+            at=at,
+            alert=alert,
+        )
+        if hold is not None:
+            held = True
+            risk_action_record(
+                company_id=company.pk,
+                action=RiskAction.Kind.HOLD_COMPANY_DEBITS,
+                at=at,
+                alert=alert,
+                detail=hold.reason,
+            )
+    if LEVEL_RANK[level] > LEVEL_RANK[previous]:
+        event_record(
+            company_id=company.pk,
+            type=LEVEL_EVENTS[level],
+            object_uuid=alert.uuid,
+            data=alert_data(alert, company=company, debits_held=held),
+        )
+    return alert
+
+
+def return_rate_alerts_evaluate(*, company_ids: Iterable[int], at: datetime) -> list[RiskAlert]:
+    """Each company's rolling-60-day rates as of `at`'s day against its levels. The company row is locked so two
+    imports touching one company compare and write one after the other."""
+    alerts = []
+    for company in Company.objects.select_for_update().filter(pk__in=set(company_ids)).order_by("pk"):
+        sheet = return_rates(company=company, period=rolling_period(today_eastern(at)))
+        for category in CATEGORIES:
+            alert = _category_alert(company=company, category=category, counts=sheet.total, at=at)
+            if alert is not None:
+                alerts.append(alert)
+    return alerts
