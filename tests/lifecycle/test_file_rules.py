@@ -41,7 +41,7 @@ def _payers(company) -> list[tuple[Customer, object]]:
     return [(customer, factories.PaymentMethodFactory(customer=customer)) for customer in (consumer, business, untyped)]
 
 
-def test_every_entry_the_api_accepts_goes_out_under_an_allowed_sec_code(api_client, company):
+def test_every_entry_the_api_accepts_goes_out_under_an_allowed_sec_code(api_client, company, ordinary_banking_day):
     payers = _payers(company)
     for customer, method in payers:
         for direction in ("Debit", "Credit"):

@@ -77,7 +77,9 @@ def test_the_company_admin_page_shows_the_flag(api_client, company):
     assert "1 WEB debits in 60 days under account validation policy off" in page.content.decode()
 
 
-def test_micro_entry_volumes_sent_and_returned_appear_in_the_report(api_client, company, tmp_path):
+def test_micro_entry_volumes_sent_and_returned_appear_in_the_report(
+    api_client, company, tmp_path, ordinary_banking_day
+):
     company.hold_debits_on_breach = False
     company.save(update_fields=["hold_debits_on_breach"])
     method = factories.PaymentMethodFactory(customer=factories.CustomerFactory(company=company))
