@@ -141,7 +141,7 @@ def _measure_throughput(options: argparse.Namespace, receiver: Receiver, company
     """A backlog committed at once, drained by the workers."""
     from django.db import transaction
 
-    from events.services import EventDraft, events_record
+    from events.outbox import EventDraft, events_record
 
     with transaction.atomic():
         events = events_record(
@@ -163,7 +163,7 @@ def _measure_latency(options: argparse.Namespace, receiver: Receiver, company, o
     """One event per transaction at a steady rate; commit to arrival at the receiver."""
     from django.db import transaction
 
-    from events.services import event_record
+    from events.outbox import event_record
 
     commits: dict[str, float] = {}
     interval = 1 / options.rate

@@ -11,7 +11,7 @@ from accounts.models import Company
 from customers.models import Customer
 from customers.selectors import customer_get
 from customers.serializers import CustomerOutput
-from events.services import event_record
+from events.outbox import event_record
 from events.types import EventType
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, NotFound

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import ApiKey, Company
-from events.services import event_record
+from events.outbox import event_record
 from events.types import EventType
 from vault.errors import ApiError
 from vault.records import iso_utc

@@ -36,8 +36,9 @@ from standardwebhooks import Webhook
 
 from events.destinations import Destination, UnresolvableDestination, UnsafeDestination, destination_resolve
 from events.models import Delivery, DeliveryAttempt, WebhookEndpoint
+from events.outbox import events_fan_out
 from events.records import event_body
-from events.services import endpoint_disable, events_fan_out
+from events.services import endpoint_disable
 
 logger = logging.getLogger("events.delivery")
 

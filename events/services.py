@@ -1,332 +1,30 @@
-"""Writes for events and webhook endpoints.
-
-`event_record` / `events_record` are the outbox: callers invoke them inside their own atomic block, with the
-object already rendered as its GET route shows it, so the event commits (or rolls back) with the change.
-A worker is asked to deliver once the transaction commits; run_worker also sweeps for anything due, so an
-event whose wake-up was lost is still sent."""
+"""Writes for webhook endpoints: create, update, delete, rotate the secret, disable, replay; and the purge of old
+events. The outbox itself is events/outbox.py."""
 
 from __future__ import annotations
 
 import base64
-import json
 import secrets
-from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import UUID
 
-import orjson
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
 from accounts.models import Company
 from events.destinations import UnsafeDestination, destination_resolve
-from events.models import Delivery, DeliveryAttempt, Event, ObjectSequence, WebhookEndpoint, WebhookReplay
+from events.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint, WebhookReplay
+from events.outbox import event_record, wake_worker_after_commit
 from events.records import endpoint_record
 from events.types import ALL_TYPES, GROUP_WILDCARDS, EventType, subscribed
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict, NotFound, Throttled
 
-SEQUENCE_CHUNK = 500
-COPY_THRESHOLD = 200
 SECRET_BYTES = 32
 MAX_REPLAY_EVENTS = 100_000
-FANOUT_CHUNK = 500
-
-
-@dataclass(frozen=True)
-class EventDraft:
-    company_id: int
-    type: str
-    object_uuid: UUID
-    data: dict[str, Any]
-
-
-def _sequences(drafts: Sequence[EventDraft]) -> list[int]:
-    """Reserve the next sequence numbers per (company, object), one upsert per chunk of objects. The upsert
-    locks each counter row until the caller's transaction ends, so two writers on one object take turns and
-    the database's unique (company, object, sequence) never sees a collision."""
-    wanted: dict[tuple[int, UUID], int] = {}
-    for draft in drafts:
-        key = (draft.company_id, draft.object_uuid)
-        wanted[key] = wanted.get(key, 0) + 1
-    field = ObjectSequence._meta.get_field("object_uuid")
-    table = connection.ops.quote_name(ObjectSequence._meta.db_table)
-    last: dict[tuple[int, UUID], int] = {}
-    keys = sorted(wanted, key=lambda key: (key[0], str(key[1])))  # one lock order for every writer
-    upsert = (
-        f"ON CONFLICT (company_id, object_uuid) DO UPDATE "
-        f"SET last_sequence = {table}.last_sequence + excluded.last_sequence "
-        f"RETURNING company_id, object_uuid, last_sequence"
-    )
-    postgres = connection.vendor == "postgresql"
-    for start in range(0, len(keys), SEQUENCE_CHUNK):
-        chunk = keys[start : start + SEQUENCE_CHUNK]
-        if postgres:
-            # Three array parameters instead of three per row: client-side binding parses every placeholder.
-            sql = (
-                f"INSERT INTO {table} (company_id, object_uuid, last_sequence) "  # noqa: S608 - model names
-                f"SELECT * FROM unnest(%s::bigint[], %s::uuid[], %s::bigint[]) ORDER BY 1, 2 {upsert}"
-            )
-            params: list[Any] = [[key[0] for key in chunk], [key[1] for key in chunk], [wanted[key] for key in chunk]]
-        else:
-            values = ", ".join(["(%s, %s, %s)"] * len(chunk))
-            sql = f"INSERT INTO {table} (company_id, object_uuid, last_sequence) VALUES {values} {upsert}"  # noqa: S608
-            params = []
-            for company_id, object_uuid in chunk:
-                params += [
-                    company_id,
-                    field.get_db_prep_value(object_uuid, connection),
-                    wanted[(company_id, object_uuid)],
-                ]
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            for company_id, object_uuid, sequence in cursor.fetchall():
-                last[(company_id, UUID(str(object_uuid)))] = sequence
-    # Hand the reserved numbers out in draft order: the first draft of an object gets the lowest.
-    next_number = {key: last[key] - count + 1 for key, count in wanted.items()}
-    numbers = []
-    for draft in drafts:
-        key = (draft.company_id, draft.object_uuid)
-        numbers.append(next_number[key])
-        next_number[key] += 1
-    return numbers
-
-
-def _wake_worker() -> None:
-    from events.tasks import deliver_webhooks_soon  # tasks -> delivery -> services: imported when first used
-
-    deliver_webhooks_soon()
-
-
-def _wake_worker_after_commit() -> None:
-    """One wake-up per transaction, however many events it wrote."""
-    if any(callback is _wake_worker for _ids, callback, _robust in connection.run_on_commit):
-        return
-    transaction.on_commit(_wake_worker, robust=True)
-
-
-def _copy_events(events: list[Event]) -> None:
-    """PostgreSQL COPY for the thousands of events a lifecycle command writes: ids drawn from the table's
-    sequence first, then one COPY. Django's bulk insert quotes every JSON document client-side, which cost
-    more than the rest of `settle` put together."""
-    meta = Event._meta
-    table = connection.ops.quote_name(meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT nextval(pg_get_serial_sequence('{meta.db_table}', 'id')) FROM generate_series(1, %s)",  # noqa: S608
-            [len(events)],
-        )
-        for event, (pk,) in zip(events, cursor.fetchall(), strict=True):
-            event.pk = pk
-        columns = "id, company_id, uuid, type, object_uuid, sequence, data, created_at, fanout_pending"
-        with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-            for event in events:
-                copy.write_row(
-                    (
-                        event.pk,
-                        event.company_id,
-                        event.uuid,
-                        event.type,
-                        event.object_uuid,
-                        event.sequence,
-                        orjson.dumps(event.data).decode(),
-                        event.created_at,
-                        event.fanout_pending,
-                    )
-                )
-
-
-# The outbox write of a few events (a charge writes one or two) in one round trip on PostgreSQL: reserve the
-# sequence numbers (the upsert of `_sequences`, in the same lock order) and insert the events numbered in draft
-# order (`back`: how many later drafts of the same object share the reservation), each marked for fan-out when
-# its company has a live endpoint. The deliveries themselves are made by a worker after commit (N5), so a
-# charge costs the same with 16 endpoints as with none. Kept plain: it is planned on every charge.
-_OUTBOX_SQL = """
-WITH reserved AS (
-    INSERT INTO {sequence} AS s (company_id, object_uuid, last_sequence)
-    SELECT * FROM unnest(%(company)s::bigint[], %(object)s::uuid[], %(count)s::bigint[]) ORDER BY 1, 2
-    ON CONFLICT (company_id, object_uuid) DO UPDATE SET last_sequence = s.last_sequence + excluded.last_sequence
-    RETURNING company_id, object_uuid, last_sequence
-)
-INSERT INTO {event} (company_id, uuid, type, object_uuid, sequence, data, created_at, fanout_pending)
-SELECT r.company_id, d.uuid, d.type, r.object_uuid, r.last_sequence - d.back, d.data::jsonb, %(now)s,
-       EXISTS (SELECT 1 FROM {endpoint} e WHERE e.company_id = d.company_id AND e.enabled AND e.deleted_at IS NULL)
-FROM unnest(%(draft_company)s::bigint[], %(draft_object)s::uuid[], %(uuid)s::uuid[], %(type)s::text[],
-            %(data)s::text[], %(back)s::bigint[])
-     WITH ORDINALITY AS d (company_id, object_uuid, uuid, type, data, back, ord)
-JOIN reserved r ON r.company_id = d.company_id AND r.object_uuid = d.object_uuid
-ORDER BY d.ord
-RETURNING id, uuid, sequence, fanout_pending
-"""
-
-
-def _outbox_params(events: list[Event], now: datetime) -> dict[str, Any]:
-    keys = [(event.company_id, event.object_uuid) for event in events]
-    wanted, seen, back = Counter(keys), Counter(), []
-    for key in keys:
-        seen[key] += 1
-        back.append(wanted[key] - seen[key])
-    return {
-        "company": [company_id for company_id, _ in wanted],
-        "object": [object_uuid for _, object_uuid in wanted],
-        "count": list(wanted.values()),
-        "draft_company": [event.company_id for event in events],
-        "draft_object": [event.object_uuid for event in events],
-        "uuid": [event.uuid for event in events],
-        "type": [event.type for event in events],
-        "data": [json.dumps(event.data) for event in events],  # as JSONField writes it
-        "back": back,
-        "now": now,
-    }
-
-
-def _outbox_write(drafts: Sequence[EventDraft], now: datetime) -> list[Event]:
-    """PostgreSQL, a few drafts: the events, saved and marked for fan-out, in one statement."""
-    events = [
-        Event(
-            company_id=draft.company_id, type=draft.type, object_uuid=draft.object_uuid, data=draft.data, created_at=now
-        )
-        for draft in drafts
-    ]
-    sql = _OUTBOX_SQL.format(
-        sequence=connection.ops.quote_name(ObjectSequence._meta.db_table),
-        event=connection.ops.quote_name(Event._meta.db_table),
-        endpoint=connection.ops.quote_name(WebhookEndpoint._meta.db_table),
-    )
-    by_uuid = {event.uuid: event for event in events}
-    with connection.cursor() as cursor:
-        cursor.execute(sql, _outbox_params(events, now))
-        for pk, event_uuid, sequence, fanout_pending in cursor.fetchall():
-            event = by_uuid[UUID(str(event_uuid))]
-            event.pk, event.sequence, event.fanout_pending = pk, sequence, fanout_pending
-            event._state.adding, event._state.db = False, connection.alias
-    return events
-
-
-def _events_insert(drafts: Sequence[EventDraft], now: datetime) -> list[Event]:
-    """Any database, any number of drafts: sequences, then the events (COPY for many on PostgreSQL)."""
-    with_endpoints = set(
-        WebhookEndpoint.objects.filter(
-            company_id__in={draft.company_id for draft in drafts}, enabled=True, deleted_at__isnull=True
-        ).values_list("company_id", flat=True)
-    )
-    events = [
-        Event(
-            company_id=draft.company_id,
-            type=draft.type,
-            object_uuid=draft.object_uuid,
-            sequence=sequence,
-            data=draft.data,
-            created_at=now,
-            fanout_pending=draft.company_id in with_endpoints,
-        )
-        for draft, sequence in zip(drafts, _sequences(drafts), strict=True)
-    ]
-    if connection.vendor == "postgresql" and len(events) >= COPY_THRESHOLD:
-        _copy_events(events)
-    else:
-        Event.objects.bulk_create(events)
-    return events
-
-
-def events_record(drafts: Sequence[EventDraft]) -> list[Event]:
-    """The outbox write for many events at once (lifecycle commands): the events only; a worker fans them out
-    to the subscribed endpoints after commit. Runs in the caller's transaction (a savepoint of its own would
-    cost two more round trips on every charge)."""
-    if not drafts:
-        return []
-    if not connection.in_atomic_block:
-        with transaction.atomic():
-            return events_record(drafts)
-    now = timezone.now()
-    if connection.vendor == "postgresql" and len(drafts) < COPY_THRESHOLD:
-        events = _outbox_write(drafts, now)
-    else:
-        events = _events_insert(drafts, now)
-    if any(event.fanout_pending for event in events):
-        _wake_worker_after_commit()
-    return events
-
-
-def events_record_many(drafts: Sequence[EventDraft]) -> int:
-    """`events_record` for the tens of thousands of events of a lifecycle command, when the caller needs no Event
-    back: on PostgreSQL the same sequences and the same rows, COPYed straight from the drafts (no model instance
-    per event, ids from the table's default). Returns how many were written."""
-    if connection.vendor != "postgresql" or len(drafts) < COPY_THRESHOLD:
-        return len(events_record(drafts))
-    if not connection.in_atomic_block:
-        with transaction.atomic():
-            return events_record_many(drafts)
-    now = timezone.now()
-    with_endpoints = set(
-        WebhookEndpoint.objects.filter(
-            company_id__in={draft.company_id for draft in drafts}, enabled=True, deleted_at__isnull=True
-        ).values_list("company_id", flat=True)
-    )
-    table = connection.ops.quote_name(Event._meta.db_table)
-    columns = "company_id, uuid, type, object_uuid, sequence, data, created_at, fanout_pending"
-    numbers = _sequences(drafts)  # before the COPY: the connection runs nothing else while it is open
-    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-        for draft, sequence in zip(drafts, numbers, strict=True):
-            copy.write_row(
-                (
-                    draft.company_id,
-                    uuid4(),
-                    draft.type,
-                    draft.object_uuid,
-                    sequence,
-                    orjson.dumps(draft.data).decode(),
-                    now,
-                    draft.company_id in with_endpoints,
-                )
-            )
-    if with_endpoints:
-        _wake_worker_after_commit()
-    return len(drafts)
-
-
-def events_fan_out(*, limit: int = FANOUT_CHUNK) -> int:
-    """Worker side of the outbox: turn up to `limit` events marked for fan-out into one delivery per endpoint
-    that is live and subscribed (and existed when the event happened). Rows another worker is fanning out are
-    skipped. Returns how many events were fanned out."""
-    with transaction.atomic():
-        events = list(
-            Event.objects.filter(fanout_pending=True)
-            .order_by("id")
-            .select_for_update(skip_locked=True)
-            .values_list("pk", "company_id", "type", "created_at")[:limit]
-        )
-        if not events:
-            return 0
-        by_company: dict[int, list[tuple[int, list, datetime]]] = {}
-        endpoints = WebhookEndpoint.objects.filter(
-            company_id__in={company_id for _, company_id, _, _ in events}, enabled=True, deleted_at__isnull=True
-        ).values_list("pk", "company_id", "event_types", "created_at")
-        for pk, company_id, event_types, created_at in endpoints:
-            by_company.setdefault(company_id, []).append((pk, event_types, created_at))
-        now = timezone.now()
-        Delivery.objects.bulk_create(
-            [
-                Delivery(company_id=company_id, event_id=event_id, endpoint_id=pk, next_attempt_at=now, created_at=now)
-                for event_id, company_id, event_type, happened_at in events
-                for pk, event_types, created_at in by_company.get(company_id, ())
-                if created_at <= happened_at and subscribed(event_types, event_type)
-            ],
-            ignore_conflicts=True,  # a replay may have queued one already
-            batch_size=1000,
-        )
-        Event.objects.filter(pk__in=[event_id for event_id, *_ in events]).update(fanout_pending=False)
-    return len(events)
-
-
-def event_record(*, company_id: int, type: str, object_uuid: UUID, data: dict[str, Any]) -> Event:
-    """Record one event in the caller's transaction. `data` is the object as its GET route shows it."""
-    return events_record([EventDraft(company_id=company_id, type=type, object_uuid=object_uuid, data=data)])[0]
 
 
 # --- endpoints ----------------------------------------------------------------------------------------------
@@ -531,7 +229,7 @@ def endpoint_replay(
         batch_size=1000,
     )
     if event_ids:
-        _wake_worker_after_commit()
+        wake_worker_after_commit()
     return len(event_ids)
 
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 from accounts.models import Company
 from customers.models import Customer
 from customers.services import customer_lock
-from events.services import event_record
+from events.outbox import event_record
 from events.types import EventType
 from payments import numbers
 from payments.models import PaymentMethod

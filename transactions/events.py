@@ -10,7 +10,7 @@ from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Model
 from django.db.models.base import ModelState
 
-from events.services import EventDraft, events_record, events_record_many
+from events.outbox import EventDraft, events_record, events_record_many
 from events.types import EventType
 from transactions.models import Status, Transaction
 from transactions.records import RECORD_COLUMNS, transaction_record

@@ -13,7 +13,8 @@ import pytest
 from django.db import connection
 
 from events.models import Event
-from events.services import endpoint_create, event_record
+from events.outbox import event_record
+from events.services import endpoint_create
 from tests import factories
 
 

@@ -7,7 +7,7 @@ from standardwebhooks import Webhook
 
 from events.delivery import deliveries_run
 from events.models import Delivery, WebhookEndpoint
-from events.services import event_record
+from events.outbox import event_record
 from tests import factories
 from tests.accounts.conftest import bearer_client
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from events.delivery import deliveries_run
 from events.models import Event
-from events.services import event_record
+from events.outbox import event_record
 from tests import factories
 from tests.events.conftest import wire_body
 

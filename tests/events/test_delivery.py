@@ -10,7 +10,8 @@ from standardwebhooks import Webhook, WebhookVerificationError
 
 from events.delivery import deliveries_run
 from events.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
-from events.services import endpoint_create, endpoint_rotate_secret, events_fan_out
+from events.outbox import events_fan_out
+from events.services import endpoint_create, endpoint_rotate_secret
 from tests.events.conftest import customer_event, wire_body
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 
 from events.delivery import deliveries_run
 from events.models import Delivery, Event
-from events.services import event_record
+from events.outbox import event_record
 from tests import factories
 
 pytestmark = pytest.mark.django_db

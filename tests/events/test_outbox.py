@@ -11,7 +11,7 @@ from standardwebhooks import Webhook
 
 from events.delivery import deliveries_run
 from events.models import Event
-from events.services import EventDraft, event_record, events_record
+from events.outbox import EventDraft, event_record, events_record
 from tests import factories
 from tests.lifecycle.conftest import MONDAY, MONDAY_MORNING, MONDAY_SETTLED, run
 from transactions.ach.returns import return_file_for

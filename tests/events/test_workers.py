@@ -18,7 +18,7 @@ from standardwebhooks import Webhook
 
 from events.delivery import deliveries_run
 from events.models import Delivery, DeliveryAttempt, Event
-from events.services import EventDraft, event_record, events_record
+from events.outbox import EventDraft, event_record, events_record
 from tests import factories
 from tests.concurrency import at_once
 from tests.events.conftest import customer_event, worker_env

@@ -22,7 +22,8 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from events.models import Delivery, Event
-from events.services import endpoint_create, events_fan_out
+from events.outbox import events_fan_out
+from events.services import endpoint_create
 from events.tasks import deliver_webhooks
 from tests.events.conftest import customer_event
 from tests.lifecycle.conftest import bank_txn

@@ -12,7 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import CharField, QuerySet, Value
 
-from events.services import EventDraft, events_record
+from events.outbox import EventDraft, events_record
 from events.types import EventType
 from payments.models import PaymentMethod
 from payments.services import payment_methods_unblock

@@ -17,7 +17,7 @@ from django.db.models import QuerySet
 from accounts.models import Company
 from customers.models import Customer
 from customers.services import customer_deactivate
-from events.services import event_record
+from events.outbox import event_record
 from events.types import EventType
 from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert, Transaction
 from transactions.return_codes import RETURN_CODES, PolicyAction, RateCategory
