@@ -33,6 +33,7 @@ test: install
 lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports  # the layers in .importlinter
 
 clean:
 	rm -rf $(VENV) var
