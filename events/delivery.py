@@ -127,7 +127,9 @@ def _retry_after(value: str | None) -> float | None:
 
 
 class Sender:
-    """Keep-alive connection pools per checked address, kept for the life of the worker process."""
+    """Keep-alive connection pools per checked address, kept for the life of the worker process. Several endpoints
+    may share an address (one receiver behind many URLs): each send thread may keep its connection there, or every
+    send past the first would open a new one and log "Connection pool is full"."""
 
     def __init__(self) -> None:
         self._pools: dict[tuple[str, str, int, str], urllib3.HTTPConnectionPool] = {}
@@ -146,13 +148,17 @@ class Sender:
                     destination.port,
                     timeout=timeout,
                     retries=False,
-                    maxsize=1,
+                    maxsize=settings.WEBHOOK_SEND_THREADS,
                     server_hostname=destination.wire_host,
                     assert_hostname=destination.wire_host,
                 )
             else:
                 pool = urllib3.HTTPConnectionPool(
-                    destination.address, destination.port, timeout=timeout, retries=False, maxsize=1
+                    destination.address,
+                    destination.port,
+                    timeout=timeout,
+                    retries=False,
+                    maxsize=settings.WEBHOOK_SEND_THREADS,
                 )
             self._pools[key] = pool
         return pool
