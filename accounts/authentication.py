@@ -81,6 +81,14 @@ class ApiKeyAuthentication(BaseAuthentication):
         return 'Basic realm="api"'
 
 
+BEARER_FAILURE = "Invalid or expired token."
+# Stripe's habit: the API key sent as a Bearer token. Said without checking the key, so it tells nothing of it.
+API_KEY_AS_BEARER = (
+    "Invalid or expired token: this looks like an API key, which goes in Basic auth as the user name with an empty "
+    "password (Authorization: Basic base64(<apiKey>:)); Bearer takes a token from POST /auth/login."
+)
+
+
 class CompanyJWTAuthentication(JWTAuthentication):
     """simplejwt's Bearer authentication; the company comes from `entityUuid`, checked by the permission."""
 
@@ -88,13 +96,15 @@ class CompanyJWTAuthentication(JWTAuthentication):
         try:
             return super().authenticate(request)
         except exceptions.AuthenticationFailed as exc:
-            raise exceptions.AuthenticationFailed("Invalid or expired token.") from exc
+            parts = (self.get_header(request) or b"").split()
+            looks_like_key = len(parts) == 2 and split_api_key(parts[1].decode(errors="replace")) is not None
+            raise exceptions.AuthenticationFailed(API_KEY_AS_BEARER if looks_like_key else BEARER_FAILURE) from exc
 
     def get_user(self, validated_token):
         user = super().get_user(validated_token)
         # Access tokens issued before a password change stop working too, not only after their 15 minutes.
         if not token_matches_password(validated_token, user):
-            raise exceptions.AuthenticationFailed("Invalid or expired token.")
+            raise exceptions.AuthenticationFailed(BEARER_FAILURE)
         return user
 
 

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",  # first and last: request latencies for /metrics
     "vault.middleware.RequestIdMiddleware",
+    "vault.middleware.DebugJsonNotFoundMiddleware",
     "vault.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -61,7 +61,9 @@ def customer_list(*, company: Company, filters: Any) -> tuple[QuerySet[Customer]
     """(matching customers newest first, all the company's customers) for GET /customers."""
     unknown = sorted(set(filters) - set(CustomerFilter.base_filters) - LIST_CONTROL_PARAMS)
     if unknown:
-        raise InvalidFilter("invalid filter", field=unknown[0])
+        raise InvalidFilter(
+            "invalid filter", field=unknown[0], known=(*CustomerFilter.base_filters, *LIST_CONTROL_PARAMS)
+        )
     everyone = _customers(company)
     filterset = CustomerFilter(filters, queryset=everyone)
     if not filterset.is_valid():

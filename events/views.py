@@ -14,14 +14,14 @@ from events.selectors import endpoint_get, endpoint_list, event_attempts, event_
 from events.services import endpoint_create, endpoint_delete, endpoint_replay, endpoint_rotate_secret, endpoint_update
 from events.types import EventType
 from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
-from vault.envelope import Enveloped
 from vault.error_codes import ErrorCode
-from vault.openapi import Paginated, error
-from vault.pagination import MAX_PAGE_SIZE, paginated_body
+from vault.openapi import ListKind, Paginated, error
+from vault.pagination import MAX_PAGE_SIZE, paginated_body, whole_list_body
 from vault.records import iso_utc
 from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer
 
 MAX_REPLAY_IDS = 1000
+EVENT_LIST = ListKind("EventListMeta", cursor=True, counted=False, meta_cursor=True)
 
 
 class EventTypesField(serializers.ListField):
@@ -164,10 +164,10 @@ class EndpointListView(APIView):
 
     @extend_schema(operation_id="webhook_endpoint_list", responses={200: Paginated(EndpointOutput)})
     def get(self, request):
-        # Every endpoint of the company fits one page (a company has a handful); the list has the common shape.
-        rows = [endpoint_record(endpoint) for endpoint in endpoint_list(company=request.company)]
-        size = len(rows)
-        return Response(paginated_body(rows, page=0, page_size=max(size, 1), total_filtered=size, total=size))
+        # Every endpoint of the company fits one page (at most WEBHOOK_ENDPOINTS_PER_COMPANY).
+        return Response(
+            whole_list_body([endpoint_record(endpoint) for endpoint in endpoint_list(company=request.company)])
+        )
 
 
 class EndpointDetailView(APIView):
@@ -248,7 +248,11 @@ _EVENT_LIST_PARAMS = [
 
 
 class EventListView(APIView):
-    @extend_schema(operation_id="event_list", parameters=_EVENT_LIST_PARAMS, responses={200: EventOutput(many=True)})
+    @extend_schema(
+        operation_id="event_list",
+        parameters=_EVENT_LIST_PARAMS,
+        responses={200: Paginated(EventOutput, kind=EVENT_LIST)},
+    )
     def get(self, request):
         params = {key: value for key, value in request.query_params.items() if key != "entityUuid"}
         query = EventListQuery(data=params)
@@ -267,11 +271,18 @@ class EventListView(APIView):
         )
         company_uuid = request.company.uuid
         rows = [event_body(event, company_uuid=company_uuid) for event in events]
-        # meta.nextCursor is the events list's own key; meta.pagination is the shape every list shares.
-        pagination = {"page": None, "pageSize": data["pageSize"], "nextCursor": next_cursor}
-        return Response(
-            Enveloped(status="success", data=rows, meta={"nextCursor": next_cursor, "pagination": pagination})
+        # Events are walked by cursor and not counted (the table is the busiest one); meta.nextCursor, the list's
+        # key before meta.pagination, stays for clients that read it.
+        body = paginated_body(
+            rows,
+            page=None,
+            page_size=data["pageSize"],
+            total_filtered=None,
+            total=None,
+            extra={"nextCursor": next_cursor},
+            meta={"nextCursor": next_cursor},
         )
+        return Response(body)
 
 
 class EventDetailView(APIView):

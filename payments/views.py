@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -13,7 +13,8 @@ from payments.selectors import payment_method_get, payment_method_list
 from payments.serializers import PaymentMethodCreatedOutput, PaymentMethodOutput
 from payments.services import payment_method_create, payment_method_delete, payment_method_set_default
 from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
-from vault.openapi import error
+from vault.openapi import Paginated, error
+from vault.pagination import whole_list_body
 from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer, StrictUUIDField
 
 
@@ -83,12 +84,12 @@ class PaymentMethodCreateView(APIView):
 class PaymentMethodListView(APIView):
     @extend_schema(
         operation_id="payment_method_list",
-        responses={200: inline_serializer("PaymentMethodList", {"paymentMethods": PaymentMethodOutput(many=True)})},
+        responses={200: Paginated(PaymentMethodOutput, data_key="paymentMethods")},
     )
     def get(self, request, customer_uuid):
         customer = customer_get(company=request.company, customer_uuid=customer_uuid)
         methods = payment_method_list(company=request.company, customer=customer)
-        return Response({"paymentMethods": PaymentMethodOutput(methods, many=True).data})
+        return Response(whole_list_body(PaymentMethodOutput(methods, many=True).data, data_key="paymentMethods"))
 
 
 def _method(request, customer_uuid, payment_method_uuid):

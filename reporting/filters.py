@@ -258,7 +258,7 @@ def parse_filters(params: Any) -> list[ParsedFilter]:
         name, _, condition = param.partition(":")
         f = BY_FILTER.get(name.lower())
         if f is None:
-            raise InvalidFilter("invalid filter", field=param)
+            raise InvalidFilter("invalid filter", field=param, known=(*BY_FILTER, *RESERVED_PARAMS))
         condition = condition.lower() or "eq"
         if condition not in CONDITIONS[FieldType.STRING]:
             raise _fail(f.filter, f"unknown condition {condition}")

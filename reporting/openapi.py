@@ -15,6 +15,7 @@ from reporting.registry import (
     GROUPS,
     QUERY_PARAMETERS,
     FieldType,
+    QueryParameter,
     ReportField,
 )
 
@@ -129,19 +130,19 @@ def _filters_description() -> str:
 REPORT_ROW = report_row_schema()
 
 
+def _reserved_parameter(p: QueryParameter) -> OpenApiParameter:
+    schema: dict[str, Any] = {"type": p.type, **({"enum": list(p.enum)} if p.enum else {}), **p.bounds}
+    if p.items:  # comma-separated: style form without explode
+        schema["items"] = {"type": "string", "enum": list(p.items)}
+        return OpenApiParameter(
+            p.name, schema, OpenApiParameter.QUERY, required=p.required, description=p.description, explode=False
+        )
+    return OpenApiParameter(p.name, schema, OpenApiParameter.QUERY, required=p.required, description=p.description)
+
+
 def report_parameters(*, leave_out: tuple[str, ...] = ()) -> list[OpenApiParameter]:
     """The reserved parameters of the registry's table (but `leave_out`), then the filters as one exploded object."""
-    reserved = [
-        OpenApiParameter(
-            p.name,
-            {"type": p.type, **({"enum": list(p.enum)} if p.enum else {}), **p.bounds},
-            OpenApiParameter.QUERY,
-            required=p.required,
-            description=p.description,
-        )
-        for p in QUERY_PARAMETERS
-        if p.name not in leave_out
-    ]
+    reserved = [_reserved_parameter(p) for p in QUERY_PARAMETERS if p.name not in leave_out]
     filters = OpenApiParameter(
         "filters",
         {"type": "object", "properties": filter_properties(), "additionalProperties": False},

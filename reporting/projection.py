@@ -9,9 +9,18 @@ from datetime import date, datetime
 from operator import itemgetter
 from typing import Any
 
-from reporting.registry import ALWAYS_ON, BY_KEY, DEFAULT_COLUMNS, FIELDS, GROUPS, FieldType, ReportField
+from reporting.registry import (
+    ALWAYS_ON,
+    BY_KEY,
+    DEFAULT_COLUMNS,
+    FIELDS,
+    GROUPS,
+    MEANT_KEYS,
+    FieldType,
+    ReportField,
+)
 from vault.error_codes import ErrorCode
-from vault.errors import ApiError
+from vault.errors import ApiError, did_you_mean
 from vault.records import iso_utc, mask
 
 
@@ -124,6 +133,11 @@ class Projection:
         ]
 
 
+def columns_param(params: Any) -> str | None:
+    """`columns=a,b`, also sent as `columns=a&columns=b` (how generated clients send the documented array)."""
+    return ",".join(params.getlist("columns")) if "columns" in params else None
+
+
 def projection_for(columns_param: str | None) -> Projection:
     """SPEC 4.9 rules 1-4: default + always-on without `columns`; requested + always-on + companions with it."""
     if columns_param is None:
@@ -131,11 +145,16 @@ def projection_for(columns_param: str | None) -> Projection:
     requested = [key.strip() for key in columns_param.split(",") if key.strip()]
     unknown = [key for key in requested if key not in BY_KEY]
     if unknown:
+        valid = ", ".join(BY_KEY)
         raise ApiError(
             "invalid columns",
             code=ErrorCode.INVALID_COLUMNS,
             errors=[
-                {"field": "columns", "code": ErrorCode.INVALID_COLUMNS, "message": f"unknown column {key}"}
+                {
+                    "field": "columns",
+                    "code": ErrorCode.INVALID_COLUMNS,
+                    "message": f"unknown column {key}{did_you_mean(key, BY_KEY, MEANT_KEYS)}; the columns are {valid}",
+                }
                 for key in unknown
             ],
         )

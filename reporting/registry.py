@@ -268,6 +268,8 @@ DEFAULT_COLUMNS = (
 )
 
 BY_KEY: dict[str, ReportField] = {f.key: f for f in FIELDS if f.key}
+# Names other APIs (and other routes of this one) use for a report key; an unknown column suggests ours.
+MEANT_KEYS = {"transactionuuid": "uuid", "id": "numericId", "transactionid": "numericId"}
 BY_FILTER: dict[str, ReportField] = {name: f for f in FIELDS if f.filter for name in (f.filter, *f.aliases)}
 
 
@@ -282,6 +284,7 @@ class QueryParameter:
     enum: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    items: tuple[str, ...] = ()  # an array of these values, comma-separated (`type` is "array")
 
     @property
     def bounds(self) -> dict[str, int]:
@@ -295,7 +298,16 @@ QUERY_PARAMETERS: tuple[QueryParameter, ...] = (
     QueryParameter("pageSize", "integer", "Rows per page (not used with format=csv).", True, minimum=1, maximum=1000),
     QueryParameter("cursor", "string", "A page's `meta.pagination.nextCursor`: the next page, in place of `page`."),
     QueryParameter("count", "string", "`exact` counts every match past 10,000 (may be slow).", enum=("exact",)),
-    QueryParameter("columns", "string", "Comma-separated column keys; unknown keys are 400 `invalid columns`."),
+    QueryParameter(
+        "columns",
+        "array",
+        "Column keys, comma-separated (`columns=amount,name`; the parameter repeated works too). A row always has "
+        f"the always-on keys, whatever you select: {', '.join(ALWAYS_ON)}. Without `columns` it also has the "
+        f"default set: {', '.join(key for key in DEFAULT_COLUMNS if key not in ALWAYS_ON)}. With `columns` it has "
+        "the always-on keys, the selected ones and their companions (`batchNumericId` brings `batchUuid`). An "
+        "unknown key is 400 `invalid columns`, naming the valid keys.",
+        items=tuple(BY_KEY),
+    ),
     QueryParameter("sort", "string", "`id` (numericId, the default) or any filterable field.", enum=("id", *BY_FILTER)),
     QueryParameter("sortDir", "string", "Sort direction (default DESC).", enum=("ASC", "DESC")),
     QueryParameter("format", "string", "`csv` streams every matching row (no paging).", enum=("json", "csv")),

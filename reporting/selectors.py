@@ -15,7 +15,7 @@ from django.db.models.functions import Cast, Concat, NullIf
 from reporting.cursors import SortKey, decode_cursor, encode_cursor
 from reporting.filters import condition_q, parse_filters
 from reporting.models import ReportExport, TransactionCount
-from reporting.projection import Projection, projection_for
+from reporting.projection import Projection, columns_param, projection_for
 from reporting.registry import BY_FILTER, FieldType
 from transactions.models import MICRO_ENTRY, Transaction
 from vault.csv_export import CsvLineWriter, CsvSafe, csv_safe
@@ -386,7 +386,7 @@ class CsvQuery:
 def report_csv_query(*, company: Any, params: Any) -> CsvQuery:
     """The query of a CSV export from the reporting parameters (a QueryDict: filters, columns, sort, sortDir), as
     GET /reporting/transactions reads them; 400 on any bad one."""
-    projection = projection_for(params.get("columns"))
+    projection = projection_for(columns_param(params))
     sort = report_sort(sort=params.get("sort"), direction=params.get("sortDir"))
     filtered = report_queryset(company=company)
     parsed = parse_filters(params)

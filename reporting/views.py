@@ -17,7 +17,7 @@ from reporting.cursors import request_digest
 from reporting.exports import report_export_create, report_export_file
 from reporting.filters import ReportFilterBackend
 from reporting.openapi import REPORT_ROW, report_parameters
-from reporting.projection import projection_for
+from reporting.projection import columns_param, projection_for
 from reporting.records import export_record
 from reporting.selectors import (
     report_csv_chunks,
@@ -32,10 +32,11 @@ from vault.csv_export import CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
-from vault.openapi import Paginated, error
+from vault.openapi import ListKind, Paginated, error
 from vault.pagination import page_params, paginated_body
 
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
+REPORT_LIST = ListKind("ReportListMeta", cursor=True, lower_bound=True)
 
 
 class TransactionReportView(APIView):
@@ -54,7 +55,7 @@ class TransactionReportView(APIView):
         "the payer's secret): they are in no page, CSV, filter or count (`totalRows` included).",
         parameters=report_parameters(),
         responses={
-            (200, "application/json"): Paginated(REPORT_ROW, name="ReportRow"),
+            (200, "application/json"): Paginated(REPORT_ROW, name="ReportRow", kind=REPORT_LIST),
             (200, "text/csv"): OpenApiResponse(
                 OpenApiTypes.STR, description="format=csv (or Accept: text/csv): every matching row, flattened."
             ),
@@ -74,7 +75,7 @@ class TransactionReportView(APIView):
         cursor = params.get("cursor") or None
         page, page_size = (0, 0) if wants_csv else page_params(params, page_required=cursor is None)
         exact_count = _exact_count(params.get("count"))
-        projection = projection_for(params.get("columns"))
+        projection = projection_for(columns_param(params))
         sort = report_sort(sort=params.get("sort"), direction=params.get("sortDir"))
         company = request.company
         if wants_csv:

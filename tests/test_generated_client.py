@@ -108,7 +108,7 @@ def test_generated_client_creates_customer_saves_account_charges_it_and_reads_re
         client=vault,
         page=0,
         page_size=10,
-        columns="amount,name,accountNumber",
+        columns=[models.ReportingTransactionsGetColumnsItem(key) for key in ("amount", "name", "accountNumber")],
         filters=models.ReportingTransactionsGetFilters.from_dict({"amount:gte": "1234", "method": "ACH"}),
     )
     assert page.status_code == 200, page.content
@@ -118,12 +118,28 @@ def test_generated_client_creates_customer_saves_account_charges_it_and_reads_re
     ]
     assert page.parsed.meta.pagination.total_filtered_rows == 1
 
+    # F13: every list has the one meta.pagination; pageSize is optional where the API has a default.
+    customers = client_package("api.customers.customer_list").sync(client=vault)
+    assert [row.customer_uuid for row in customers.data] == [customer_uuid]
+    assert (customers.meta.pagination.page, customers.meta.pagination.page_size) == (0, 50)
+    assert customers.meta.pagination.total_rows == 1
+    methods = client_package("api.customers.payment_method_list").sync(customer_uuid=customer_uuid, client=vault)
+    assert [row.payment_method_uuid for row in methods.data.payment_methods] == [method.payment_method_uuid]
+    assert methods.meta.pagination.total_rows == 1
+    trail = client_package("api.transactions.transaction_events_get").sync(transaction_uuid=charge.uuid, client=vault)
+    assert [row.event for row in trail.data] == ["created"] and trail.meta.pagination.page == 0
+    event_list = client_package("api.events.event_list")
+    events = event_list.sync(client=vault, page_size=1)
+    assert len(events.data) == 1 and events.meta.pagination.total_rows is None
+    following = event_list.sync(client=vault, page_size=1, cursor=events.meta.pagination.next_cursor)
+    assert len(following.data) == 1 and following.data[0].id != events.data[0].id
+
     # F5: the CSV export is its own operation, read as text, with no paging parameter to send.
     export = client_package("api.reporting.reporting_transactions_csv_get")
     assert "page_size" not in inspect.signature(export.sync_detailed).parameters
     csv_text = export.sync(
         client=vault,
-        columns="amount,name,accountNumber",
+        columns=[models.ReportingTransactionsCsvGetColumnsItem(key) for key in ("amount", "name", "accountNumber")],
         filters=models.ReportingTransactionsCsvGetFilters.from_dict({"method": "ACH"}),
     )
     header, *lines = csv_text.strip().splitlines()

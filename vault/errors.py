@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -77,7 +79,24 @@ class Throttled(ApiError):
 
 
 class InvalidFilter(ApiError):
+    """400 `invalid filter` (the message CONTRACT 7 gives); `errors[0]` names the parameter, and suggests the known
+    filter it looks like."""
+
     code = ErrorCode.INVALID_FILTER
+
+    def __init__(self, message: str, *, field: str, known: Iterable[str] = ()) -> None:
+        detail = f"unknown filter {field}{did_you_mean(field.partition(':')[0], known)}"
+        super().__init__(message, errors=[{"field": field, "code": str(self.code), "message": detail}])
+
+
+def did_you_mean(name: str, known: Iterable[str], meant: dict[str, str] | None = None) -> str:
+    """`; did you mean X?` when `meant` maps `name` (lowercase) to X, or one known name is close to it
+    (case-insensitive), else ``."""
+    if meant and name.lower() in meant:
+        return f"; did you mean {meant[name.lower()]}?"
+    by_lower = {choice.lower(): choice for choice in known}
+    close = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.75)
+    return f"; did you mean {by_lower[close[0]]}?" if close else ""
 
 
 def _flatten_validation(detail: Any, prefix: str | None = None) -> list[dict[str, Any]]:
@@ -99,7 +118,17 @@ def _flatten_validation(detail: Any, prefix: str | None = None) -> list[dict[str
                 out.extend(_flatten_validation(item, prefix))
         return out
     code = getattr(detail, "code", None) or ErrorCode.INVALID
-    return [{"field": prefix, "code": code, "message": str(detail)}]
+    return [{"field": prefix, "code": code, "message": _field_message(prefix, str(detail))}]
+
+
+def _field_message(field: str | None, message: str) -> str:
+    """DRF's stock "This field is required." reads as our own messages do: "amount is required" (F19)."""
+    if field and message.startswith(_DRF_SUBJECT):
+        return f"{field} {message[len(_DRF_SUBJECT) :]}".rstrip(".")
+    return message
+
+
+_DRF_SUBJECT = "This field "
 
 
 _DRF_CODES = {
@@ -133,7 +162,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     if isinstance(exc, drf_exceptions.ValidationError):
         errors = _flatten_validation(exc.detail)
         first = errors[0] if errors else {"field": None, "message": "Invalid request."}
-        message = f"{first['field']}: {first['message']}" if first["field"] else first["message"]
+        named = first["field"] and not first["message"].startswith(f"{first['field']} ")
+        message = f"{first['field']}: {first['message']}" if named else first["message"]
         return Response(error_body(message, errors), status=400)
     if isinstance(exc, drf_exceptions.APIException):
         if getattr(exc, "auth_header", None):

@@ -14,5 +14,5 @@ def dollars(cents: int | None) -> str:
 
 
 def percent(rate: float | None) -> str:
-    """0.08333333333333333 -> "8.33%"; None -> "-"."""
-    return "-" if rate is None else f"{rate:.2%}"
+    """0.08333333333333333 -> "8.33%"; None (no rate: nothing to divide by) -> "n/a"."""
+    return "n/a" if rate is None else f"{rate:.2%}"

@@ -10,7 +10,7 @@ from uuid import uuid4
 from django.conf import settings
 
 from vault.error_codes import ErrorCode
-from vault.views import error_response
+from vault.views import error_response, not_found
 
 REQUEST_ID_HEADER = "X-Request-ID"
 # An id a proxy or client sent is kept when it is a plain token; anything else is replaced, never logged.
@@ -43,3 +43,26 @@ class RequestBodyLimitMiddleware:
                 413, ErrorCode.REQUEST_TOO_LARGE, f"Request body larger than {settings.MAX_REQUEST_BODY_BYTES} bytes."
             )
         return self.get_response(request)
+
+
+# Pages people open in a browser: with DEBUG their 404 stays Django's page, which helps there.
+BROWSER_PATHS = ("/admin/", "/api/docs/", "/api/redoc/", "/static/")
+
+
+class DebugJsonNotFoundMiddleware:
+    """With DEBUG, Django answers a URL no route matches (an unknown route, a path uuid that is not one) with its
+    HTML debug page instead of handler404; an API path gets the error envelope instead, as it does without DEBUG."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (
+            settings.DEBUG
+            and response.status_code == 404
+            and response.get("Content-Type", "").startswith("text/html")
+            and not request.path.startswith(BROWSER_PATHS)
+        ):
+            return not_found(request)
+        return response

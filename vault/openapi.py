@@ -25,7 +25,6 @@ from vault.envelope import ENTITY_PARAM
 from vault.serializers import StrictSerializer
 
 ERROR_ENVELOPE = "ErrorEnvelope"
-LIST_META = "ListMeta"
 
 COMPONENTS: dict[str, dict[str, Any]] = {
     ERROR_ENVELOPE: {
@@ -54,31 +53,6 @@ COMPONENTS: dict[str, dict[str, Any]] = {
             },
         },
     },
-    LIST_META: {
-        "type": "object",
-        "required": ["pagination", "timestamp", "version"],
-        "properties": {
-            "pagination": {
-                "type": "object",
-                "required": ["page", "pageSize", "totalFilteredRows", "totalRows"],
-                "properties": {
-                    "page": {"type": "integer", "minimum": 0, "nullable": True, "description": "null with a cursor."},
-                    "pageSize": {"type": "integer", "minimum": 1},
-                    "totalFilteredRows": {"type": "integer", "minimum": 0},
-                    "totalRows": {"type": "integer", "minimum": 0},
-                    "totalFilteredRowsIsLowerBound": {"type": "boolean", "description": "Reporting only."},
-                    "nextCursor": {
-                        "type": "string",
-                        "nullable": True,
-                        "description": "Where a cursor applies (reporting, events): the next page's cursor, sent back "
-                        "as `cursor`; null on the last page.",
-                    },
-                },
-            },
-            "timestamp": {"type": "string", "format": "date-time"},
-            "version": {"type": "string"},
-        },
-    },
 }
 
 # The failures every operation of a kind can answer, and what each means there.
@@ -103,13 +77,79 @@ BODY_ERRORS = (413, 415)  # 413: vault middleware, MAX_REQUEST_BODY_BYTES
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
+@dataclass(frozen=True)
+class ListKind:
+    """Which of the optional keys of the one list shape a list answers, so its documented example shows only those:
+    `cursor` (meta.pagination.nextCursor), `lower_bound` (totalFilteredRowsIsLowerBound), `counted` (false: the
+    totals are null), `meta_cursor` (meta.nextCursor beside meta.pagination, the events list's older key)."""
+
+    name: str = "ListMeta"
+    cursor: bool = False
+    lower_bound: bool = False
+    counted: bool = True
+    meta_cursor: bool = False
+
+
+PLAIN_LIST = ListKind()
+_NEXT_CURSOR_HELP = "The next page's cursor, sent back as `cursor`; null on the last page."
+
+
+def _total(what: str, counted: bool) -> dict[str, Any]:
+    if counted:
+        return {"type": "integer", "minimum": 0, "description": what}
+    return {"type": "integer", "minimum": 0, "nullable": True, "description": f"{what} Null: this list does not count."}
+
+
+def list_meta_schema(kind: ListKind) -> dict[str, Any]:
+    """`meta` of a list: `pagination` (page, pageSize, totalFilteredRows, totalRows, and nextCursor where a cursor
+    applies), `timestamp`, `version`."""
+    pagination: dict[str, Any] = {
+        "page": {
+            "type": "integer",
+            "minimum": 0,
+            "nullable": True,
+            "description": "From 0; null on a page fetched by cursor.",
+        },
+        "pageSize": {"type": "integer", "minimum": 1},
+        "totalFilteredRows": _total("Rows matching the filters.", kind.counted),
+        "totalRows": _total("Rows of the list without filters.", kind.counted),
+    }
+    if kind.lower_bound:
+        pagination["totalFilteredRowsIsLowerBound"] = {
+            "type": "boolean",
+            "description": "true when totalFilteredRows stopped counting at 10,000 (`count=exact` counts on).",
+        }
+    if kind.cursor:
+        pagination["nextCursor"] = {"type": "string", "nullable": True, "description": _NEXT_CURSOR_HELP}
+    properties: dict[str, Any] = {
+        "pagination": {
+            "type": "object",
+            "description": "The same on every list. A list that is never long (webhook endpoints, a customer's "
+            "payment methods, a transaction's trail) answers every row as page 0.",
+            "required": list(pagination),
+            "properties": pagination,
+        },
+        "timestamp": {"type": "string", "format": "date-time"},
+        "version": {"type": "string"},
+    }
+    if kind.meta_cursor:
+        properties["nextCursor"] = {
+            "type": "string",
+            "nullable": True,
+            "description": "The same as pagination.nextCursor (this list's key before pagination).",
+        }
+    return {"type": "object", "required": list(properties), "properties": properties}
+
+
 @dataclass(frozen=True, eq=False)  # hashed by identity: drf-spectacular looks response objects up in dicts
 class Paginated:
     """A list body: `data` is an array of `items` (a serializer, or a schema dict registered as the component
-    `name`), beside `errors` and `meta`."""
+    `name`), or an object holding that array under `data_key`, beside `errors` and `meta`."""
 
     items: Any
     name: str | None = None
+    data_key: str | None = None
+    kind: ListKind = PLAIN_LIST
 
 
 @dataclass(frozen=True)
@@ -134,15 +174,20 @@ def success_envelope(data_schema: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def paginated_envelope(items_schema: dict[str, Any]) -> dict[str, Any]:
+def paginated_envelope(
+    items_schema: dict[str, Any], meta_ref: dict[str, str], data_key: str | None = None
+) -> dict[str, Any]:
+    data: dict[str, Any] = {"type": "array", "items": items_schema}
+    if data_key:
+        data = {"type": "object", "required": [data_key], "properties": {data_key: data}}
     return {
         "type": "object",
         "required": ["status", "data", "errors", "meta"],
         "properties": {
             "status": {"type": "string", "enum": ["success"]},
-            "data": {"type": "array", "items": items_schema},
+            "data": data,
             "errors": {"type": "object", "nullable": True, "description": "Always null on success."},
-            "meta": component_ref(LIST_META),
+            "meta": meta_ref,
         },
     }
 
@@ -246,5 +291,6 @@ class VaultAutoSchema(AutoSchema):
             item_schema = self._component(paginated.name, items) if paginated.name else items
         else:
             item_schema = self.resolve_serializer(force_instance(items), direction).ref
-        self._component(LIST_META, COMPONENTS[LIST_META])
-        return {"description": "", "content": {JSON: {"schema": paginated_envelope(item_schema)}}}
+        meta = self._component(paginated.kind.name, list_meta_schema(paginated.kind))
+        body = paginated_envelope(item_schema, meta, paginated.data_key)
+        return {"description": "", "content": {JSON: {"schema": body}}}

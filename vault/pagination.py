@@ -47,13 +47,18 @@ def paginated_body(
     *,
     page: int | None,
     page_size: int,
-    total_filtered: int,
-    total: int,
+    total_filtered: int | None,
+    total: int | None,
     extra: dict[str, Any] | None = None,
+    data_key: str | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> Enveloped:
+    """The one list shape (F13): `data` is the rows (or `{data_key: rows}` where a route's data was an object before,
+    as a customer's payment methods), and `meta.pagination` says which page this is and how many rows there are
+    (null where a list does not count: events); `extra` adds `nextCursor` where a cursor applies."""
     return Enveloped(
         status="success",
-        data=rows,
+        data={data_key: rows} if data_key else rows,
         errors=None,
         meta={
             "pagination": {
@@ -65,5 +70,13 @@ def paginated_body(
             },
             "timestamp": iso_utc(datetime.now(UTC)),
             "version": settings.REPORTING_API_VERSION,
+            **(meta or {}),
         },
     )
+
+
+def whole_list_body(rows: list[Any], *, data_key: str | None = None) -> Enveloped:
+    """A list that is never long (a company's webhook endpoints, a customer's payment methods, a transaction's trail)
+    answers every row as page 0 of the common shape."""
+    size = len(rows)
+    return paginated_body(rows, page=0, page_size=max(size, 1), total_filtered=size, total=size, data_key=data_key)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 import pytest
 
@@ -70,6 +71,31 @@ def test_unknown_column_is_400_invalid_columns(api_client, build, columns):
     assert response.status_code == 400
     assert response.json()["message"] == "invalid columns"
     assert response.json()["errors"][0]["field"] == "columns"
+
+
+def test_unknown_column_names_the_valid_keys_and_the_one_meant(api_client, build):
+    build()
+    (error,) = report(api_client, columns="transactionUuid,amount,returncode").json()["errors"][:1]
+    assert error["message"].startswith(
+        "unknown column transactionUuid; did you mean uuid?; the columns are uuid, numericId,"
+    )
+    assert all(key in error["message"] for key in BY_KEY)
+    second = report(api_client, columns="amount,returncode").json()["errors"][0]["message"]
+    assert second.startswith("unknown column returncode; did you mean returnCode?; the columns are ")
+
+
+def test_columns_sent_twice_select_both(api_client, build):
+    build()
+    row = _row(api_client, columns=["returnCode", "traceNumber"])
+    assert {"returnDetails.returnCode", "batchDetails.traceNumber"} <= _keys(row)
+
+
+def test_the_documented_columns_name_every_key_and_the_always_on_ones(anonymous_client):
+    paths = anonymous_client.get("/api/schema/", {"format": "json"}).json()["paths"]
+    for path in ("/reporting/transactions", "/reporting/transactions/csv"):
+        (columns,) = [p for p in paths[path]["get"]["parameters"] if p["name"] == "columns"]
+        assert columns["schema"]["items"]["enum"] == list(BY_KEY) and columns["explode"] is False
+        assert ", ".join(ALWAYS_ON) in columns["description"]
 
 
 def test_filtering_never_adds_a_column(api_client, build):
@@ -175,3 +201,8 @@ def test_default_set_matches_registry(api_client, build):
     for key in DEFAULT_COLUMNS:
         f = BY_KEY[key]
         assert (f"{f.group}.{f.inner_key}" if f.group else key) in keys
+
+
+def test_the_developer_guide_names_the_always_on_keys():
+    guide = " ".join((Path(__file__).parents[2] / "docs" / "api.md").read_text().split())
+    assert ", ".join(ALWAYS_ON) in guide

@@ -186,3 +186,18 @@ def test_a_signed_review_cannot_be_edited_or_deleted_in_another_persons_name(sup
     review.refresh_from_db()
     assert (review.notes, str(review.reviewed_on), review.reviewed_by_id) == ("Signed", "2026-06-30", signer.pk)
     assert 'name="risk_reviews-0-DELETE"' not in page.content.decode()
+
+
+def test_a_company_without_debits_shows_no_rate_rather_than_zero(superuser_client, company, other_company):
+    """F25: 5 returns over 0 debits is no rate at all ("n/a"), not 0.00%; the API keeps 0 beside `debits: 0`."""
+    _recent(other_company, 10, ["R10"], "B")
+    listing = superuser_client.get(reverse("admin:accounts_company_changelist"))
+    column = listing.context["cl"].list_display.index("overall_rate_column")
+    rows = {row.name: row for row in listing.context["cl"].result_list}
+    assert rows[company.name].overall_rate is None and "n/a" in listing.content.decode()
+    by_overall = superuser_client.get(reverse("admin:accounts_company_changelist"), {"o": f"-{column}"})
+    assert [row.name for row in by_overall.context["cl"].result_list][:2] == [other_company.name, company.name]
+
+    page = superuser_client.get(reverse("admin:accounts_company_return_rates", args=[company.pk]))
+    assert {category["rate"] for category in page.context["categories"]} == {"n/a"}
+    assert {rate for month in page.context["months"] for _returns, rate in month["cells"]} == {"n/a"}

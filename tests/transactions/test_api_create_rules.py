@@ -198,5 +198,5 @@ def test_null_optional_field_inside_payment_details_reads_as_left_out(api_client
 
 def test_required_field_sent_as_null_is_still_400_naming_it(api_client, customer, saved_method):
     response = put_charge(api_client, saved_charge(customer, saved_method, amount=None))
-    assert_error(response, 400, "amount: This field may not be null.")
+    assert_error(response, 400, "amount may not be null")
     assert response.json()["errors"][0]["field"] == "amount"

@@ -39,7 +39,8 @@ from transactions.records import transaction_event_record, transaction_record
 from transactions.rules import ENTRY_DESCRIPTION_MAX, ENTRY_DESCRIPTION_PATTERN, MAX_AMOUNT_CENTS
 from transactions.selectors import transaction_events, transaction_get
 from transactions.state import Actor
-from vault.openapi import error
+from vault.openapi import Paginated, error
+from vault.pagination import whole_list_body
 from vault.serializers import (
     StrictBooleanField,
     StrictCharField,
@@ -382,12 +383,12 @@ class TransactionDetailView(APIView):
 
 class TransactionEventsView(APIView):
     @extend_schema(
-        responses={200: TransactionEventOutput(many=True)},
+        responses={200: Paginated(TransactionEventOutput)},
         description="The transaction's trail, oldest first: event, fromStatus, toStatus, caller, actor, reason, at.",
     )
     def get(self, request, transaction_uuid: UUID):
         events = transaction_events(company=request.company, transaction_uuid=transaction_uuid)
-        return Response([transaction_event_record(event) for event in events])
+        return Response(whole_list_body([transaction_event_record(event) for event in events]))
 
 
 class TransactionVoidView(APIView):

@@ -9,6 +9,8 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -24,6 +26,7 @@ from transactions.risk import return_rates as rates
 from transactions.risk.account_rules import account_blocks_lift
 from transactions.risk.chart import rate_chart
 from transactions.risk.policies import debit_holds_lift
+from vault import figures
 from vault.admin_figures import LegibleFiguresMixin
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin
 from vault.errors import ApiError
@@ -90,9 +93,14 @@ class RiskReviewInline(admin.TabularInline):
 
 
 def _rate_column(category: rates.RateCategory):
-    @admin.display(description=f"{category.value} rate (60 days)", ordering=f"{category.value}_rate")
+    name = f"{category.value}_rate"
+
+    # A company without debits has no rate ("n/a"); it sorts below every rate, 0.00% included.
+    @admin.display(description=f"{category.value} rate (60 days)", ordering=Coalesce(F(name), Value(-1.0)))
     def column(self, obj: Company) -> str:
-        value = getattr(obj, f"{category.value}_rate", 0) or 0
+        value = getattr(obj, name, None)
+        if value is None:
+            return figures.percent(None)
         threshold = rates.THRESHOLDS[category]
         colour = "#b30000" if value > threshold else "#e08a00" if value * 100 >= threshold * 80 else "inherit"
         return format_html('<span style="color:{}">{}</span>', colour, f"{value:.2%}")
@@ -194,8 +202,8 @@ class CompanyRiskAdmin(CompanyAdmin):
             {
                 "name": category.value,
                 "returns": current.total.returns[category],
-                "rate": f"{current.total.rate(category):.2%}",
-                "files_rate": f"{by_files.total.rate(category):.2%}",
+                "rate": figures.percent(current.total.defined_rate(category)),
+                "files_rate": figures.percent(by_files.total.defined_rate(category)),
                 "threshold": f"{rates.THRESHOLDS[category]:.1%}",
                 "over": current.total.rate(category) > rates.THRESHOLDS[category],
                 "chart": rate_chart(
@@ -219,7 +227,7 @@ class CompanyRiskAdmin(CompanyAdmin):
                     "month": sheet.period.first_day.strftime("%Y-%m"),
                     "debits": sheet.total.debits,
                     "cells": [
-                        (sheet.total.returns[category], f"{sheet.total.rate(category):.2%}")
+                        (sheet.total.returns[category], figures.percent(sheet.total.defined_rate(category)))
                         for category in rates.CATEGORIES
                     ],
                 }

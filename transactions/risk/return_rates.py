@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from enum import Enum
 
-from django.db.models import Count, Expression, FloatField, OuterRef, QuerySet, Subquery, Value
+from django.db.models import Count, Expression, FloatField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Cast, Coalesce, NullIf, TruncDate
 
 from accounts.models import Company
@@ -83,7 +83,12 @@ class Counts:
             self.returns[category] += count
 
     def rate(self, category: RateCategory) -> float:
+        """What the API answers (CONTRACT 10): 0 when there are no debits."""
         return self.returns[category] / self.debits if self.debits else 0
+
+    def defined_rate(self, category: RateCategory) -> float | None:
+        """For people: None (shown "n/a") when there are no debits, where 0.00% would read as a good figure."""
+        return self.returns[category] / self.debits if self.debits else None
 
     def categories_json(self) -> dict:
         return {
@@ -319,7 +324,7 @@ def _count_of(queryset: QuerySet) -> Subquery:
 
 def current_rate_annotations(*, today: date) -> dict[str, Expression]:
     """Company queryset annotations: `<category>_rate` over the rolling 60 days ending `today` (method 1), as
-    Subqueries per company row, so the admin's company list can show and sort by them."""
+    Subqueries per company row, so the admin's company list can show and sort by them; null without debits."""
     start, end = rolling_period(today).bounds()
     debits = _count_of(
         Transaction.objects.filter(
@@ -341,7 +346,5 @@ def current_rate_annotations(*, today: date) -> dict[str, Expression]:
                 return_code__in=[code for code, entry in RETURN_CODES.items() if entry.category == category]
             )
         returns = Coalesce(_count_of(counted), 0)
-        annotations[f"{category.value}_rate"] = Coalesce(
-            Cast(returns, FloatField()) / Cast(NullIf(debits, 0), FloatField()), Value(0.0)
-        )
+        annotations[f"{category.value}_rate"] = Cast(returns, FloatField()) / Cast(NullIf(debits, 0), FloatField())
     return annotations

@@ -29,7 +29,10 @@ COMMON_PARAMS = frozenset({"format", "entityUuid"})
 
 class CategoryRateSerializer(serializers.Serializer):
     returns = serializers.IntegerField()
-    rate = serializers.FloatField()
+    rate = serializers.FloatField(
+        help_text="returns / debits, unrounded. With no debits there is no rate: it reads 0 here (the admin shows "
+        "n/a), so read it with `debits`."
+    )
     threshold = serializers.FloatField()
 
 
