@@ -86,6 +86,10 @@ def _forbidden(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     )
 
 
+# A developer pointing a webhook at a local receiver learns the switch (on by default with DEBUG).
+_LOCAL_HINT = " (a development server allows http and local addresses with WEBHOOK_ALLOW_PRIVATE_URLS=1)"
+
+
 def _split(url: str, allow_private: bool) -> tuple[str, str, int, str]:
     try:
         parts = urlsplit(url)
@@ -95,7 +99,7 @@ def _split(url: str, allow_private: bool) -> tuple[str, str, int, str]:
     scheme = parts.scheme.lower()
     allowed = ("https", "http") if allow_private else ("https",)
     if scheme not in allowed:
-        raise UnsafeDestination("url must use https")
+        raise UnsafeDestination(f"url must use https{_LOCAL_HINT}")
     if not parts.hostname:
         raise UnsafeDestination("url must name a host")
     if parts.username or parts.password:
@@ -134,5 +138,7 @@ def destination_resolve(url: str, *, allow_private: bool | None = None) -> Desti
     if not allow_private:
         for address in addresses:
             if _forbidden(ipaddress.ip_address(address.split("%", 1)[0])):
-                raise UnsafeDestination("url resolves to a private, loopback, link-local or reserved address")
+                raise UnsafeDestination(
+                    f"url resolves to a private, loopback, link-local or reserved address{_LOCAL_HINT}"
+                )
     return Destination(scheme=scheme, host=host, port=port, target=target, address=addresses[0])

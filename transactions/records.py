@@ -98,7 +98,8 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         "description": text_or_none(txn.description),
         "entryDescription": txn.entry_description,
         "purpose": txn.purpose,
-        "failureReason": text_or_none(txn.failure_reason),
+        # HELD is no failure: the reason is holdReason's (F17); the column keeps it for the `created` event.
+        "failureReason": None if txn.status == Status.HELD else text_or_none(txn.failure_reason),
         **return_details(txn),
         "voidedAt": iso_utc(txn.voided_at),
         "reversalUuid": str(txn.reversal_uuid) if txn.reversal_uuid else None,

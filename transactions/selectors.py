@@ -20,6 +20,13 @@ from vault.errors import NotFound
 TRANSACTION_NOT_FOUND = "Transaction not found"
 
 
+class TransactionNotFound(NotFound):
+    """404 for a transaction named in the path: `errors[0].field` is the record's own key, `uuid` (F17)."""
+
+    def __init__(self) -> None:
+        super().__init__(TRANSACTION_NOT_FOUND, field="uuid")
+
+
 def transaction_list(*, company: Company) -> QuerySet[Transaction]:
     return Transaction.objects.filter(company=company).select_related("customer", "payment_method", "hold")
 
@@ -27,7 +34,7 @@ def transaction_list(*, company: Company) -> QuerySet[Transaction]:
 def transaction_get(*, company: Company, transaction_uuid: UUID) -> Transaction:
     found = transaction_list(company=company).filter(uuid=transaction_uuid).first()
     if found is None:
-        raise NotFound(TRANSACTION_NOT_FOUND, field="transactionUuid")
+        raise TransactionNotFound()
     return found
 
 
@@ -35,7 +42,7 @@ def transaction_events(*, company: Company, transaction_uuid: UUID) -> QuerySet[
     """A transaction's trail, oldest first; 404 for another company's transaction."""
     found = Transaction.objects.filter(company=company, uuid=transaction_uuid).values_list("pk", flat=True).first()
     if found is None:
-        raise NotFound(TRANSACTION_NOT_FOUND, field="transactionUuid")
+        raise TransactionNotFound()
     return TransactionEvent.objects.filter(transaction_id=found).order_by("id")
 
 

@@ -254,3 +254,11 @@ def test_replay_of_another_companys_event_is_404(api_client, other_company, rece
     response = api_client.post(f"{LIST}/{uuid}/replay", {"eventIds": [str(foreign.uuid)]}, format="json")
     assert response.status_code == 404
     assert not Delivery.objects.exists()
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8080/hook", "https://127.0.0.1/hook"])
+def test_a_refused_local_url_says_how_development_allows_it(api_client, settings, url):
+    """F16: the developer learns the switch from the error itself."""
+    settings.WEBHOOK_ALLOW_PRIVATE_URLS = False
+    error = _create(api_client, url).json()["errors"][0]
+    assert error["code"] == "unsafe_url" and "WEBHOOK_ALLOW_PRIVATE_URLS=1" in error["message"]

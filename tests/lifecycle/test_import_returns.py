@@ -61,6 +61,7 @@ def test_return_of_a_processing_transaction(company, tmp_path):
         "contestedReturns": 0,
         "unmatched": [],
         "exceptions": [],
+        "alreadyImported": False,
     }
     assert ingestion.file_format == "nacha" and ingestion.filename == "returns.ach"
     processing.refresh_from_db()
@@ -215,7 +216,7 @@ def test_reimporting_the_same_file_is_idempotent(company, tmp_path):
     copy = tmp_path / "copy-of-returns.ach"
     copy.write_bytes(path.read_bytes())
     again = run("import_returns", str(copy), "--at", "2026-12-09T14:00:00Z")
-    assert again == first
+    assert again == {**first, "alreadyImported": True} and first["alreadyImported"] is False
     assert IngestionFile.objects.count() == 1 and TransactionReturn.objects.count() == 1
     txn.refresh_from_db()
     assert txn.return_entry.returned_at == datetime(2026, 12, 8, 14, tzinfo=UTC)

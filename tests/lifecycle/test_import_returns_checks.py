@@ -123,3 +123,20 @@ def test_a_malformed_csv_is_a_clear_error(originated, tmp_path, rows, message):
     with pytest.raises(CommandError, match=f"returns.csv: line [0-9]+: {message}"):
         run("import_returns", str(path), "--at", RETURN_TIME)
     assert not IngestionFile.objects.exists()
+
+
+def test_an_empty_file_is_called_empty(tmp_path):
+    """F24: not "missing columns"."""
+    path = tmp_path / "returns.csv"
+    path.write_text("\n")
+    with pytest.raises(CommandError, match="returns.csv: the file is empty"):
+        run("import_returns", str(path), "--at", RETURN_TIME)
+
+
+def test_csv_column_names_read_in_any_case(originated, tmp_path):
+    """F24: a bank's `Record_Type,Original_Trace_Number,CODE` header is the same header."""
+    (txn, _other) = originated
+    path = tmp_path / "returns.csv"
+    path.write_text(return_csv([f"return,{txn.trace_number},R01"], columns="Record_Type,Original_Trace_Number,CODE"))
+    summary = run("import_returns", str(path), "--at", RETURN_TIME)
+    assert (summary["returns"], summary["unmatched"], summary["alreadyImported"]) == (1, [], False)

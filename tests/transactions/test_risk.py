@@ -7,6 +7,7 @@ from rest_framework.test import APIClient
 
 from tests import factories
 from tests.concurrency import at_once
+from tests.lifecycle.conftest import run
 from tests.transactions.conftest import put_charge, saved_charge
 from transactions.models import Status, Transaction, TransactionHold
 
@@ -128,3 +129,25 @@ def test_declined_charges_do_not_use_up_the_daily_volume(api_client, company, cu
         "Pending"
     )
     assert put_charge(api_client, saved_charge(customer, saved_method, amount=1)).json()["data"]["status"] == "HELD"
+
+
+@pytest.mark.django_db
+def test_a_held_charge_says_why_in_hold_reason_not_as_a_failure(api_client, company, customer, saved_method):
+    """F17: HELD is no failure; once released the charge carries no failure either."""
+    company.hold_over = 10
+    company.save()
+    held = put_charge(api_client, saved_charge(customer, saved_method, amount=11)).json()["data"]
+    assert held["status"] == "HELD" and held["holdReason"] and held["failureReason"] is None
+    assert run("release_holds", "--uuid", held["uuid"])["released"] == 1
+    released = api_client.get(f"/transactions/{held['uuid']}").json()["data"]
+    assert released["status"] == "Pending" and released["failureReason"] is None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("suffix", ["", "/events", "/void"])
+def test_a_transaction_not_found_names_its_own_key(api_client, suffix):
+    """F17: the transaction's key is `uuid` (its record's), not `transactionUuid`."""
+    url = f"/transactions/00000000-0000-4000-8000-000000000000{suffix}"
+    response = api_client.post(url) if suffix == "/void" else api_client.get(url)
+    assert response.status_code == 404
+    assert response.json()["errors"] == [{"field": "uuid", "code": "not_found", "message": "Transaction not found"}]

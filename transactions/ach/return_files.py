@@ -144,7 +144,8 @@ def _check_csv_controls(items: list[nacha.ReturnedItem], record_count: str, hash
 
 
 def _csv_items(reader: csv.DictReader) -> list[nacha.ReturnedItem]:
-    columns = [name.strip() for name in (reader.fieldnames or [])]
+    reader.fieldnames = [name.strip().lower() for name in (reader.fieldnames or [])]  # any case: Trace, CODE
+    columns = reader.fieldnames
     missing = [name for name in CSV_REQUIRED if name not in columns]
     unknown = len([name for name in columns if name not in CSV_COLUMNS])
     if missing or unknown:

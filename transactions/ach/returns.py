@@ -408,6 +408,7 @@ def summary_of(ingestion: IngestionFile, applied: _Applied) -> dict:
         "contestedReturns": applied.contested,
         "unmatched": applied.unmatched,
         "exceptions": applied.exceptions,
+        "alreadyImported": False,  # True when the same file (by SHA-256) is imported again: nothing is applied
     }
 
 
@@ -419,13 +420,15 @@ def returns_import(
     digest = hashlib.sha256(content).hexdigest()
     existing = IngestionFile.objects.filter(sha256=digest).first()
     if existing is not None:
-        return existing.summary
+        return {**existing.summary, "alreadyImported": True}
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ReturnFileError("the file is not UTF-8 / ASCII text") from None
     if "\0" in text:
         raise ReturnFileError("the file holds a NUL character: not a return file")
+    if not text.strip():
+        raise ReturnFileError("the file is empty")
     content_read = read_return_file(text)
     items = content_read.items
     try:
@@ -448,7 +451,7 @@ def returns_import(
         existing = IngestionFile.objects.filter(sha256=digest).first()
         if existing is None:
             raise
-        return existing.summary
+        return {**existing.summary, "alreadyImported": True}
     logger.info(
         "imported %s: %s returns, %s notices, %s dishonored, %s contested, %s unmatched, %s exceptions",
         ingestion.uuid,

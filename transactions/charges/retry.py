@@ -17,9 +17,9 @@ from transactions.idempotency import ChargeResult
 from transactions.methods import method_kind
 from transactions.models import Status, Transaction, TransactionType
 from transactions.return_codes import REINITIATION_CODES, RETURN_CODES
+from transactions.selectors import TransactionNotFound
 from transactions.state import Actor
 from vault.error_codes import ErrorCode
-from vault.errors import NotFound
 
 MAX_RETRIES = 2  # three presentments in all
 RETRY_WINDOW = timedelta(days=180)
@@ -53,7 +53,7 @@ def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime
             .first()
         )
         if returned is None:
-            raise NotFound("Transaction not found", field="transactionUuid")
+            raise TransactionNotFound()
         original = (
             Transaction.objects.select_for_update()
             .filter(company=company, pk=returned.retry_of_id or returned.pk)

@@ -32,10 +32,11 @@ from transactions.effective_dates import effective_date_resolve
 from transactions.methods import ACH, method_kind, sec_codes
 from transactions.models import ChangeNotice, Status, Transaction, TransactionType
 from transactions.return_codes import Corrected
+from transactions.selectors import TransactionNotFound
 from transactions.state import Actor, Event, move_for, transaction_create, transaction_lock, transition
 from vault.crypto import account_number_hash
 from vault.error_codes import ErrorCode
-from vault.errors import Conflict, NotFound
+from vault.errors import Conflict
 
 PAYMENT_METHOD_BLOCKED = "payment method is blocked"
 REVERSAL_DESCRIPTION = "REVERSAL"
@@ -98,7 +99,7 @@ def _locked_original(company: Company, transaction_uuid: UUID) -> Transaction:
     mine = Transaction.objects.filter(company=company, uuid=transaction_uuid, account_validation__isnull=True)
     original = transaction_lock(mine).first()
     if original is None:
-        raise NotFound("Transaction not found", field="transactionUuid")
+        raise TransactionNotFound()
     return original
 
 

@@ -34,11 +34,8 @@ from transactions.risk.account_rules import debit_account_check, debited_account
 from transactions.risk.account_validation import Account, web_debit_gate
 from transactions.risk.credit_monitoring import ReceiverAccount
 from transactions.risk.limits import risk_assess
-from transactions.selectors import duplicate_of, transaction_get
+from transactions.selectors import TransactionNotFound, duplicate_of, transaction_get
 from transactions.state import Actor, Event, target_of, transaction_create, transaction_lock, transition
-from vault.errors import (
-    NotFound,
-)
 
 # The fields `accepted_charge_process` may change besides the status, for a save(update_fields=...) after it.
 PROCESSED_FIELDS = (
@@ -65,6 +62,7 @@ def accepted_charge_process(*, txn: Transaction, now: datetime) -> Event | None:
 def accepted_charge_resume(*, txn: Transaction, actor: Actor, at: datetime) -> None:
     """A charge back in Pending (released, restored) goes on as a new one would: its fields saved, then its
     move (settled, declined) if it makes one."""
+    txn.failure_reason = ""  # the hold's reason was never a failure; a decline now sets its own
     then = accepted_charge_process(txn=txn, now=at)
     txn.save(update_fields=PROCESSED_FIELDS)
     if then is not None:
@@ -240,6 +238,6 @@ def transaction_void(
     with transaction.atomic():
         txn = transaction_lock(Transaction.objects.filter(company=company, uuid=transaction_uuid)).first()
         if txn is None:
-            raise NotFound("Transaction not found", field="transactionUuid")
+            raise TransactionNotFound()
         transition(txn, Event.VOIDED, actor=actor, at=now, voided_at=now)
     return transaction_get(company=company, transaction_uuid=transaction_uuid)
