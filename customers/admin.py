@@ -7,6 +7,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.http import Http404
+from django.urls import reverse
+from django.utils.html import format_html
 from simple_history.admin import SimpleHistoryAdmin
 
 from customers.models import Customer
@@ -57,9 +59,9 @@ class CustomerAdmin(CompanyScopedAdminMixin, ExactUuidSearchMixin, SimpleHistory
     search_fields = ["first_name", "last_name", "company_name", "email", "customer_id"]
     uuid_search_fields = ["uuid"]
     list_select_related = ["company"]
-    readonly_fields = ["uuid", "company", "created_at", "updated_at"]
+    readonly_fields = ["uuid", "company", "created_at", "updated_at", "transactions"]
     fieldsets = [
-        (None, {"fields": ["uuid", "company", "status"]}),
+        (None, {"fields": ["uuid", "company", "status", "transactions"]}),
         ("Holder", {"fields": ["account_holder_type", "first_name", "last_name", "company_name", "customer_id"]}),
         ("Contact", {"fields": ["email", "phone"]}),
         ("Dates", {"fields": ["created_at", "updated_at"]}),
@@ -67,6 +69,12 @@ class CustomerAdmin(CompanyScopedAdminMixin, ExactUuidSearchMixin, SimpleHistory
     actions = ["activate", "deactivate"]
     ordering = ["-created_at", "-id"]
     history_list_display = ["status"]
+
+    @admin.display(description="transactions")
+    def transactions(self, obj: Customer) -> str:
+        # By URL name: customers sits below transactions and imports nothing of it (F22).
+        url = reverse("admin:transactions_transaction_changelist")
+        return format_html('<a href="{}?customer__id__exact={}">This customer\'s transactions</a>', url, obj.pk)
 
     def has_add_permission(self, request) -> bool:
         # Customers are created by merchants through the API, under their own company.

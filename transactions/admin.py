@@ -11,6 +11,7 @@ from transactions.ach.admin import (
     TransactionActionForm,
     TransactionActionPermissionsMixin,
 )
+from transactions.methods import method_kind
 from transactions.models import Transaction, TransactionEvent
 from transactions.risk import admin as returnrisk_admin  # noqa: F401  (the return-rate program's pages)
 from transactions.sandbox.admin import simulate_sandbox
@@ -101,12 +102,22 @@ class TransactionAdmin(
     )
     readonly_fields = fields
     money_fields = ("amount",)
+    card_fields = ("card_masked", "card_expiration", "authorized_at", "auth_response_code")
+    bank_fields = ("account_type", "routing_number", "standard_entry_class_code", "batch", "trace_number")
+
+    def get_fields(self, request, obj=None):
+        # A bank entry's page leaves out the card fields, a card charge's the bank ones (F21).
+        fields = super().get_fields(request, obj)
+        if obj is None:
+            return fields
+        hidden = self.bank_fields if method_kind(obj.method).pays_by_card else self.card_fields
+        return tuple(name for name in fields if name not in hidden)
 
     def get_search_fields(self, request):
         # Exact lookups on id / uuid columns only when the term has that shape: a mistyped term is no
         # database type error, just no match.
         term = request.GET.get("q", "").strip()
-        fields = ["customer__email", "=external_unique_id"]
+        fields = ["customer__email", "customer__last_name", "customer__company_name", "=external_unique_id"]
         if term.isdigit():
             fields.append("=id")
         if len(term) == LAST_FOUR and term.isdigit():

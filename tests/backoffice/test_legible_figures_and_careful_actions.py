@@ -165,3 +165,23 @@ def test_search_by_last_four_and_by_trace_number(operator, company):
     by_trace = operator.get(CHANGELIST, {"q": "021000020000042"}).content.decode()
     assert str(wanted.uuid) in by_trace and str(other.uuid) not in by_trace
     assert "021000020000042" in operator.get(f"{CHANGELIST}{wanted.pk}/change/").content.decode()
+
+
+def test_search_by_customer_name_and_the_customer_page_links_its_transactions(operator, company):
+    """F22: support finds a payer by name, and goes from a customer to their transactions."""
+    hopper = factories.CustomerFactory(company=company, last_name="Hopper")
+    wanted = bank_txn(company, customer=hopper)
+    other = bank_txn(company, customer=factories.CustomerFactory(company=company, last_name="Lovelace"))
+    found = operator.get(CHANGELIST, {"q": "hopper"}).content.decode()
+    assert str(wanted.uuid) in found and str(other.uuid) not in found
+    page = operator.get(f"/admin/customers/customer/{hopper.pk}/change/").content.decode()
+    link = f"{CHANGELIST}?customer__id__exact={hopper.pk}"
+    assert link in page
+    listed = operator.get(link).content.decode()
+    assert str(wanted.uuid) in listed and str(other.uuid) not in listed
+
+
+def test_a_bank_entry_page_leaves_out_the_card_fields(operator, company):
+    """F21: an ACH entry's page has no card number or authorisation fields."""
+    page = operator.get(f"{CHANGELIST}{bank_txn(company).pk}/change/").content.decode()
+    assert "Trace number" in page and "Auth response code" not in page and "Card masked" not in page
