@@ -88,6 +88,15 @@ def test_reversing_twice_is_409(api_client, settled):
     assert Transaction.objects.filter(type="Credit").count() == 1
 
 
+def test_a_retried_reversal_with_its_idempotency_key_replays_the_first_answer(api_client, settled):
+    """F20: a client retrying after a timeout gets the reversal it made, not 409 not_reversible."""
+    first = _reverse(api_client, settled.uuid, HTTP_IDEMPOTENCY_KEY="reverse-17")
+    again = _reverse(api_client, settled.uuid, HTTP_IDEMPOTENCY_KEY="reverse-17")
+    assert (first.status_code, again.status_code, again.headers["Idempotent-Replayed"]) == (201, 201, "true")
+    assert again.json()["data"] == first.json()["data"]
+    assert Transaction.objects.filter(type="Credit").count() == 1
+
+
 @pytest.mark.parametrize(
     ("status", "txn_type"),
     [
