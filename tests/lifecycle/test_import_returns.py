@@ -331,6 +331,8 @@ def test_concurrent_imports_of_one_file_apply_it_once(company, tmp_path):
     (txn,) = _originated(bank_txn(company))
     path = _return_file(tmp_path, [(txn, "R01", {})])
     results = at_once(lambda: run("import_returns", str(path)), 3)
+    # One run applies it; the others answer its summary, saying they imported nothing.
+    assert sorted(result.pop("alreadyImported") for result in results) == [False, True, True]
     assert len(results) == 3 and results[0] == results[1] == results[2]
     assert results[0]["returns"] == 1
     assert TransactionReturn.objects.count() == 1 and IngestionFile.objects.count() == 1
