@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connection, models, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 from django.db.models import QuerySet
 
 from accounts.authentication import ApiKeyPrincipal
@@ -409,10 +409,11 @@ def transition_rows(
         assignments = ", ".join(f"{connection.ops.quote_name(column.column)} = %s" for column in columns)
         table, pk = connection.ops.quote_name(meta.db_table), connection.ops.quote_name(meta.pk.column)
         sql = f"UPDATE {table} SET {assignments} WHERE {pk} = %s"  # noqa: S608 - model names; values are parameters
+    wrapper = connections[DEFAULT_DB_ALIAS]  # not the thread-local proxy: it is read seven times a row below
     with connection.cursor() as cursor:
         for chunk in progress(chunks, desc=desc or event, unit="chunk"):
             values = [
-                [column.get_db_prep_save(getattr(txn, column.attname), connection) for column in columns] + [txn.pk]
+                [column.get_db_prep_save(getattr(txn, column.attname), wrapper) for column in columns] + [txn.pk]
                 for txn in chunk
             ]
             if postgres:

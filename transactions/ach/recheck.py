@@ -17,6 +17,7 @@ from transactions.return_codes import Corrected
 from transactions.risk.account_rules import block_reason
 from transactions.state import Actor, Event, transition
 from vault.crypto import account_number_hash
+from vault.db import values_in
 
 AccountKey = tuple[int, str, str]  # company, routing number, keyed hash of the account number
 
@@ -76,8 +77,12 @@ def _one_off_corrections(due: Sequence[Transaction]) -> dict[AccountKey, Correct
         return {}
     notices = (
         ChangeNotice.objects.filter(
+            values_in(
+                {txn.account_number_hash for txn in one_offs},
+                field="transaction__account_number_hash",
+                array_type="text",
+            ),
             transaction__company_id__in={txn.company_id for txn in one_offs},
-            transaction__account_number_hash__in={txn.account_number_hash for txn in one_offs},
         )
         .select_related("transaction")
         .order_by("changed_at", "pk")
@@ -122,8 +127,8 @@ def _refusals(due: Sequence[Transaction]) -> dict[int, str]:
     blocks = {
         (company_id, routing, hashed): block_reason(code, txn_uuid)
         for company_id, routing, hashed, code, txn_uuid in AccountBlock.objects.filter(
+            values_in({txn.account_number_hash for txn in debits}, field="account_number_hash", array_type="text"),
             company_id__in={txn.company_id for txn in debits},
-            account_number_hash__in={txn.account_number_hash for txn in debits},
             lifted_at__isnull=True,
         ).values_list("company_id", "routing_number", "account_number_hash", "return_code", "transaction__uuid")
     }
