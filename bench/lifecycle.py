@@ -2,7 +2,7 @@
 
 Seeds `--entries` Pending entries due on one processing day across `--companies` companies (one SQL statement on
 PostgreSQL, from a pool of distinct accounts), then runs each command as its own process (as cron does) and prints
-its wall time, entries/s and peak RSS (the child's ru_maxrss). Between the steps it checks what must hold at volume:
+its wall time, entries/s and peak RSS (its VmHWM). Between the steps it checks what must hold at volume:
 every file passes the independent readers (achkit and tests/lifecycle/nacha_reader, tests/nacha_check.py) and its
 control totals equal the database's, a 10% return file is matched in full, and a NOC file is applied in full.
 
@@ -91,15 +91,42 @@ class _BackendClock:
                 self.seconds = sum(seen.values())
 
 
+# The command's own peak RSS: VmHWM of its address space, read as it exits. (ru_maxrss would not do: Linux carries
+# the forking bench's high-water mark into the child across exec.)
+PEAK_RSS_WRAPPER = (
+    "import atexit, runpy, sys\n"
+    "def peak():\n"
+    "    line = next(line for line in open('/proc/self/status') if line.startswith('VmHWM'))\n"
+    "    print('peak-rss-kb', line.split()[1], file=sys.stderr)\n"
+    "atexit.register(peak)\n"
+    "sys.argv = sys.argv[1:]\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+)
+
+
+def _peak_rss_mb(stderr: str) -> float:
+    for line in reversed(stderr.splitlines()):
+        if line.startswith("peak-rss-kb "):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def _command(label: str, count: int, *args: str) -> dict:
-    """One command in its own process, as cron runs it: wall time, entries/s, the child's peak RSS (wait4), and
+    """One command in its own process, as cron runs it: wall time, entries/s, its peak RSS (VmHWM), and
     the CPU seconds of the child and of its database backend."""
     name = f"bench-lifecycle-{os.getpid()}-{label.replace(' ', '-')}"
-    environment = {**os.environ, "PGAPPNAME": name}
+    # As cron runs it: DEBUG off (with DEBUG Django keeps the text of its last 9000 statements, arrays of 20k ids
+    # included, in memory), the secrets the seeding generated passed as in production.
+    secrets = json.loads((Path(os.environ["VAR_DIR"]) / "dev-secrets.json").read_text())
+    environment = {**os.environ, **secrets, "DEBUG": "0", "PGAPPNAME": name}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, _BackendClock(URL, name) as backend:
         started = time.perf_counter()
         child = subprocess.Popen(
-            [sys.executable, str(ROOT / "manage.py"), *args], stdout=out, stderr=err, cwd=ROOT, env=environment
+            [sys.executable, "-c", PEAK_RSS_WRAPPER, str(ROOT / "manage.py"), *args],
+            stdout=out,
+            stderr=err,
+            cwd=ROOT,
+            env=environment,
         )
         _pid, status, usage = os.wait4(child.pid, 0)
         elapsed = time.perf_counter() - started
@@ -109,7 +136,7 @@ def _command(label: str, count: int, *args: str) -> dict:
     if child.returncode != 0:
         sys.exit(f"{label} failed ({child.returncode}): {errors[-2000:]}")
     result = json.loads(output.strip().splitlines()[-1])
-    rss_mb = usage.ru_maxrss / 1024
+    rss_mb = _peak_rss_mb(errors)
     python_cpu = usage.ru_utime + usage.ru_stime
     cpu = python_cpu + backend.seconds
     rate = count / elapsed
