@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from events import services as event_services
+from events import outbox as event_outbox
 from events.models import Event
 from tests import factories
 from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
@@ -75,7 +75,7 @@ def test_a_day_in_chunks_of_one_writes_what_a_day_in_one_piece_writes(tmp_path, 
         (state, "UPDATE_CHUNK", 2),
         (state, "EVENT_ARRAY_THRESHOLD", 1),
         (transaction_events, "WEBHOOK_CHUNK", 2),
-        (event_services, "COPY_THRESHOLD", 1),
+        (event_outbox, "COPY_THRESHOLD", 1),
         (returns, "LOCK_CHUNK", 2),
     ):
         monkeypatch.setattr(module, name, value)
