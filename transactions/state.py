@@ -104,35 +104,37 @@ class Move:
 
 
 API, ADMIN, COMMAND = Caller.API, Caller.ADMIN, Caller.COMMAND
-P, H, D, S = Status.PENDING, Status.HELD, Status.DECLINED, Status.SETTLED
+PENDING, HELD, DECLINED, SETTLED = Status.PENDING, Status.HELD, Status.DECLINED, Status.SETTLED
 
 MOVES: tuple[Move, ...] = (
     # Birth: a charge (PUT /transactions, or bootstrap_demo) or a reversal's credit.
-    Move(None, Event.CREATED, P, frozenset({API, COMMAND}), why="accepted; ACH/RCC wait for originate"),
-    Move(None, Event.CREATED, H, frozenset({API, COMMAND}), why="risk hold"),
-    Move(None, Event.CREATED, D, frozenset({API, COMMAND}), why="risk decline, or a card that has expired"),
-    Move(None, Event.CREATED, S, frozenset({API, COMMAND}), _settles_outside_file, why="RTP settles at once"),
+    Move(None, Event.CREATED, PENDING, frozenset({API, COMMAND}), why="accepted; ACH/RCC wait for originate"),
+    Move(None, Event.CREATED, HELD, frozenset({API, COMMAND}), why="risk hold"),
+    Move(None, Event.CREATED, DECLINED, frozenset({API, COMMAND}), why="risk decline, or a card that has expired"),
+    Move(None, Event.CREATED, SETTLED, frozenset({API, COMMAND}), _settles_outside_file, why="RTP settles at once"),
     # release_holds, or the account validation a `prenote_first` debit waited for (settle, or a confirm route).
-    Move(H, Event.RELEASED, P, frozenset({COMMAND, ADMIN, API}), why="release_holds, or its account validated"),
-    Move(H, Event.DECLINED, D, frozenset({COMMAND, API}), why="the account validation it waited for failed"),
-    Move(P, Event.REJECTED, Status.REJECTED, frozenset({ADMIN}), why="not sent yet"),
-    Move(H, Event.REJECTED, Status.REJECTED, frozenset({ADMIN}), why="not sent yet"),
-    Move(Status.REJECTED, Event.RESTORED, P, frozenset({ADMIN}), why="processed again as a new charge"),
+    Move(
+        HELD, Event.RELEASED, PENDING, frozenset({COMMAND, ADMIN, API}), why="release_holds, or its account validated"
+    ),
+    Move(HELD, Event.DECLINED, DECLINED, frozenset({COMMAND, API}), why="the account validation it waited for failed"),
+    Move(PENDING, Event.REJECTED, Status.REJECTED, frozenset({ADMIN}), why="not sent yet"),
+    Move(HELD, Event.REJECTED, Status.REJECTED, frozenset({ADMIN}), why="not sent yet"),
+    Move(Status.REJECTED, Event.RESTORED, PENDING, frozenset({ADMIN}), why="processed again as a new charge"),
     # A void by the merchant, or import_returns voiding a reversal credit whose debit came back unsent.
-    Move(P, Event.VOIDED, Status.VOIDED, frozenset({API, COMMAND})),
-    Move(P, Event.ORIGINATED, Status.PROCESSING, frozenset({COMMAND}), _is_in_nacha_file, why="in a NACHA file"),
-    Move(Status.PROCESSING, Event.SETTLED, S, frozenset({COMMAND}), why="its file was sent and the day came"),
+    Move(PENDING, Event.VOIDED, Status.VOIDED, frozenset({API, COMMAND})),
+    Move(PENDING, Event.ORIGINATED, Status.PROCESSING, frozenset({COMMAND}), _is_in_nacha_file, why="in a NACHA file"),
+    Move(Status.PROCESSING, Event.SETTLED, SETTLED, frozenset({COMMAND}), why="its file was sent and the day came"),
     # A card captured by settle; an RTP charge settling at once when its hold is released or it is restored.
-    Move(P, Event.SETTLED, S, frozenset({COMMAND, ADMIN}), _settles_outside_file),
+    Move(PENDING, Event.SETTLED, SETTLED, frozenset({COMMAND, ADMIN}), _settles_outside_file),
     # A card that expired before its hold was released or it was restored; an entry `originate` finds going to an
     # account a return has blocked since it was accepted.
-    Move(P, Event.DECLINED, D, frozenset({COMMAND, ADMIN}), _declinable_when_pending),
+    Move(PENDING, Event.DECLINED, DECLINED, frozenset({COMMAND, ADMIN}), _declinable_when_pending),
     # `originate` sends it to the account a notice of change corrected since it was accepted.
-    Move(P, Event.CORRECTED, P, frozenset({COMMAND}), _is_in_nacha_file, why="account corrected by a NOC"),
+    Move(PENDING, Event.CORRECTED, PENDING, frozenset({COMMAND}), _is_in_nacha_file, why="account corrected by a NOC"),
     Move(Status.PROCESSING, Event.RETURNED, Status.RETURNED, frozenset({COMMAND})),
-    Move(S, Event.RETURNED, Status.RETURNED, frozenset({COMMAND}), why="a late return"),
+    Move(SETTLED, Event.RETURNED, Status.RETURNED, frozenset({COMMAND}), why="a late return"),
     Move(Status.REVERSED, Event.RETURNED, Status.RETURNED, frozenset({COMMAND}), why="a late return"),
-    Move(S, Event.REVERSED, Status.REVERSED, frozenset({API}), _is_debit, why="an offsetting credit"),
+    Move(SETTLED, Event.REVERSED, Status.REVERSED, frozenset({API}), _is_debit, why="an offsetting credit"),
     # Acknowledging an exception records who saw it; the status stays.
     *(Move(status, Event.ACKNOWLEDGED, status, frozenset({ADMIN})) for status in Status.values),
 )

@@ -19,13 +19,13 @@ def _exception_for(txn: Transaction) -> TransactionException:
     return record or TransactionException(company_id=txn.company_id, transaction=txn)
 
 
-def _locked(txn: Transaction) -> Transaction:
+def _transaction_locked(txn: Transaction) -> Transaction:
     return transaction_lock(Transaction.objects.filter(pk=txn.pk)).get()
 
 
 @transaction.atomic
 def transaction_reject(*, txn: Transaction, reason: str, actor: Actor, at: datetime) -> Transaction:
-    locked = _locked(txn)
+    locked = _transaction_locked(txn)
     move_for(locked, Event.REJECTED, actor)  # refused before the exception record is touched
     record = _exception_for(locked)
     record.reject_reason = (reason or DEFAULT_REJECT_REASON)[:255]
@@ -38,7 +38,7 @@ def transaction_reject(*, txn: Transaction, reason: str, actor: Actor, at: datet
 
 @transaction.atomic
 def transaction_restore(*, txn: Transaction, actor: Actor, at: datetime, reason: str = "") -> Transaction:
-    locked = _locked(txn)
+    locked = _transaction_locked(txn)
     move_for(locked, Event.RESTORED, actor)
     record = _exception_for(locked)
     record.restored_at = at
@@ -51,7 +51,7 @@ def transaction_restore(*, txn: Transaction, actor: Actor, at: datetime, reason:
 @transaction.atomic
 def transaction_acknowledge(*, txn: Transaction, actor: Actor, at: datetime) -> bool:
     """Marks the exception seen; True when this call did it, False when it was already acknowledged."""
-    locked = _locked(txn)
+    locked = _transaction_locked(txn)
     record = _exception_for(locked)
     if record.acknowledged_at is not None:
         return False

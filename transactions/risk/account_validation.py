@@ -39,6 +39,7 @@ from transactions.models import (
     TransactionHold,
     TransactionType,
 )
+from transactions.risk.limits import RiskOutcome
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
 from transactions.state import Actor, Event, transaction_create, transaction_lock, transition
 from vault import crypto
@@ -322,13 +323,6 @@ def held_debits_settle(
     return count
 
 
-@dataclass(frozen=True)
-class GateOutcome:
-    status: str
-    code: str
-    reason: str
-
-
 class AccountState:
     """Where a company stands with one account: its latest finished validation decides, a pending one waits."""
 
@@ -373,7 +367,7 @@ def web_debit_gate(
     txn_type: str,
     actor: Actor,
     now: datetime,
-) -> GateOutcome | None:
+) -> RiskOutcome | None:
     """The company's policy for every ACH WEB debit, saved method or one-off (CONTRACT 11, 12), keyed on the
     account (routing + account number) within the company: validated passes; otherwise `require` declines it;
     `prenote_first` holds it (VAL) and sends a prenote unless one is pending; `off` lets it through. Runs inside
@@ -384,14 +378,14 @@ def web_debit_gate(
     if _gate_state(company=company, account=account, saved=saved) == AccountState.VALIDATED:
         return None
     if policy == Company.AccountValidation.REQUIRE:
-        return GateOutcome(Status.DECLINED, HOLD_CODE, NOT_VALIDATED)
+        return RiskOutcome(Status.DECLINED, HOLD_CODE, NOT_VALIDATED)
     if saved is not None:  # STYLE lock order: customer, method; then the state again, as the lock found it
         saved = payment_method_lock(company=company, customer=customer, payment_method=saved)
     state = _gate_state(company=company, account=account, saved=saved)
     if state == AccountState.VALIDATED:
         return None
     if state == AccountState.FAILED:
-        return GateOutcome(Status.DECLINED, HOLD_CODE, VALIDATION_FAILED)
+        return RiskOutcome(Status.DECLINED, HOLD_CODE, VALIDATION_FAILED)
     if state == AccountState.UNVALIDATED:
         try:
             _validation_create(
@@ -405,13 +399,13 @@ def web_debit_gate(
             )
         except Conflict:
             pass  # a concurrent charge to the same account started its prenote first: this debit waits for it
-    return GateOutcome(Status.HELD, HOLD_CODE, HOLD_REASON)
+    return RiskOutcome(Status.HELD, HOLD_CODE, HOLD_REASON)
 
 
 # --- what the lifecycle commands do to validations ---------------------------------------------------------------
 
 
-def _locked(
+def _validations_locked(
     validation_ids: Iterable[int], *, exclude_failed: bool = True
 ) -> list[tuple[AccountValidation, PaymentMethod | None]]:
     """Each validation with its method (None for an account validated without one), locked method first
@@ -431,7 +425,7 @@ def _pending_of(transaction_ids: Iterable[int]) -> list[tuple[AccountValidation,
     validation_ids = Transaction.objects.filter(pk__in=ids, account_validation__isnull=False).values_list(
         "account_validation_id", flat=True
     )
-    return _locked(validation_ids)
+    return _validations_locked(validation_ids)
 
 
 def validations_returned(*, transaction_ids: Iterable[int], actor: Actor, at: datetime) -> int:
@@ -485,7 +479,7 @@ def validations_settle(*, at: datetime, actor: Actor, company_ids: Sequence[int]
     expired = AccountValidation.objects.filter(only, kind=Kind.MICRODEPOSITS, state=State.PENDING, expires_at__lte=at)
     counts = {"validated": 0, "failed": 0}
     for validation_ids, passed in ((due, True), (list(expired.values_list("pk", flat=True)), False)):
-        for validation, method in _locked(validation_ids):
+        for validation, method in _validations_locked(validation_ids):
             if validation.state != State.PENDING:
                 continue
             _finish(validation, method, passed=passed, reason="" if passed else EXPIRED, actor=actor, at=at)
