@@ -277,8 +277,8 @@ def _check_files(paths: list[str], entries: int) -> None:
 
 def _returns_file(var_dir: str, entries: int, code_of, name: str, at: datetime, corrected=None) -> tuple[Path, int]:
     """A NACHA return / NOC file naming every `step`-th entry, as the RDFI sends it (written in chunks of rows)."""
-    from transactions.ach.returns import return_file_for
     from transactions.models import Transaction
+    from transactions.sandbox.bank_files import return_file_for
 
     step = max(1, round(entries / max(1, round(entries * (0.1 if corrected is None else 0.01)))))
     ids = list(Transaction.objects.order_by("id").values_list("id", flat=True)[::step])

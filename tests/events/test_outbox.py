@@ -14,8 +14,8 @@ from events.models import Event
 from events.outbox import EventDraft, event_record, events_record
 from tests import factories
 from tests.lifecycle.conftest import MONDAY, MONDAY_MORNING, MONDAY_SETTLED, run
-from transactions.ach.returns import return_file_for
 from transactions.models import Transaction
+from transactions.sandbox.bank_files import return_file_for
 from transactions.state import Actor, Caller
 
 pytestmark = pytest.mark.django_db

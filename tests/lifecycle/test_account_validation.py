@@ -14,8 +14,8 @@ from tests.lifecycle import nacha_reader
 from tests.lifecycle.conftest import run
 from tests.transactions.conftest import bank_details, put_charge, saved_charge
 from transactions import calendar
-from transactions.ach.returns import return_file_for
 from transactions.models import AccountValidation, Transaction
+from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 

@@ -16,8 +16,8 @@ from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, r
 from transactions import events as transaction_events
 from transactions import state
 from transactions.ach import origination, returns
-from transactions.ach.returns import return_file_for
 from transactions.models import Transaction, TransactionEvent
+from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 

@@ -11,9 +11,9 @@ import pytest
 
 from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run
 from transactions import calendar
-from transactions.ach.returns import return_file_for
 from transactions.models import DishonoredReturn, ParkedReturnItem, Settlement, Transaction, TransactionReturn
 from transactions.return_codes import NOT_RETURNS, RETURN_CODES, ReturnKind, TimeFrame
+from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 

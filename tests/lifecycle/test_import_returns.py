@@ -16,9 +16,9 @@ from tests.lifecycle.conftest import (
     run,
     saved_method_txn,
 )
-from transactions.ach.returns import return_file_for
 from transactions.models import ChangeNotice, IngestionFile, Transaction, TransactionReturn
 from transactions.return_codes import CHANGE_CODES, RETURN_CODES
+from transactions.sandbox.bank_files import return_file_for
 from vault import crypto
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ import pytest
 from django.core.management.base import CommandError
 
 from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, return_csv, run
-from transactions.ach.returns import return_file_for
 from transactions.models import IngestionFile, Transaction
+from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ import pytest
 from django.core.management.base import CommandError
 
 from tests.lifecycle.conftest import MONDAY_MORNING, return_csv, run, saved_method_txn
-from transactions.ach.returns import return_file_for
 from transactions.models import ChangeNotice, IngestionFile, ParkedReturnItem, TransactionReturn
+from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 

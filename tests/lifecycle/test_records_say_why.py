@@ -9,7 +9,7 @@ import pytest
 
 from events.models import Event
 from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, run, saved_method_txn
-from transactions.ach.returns import return_file_for
+from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 

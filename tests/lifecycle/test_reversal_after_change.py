@@ -11,8 +11,8 @@ import time_machine
 
 from tests.lifecycle import nacha_reader
 from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
-from transactions.ach.returns import return_file_for
 from transactions.models import Transaction, TransactionReturn
+from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 

@@ -16,8 +16,8 @@ from django.core.management.base import CommandError
 
 from tests import factories
 from tests.lifecycle.conftest import MONDAY_SETTLED, bank_txn, run
-from transactions.ach.returns import return_file_for
 from transactions.models import DishonoredReturn, ParkedReturnItem, Settlement, Transaction, TransactionReturn
+from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from tests import factories
 from tests.lifecycle import nacha_reader
 from tests.lifecycle.conftest import run
 from transactions.ach.operator_actions import transaction_acknowledge, transaction_reject, transaction_restore
-from transactions.ach.returns import return_file_for
 from transactions.models import Transaction
+from transactions.sandbox.bank_files import return_file_for
 from transactions.state import Actor, Caller
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ from django.db import IntegrityError, transaction
 
 from tests import factories
 from tests.lifecycle.conftest import MONDAY, MONDAY_MORNING, bank_txn, run
-from transactions.ach.returns import return_file_for
 from transactions.models import Transaction
+from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 

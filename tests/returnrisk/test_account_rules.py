@@ -15,9 +15,9 @@ from events.models import Event
 from tests import factories
 from tests.lifecycle.conftest import MONDAY_MORNING, run, saved_method_txn
 from transactions import calendar
-from transactions.ach.returns import return_file_for
 from transactions.models import AccountBlock, RiskAction, Transaction
 from transactions.return_codes import ACCOUNT_BLOCK_CODES
+from transactions.sandbox.bank_files import return_file_for
 from vault import crypto
 
 pytestmark = pytest.mark.django_db

@@ -8,10 +8,10 @@ import pytest
 
 from tests import factories
 from tests.lifecycle.conftest import MONDAY_MORNING, run, saved_method_txn
-from transactions.ach.returns import return_file_for
 from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert
 from transactions.return_codes import PolicyAction
 from transactions.risk.policies import policy_in_force
+from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 

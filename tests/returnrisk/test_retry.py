@@ -10,10 +10,10 @@ from django.utils import timezone
 from tests import factories
 from tests.lifecycle import nacha_reader
 from tests.lifecycle.conftest import run
-from transactions.ach.returns import return_file_for
 from transactions.models import Transaction, TransactionReturn
 from transactions.return_codes import RETURN_CODES
 from transactions.risk.policies import debit_hold_place
+from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 

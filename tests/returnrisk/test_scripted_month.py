@@ -12,8 +12,8 @@ from django.utils import timezone
 from events.models import Event
 from tests import factories
 from tests.lifecycle.conftest import run
-from transactions.ach.returns import return_file_for
 from transactions.models import DebitHold, RiskAction, RiskAlert, Transaction
+from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 

@@ -14,8 +14,8 @@ from accounts.models import User
 from tests import factories
 from tests.lifecycle.conftest import run
 from tests.transactions.conftest import bank_details, put_charge
-from transactions.ach.returns import return_file_for
 from transactions.models import Transaction
+from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 

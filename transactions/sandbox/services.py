@@ -17,11 +17,12 @@ from django.utils import timezone
 from accounts.models import Company
 from transactions import calendar
 from transactions.ach.origination import transactions_originate
-from transactions.ach.returns import return_file_for, returns_import
+from transactions.ach.returns import returns_import
 from transactions.ach.settlement import transactions_settle
 from transactions.models import Status, Transaction
 from transactions.return_codes import CHANGE_CODES
 from transactions.sandbox import magic
+from transactions.sandbox.bank_files import return_file_for
 from transactions.sandbox.magic import Outcome
 from transactions.selectors import transaction_get
 from vault.error_codes import ErrorCode
