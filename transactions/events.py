@@ -28,7 +28,7 @@ def _draft(txn: Transaction, type: str) -> EventDraft:
     return EventDraft(company_id=txn.company_id, type=type, object_uuid=txn.uuid, data=transaction_record(txn))
 
 
-def transaction_webhook(txn: Transaction, type: str) -> None:
+def transaction_event(txn: Transaction, type: str) -> None:
     events_record([_draft(txn, type)])
 
 
@@ -77,7 +77,7 @@ def _record_rows(ids: list[int]) -> Iterator[Transaction]:
         yield txn
 
 
-def transactions_webhook(ids: Iterable[int], type: str) -> None:
+def transactions_event(ids: Iterable[int], type: str) -> None:
     """The same event for many transactions (lifecycle commands), read back after their update, a chunk at a time.
     No hold: the record reads it only for HELD rows, which no bulk transition produces."""
     ids = list(ids)

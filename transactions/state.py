@@ -17,7 +17,7 @@ from django.db.models import QuerySet
 
 from accounts.authentication import ApiKeyPrincipal
 from events.types import EventType
-from transactions.events import transaction_created_event, transaction_webhook, transactions_webhook
+from transactions.events import transaction_created_event, transaction_event, transactions_event
 from transactions.methods import method_kind
 from transactions.models import Status, Transaction, TransactionEvent, TransactionHold, TransactionType
 from vault.commands import Progress, no_progress
@@ -274,7 +274,7 @@ def transition(txn: Transaction, event: str, *, actor: Actor, at, reason: str = 
         event_row = _event(locked, move, source=locked.status, actor=actor, at=at, reason=reason)
         _append([event_row])
         if webhook := webhook_type(move):
-            transaction_webhook(txn, webhook)
+            transaction_event(txn, webhook)
     return event_row
 
 
@@ -357,7 +357,7 @@ def transition_many(
             move, [(values[0], values[1], whys.get(values[0], reason)) for values in members], actor=actor, at=at
         )
         if webhook := webhook_type(move):
-            transactions_webhook(ids, webhook)
+            transactions_event(ids, webhook)
     return [(values[0], *values[len(CHECKED_FIELDS) :]) for members in moved.values() for values in members]
 
 
@@ -427,4 +427,4 @@ def transition_rows(
     for move, members in moved.items():
         _append_moved(move, [(txn.pk, txn.company_id, "") for txn in members], actor=actor, at=at)
         if webhook := webhook_type(move):
-            transactions_webhook([txn.pk for txn in members], webhook)
+            transactions_event([txn.pk for txn in members], webhook)
