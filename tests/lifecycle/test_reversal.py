@@ -2,11 +2,13 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 import time_machine
 
 from tests.concurrency import at_once
+from tests.lifecycle import nacha_reader
 from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
 from transactions.models import Transaction
 
@@ -74,10 +76,12 @@ def test_the_reversal_credit_goes_out_in_the_next_file(api_client, settled):
 def test_the_credit_shows_the_day_it_settles_before_it_goes_out(api_client, settled):
     shown = _reverse(api_client, settled.uuid).json()["data"]["effectiveDate"]
 
-    run("originate", "--at", "2026-12-08T16:00:00Z")  # Tuesday's file: the credit settles on Wednesday
+    (path,) = run("originate", "--at", "2026-12-08T16:00:00Z")["files"]  # Tuesday's file: it settles Wednesday
 
     credit = Transaction.objects.select_related("batch").get(type="Credit")
     assert shown == credit.batch.effective_date.isoformat() == "2026-12-09"
+    (batch,) = nacha_reader.read(Path(path).read_text()).batches  # and the file says so
+    assert batch.effective_date == "261209"
 
 
 def test_reversing_twice_is_409(api_client, settled):
