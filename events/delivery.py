@@ -39,6 +39,7 @@ from events.models import Delivery, DeliveryAttempt, WebhookEndpoint
 from events.outbox import events_fan_out
 from events.records import event_body
 from events.services import endpoint_disable
+from events.wakeups import deliveries_due_wake
 
 logger = logging.getLogger("events.delivery")
 
@@ -397,9 +398,7 @@ def _record_endpoint_health(
 
 
 def _wake_worker_at(moment: datetime | None) -> None:
-    from events.tasks import deliver_webhooks_soon  # tasks imports this module
-
-    deliver_webhooks_soon(at=moment)
+    deliveries_due_wake(at=moment)
 
 
 def _record_safely(token: str, delivery: Delivery, outcome: Outcome | None) -> None:

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from events.models import Delivery, Event, ObjectSequence, WebhookEndpoint
 from events.types import subscribed
+from events.wakeups import deliveries_due_wake
 
 SEQUENCE_CHUNK = 500
 COPY_THRESHOLD = 200
@@ -85,9 +86,7 @@ def _sequences(drafts: Sequence[EventDraft]) -> list[int]:
 
 
 def _wake_worker() -> None:
-    from events.tasks import deliver_webhooks_soon  # tasks -> delivery -> outbox: imported when first used
-
-    deliver_webhooks_soon()
+    deliveries_due_wake()
 
 
 def wake_worker_after_commit() -> None:

@@ -7,11 +7,13 @@ import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.dispatch import receiver
 from django_tasks import TaskResultStatus, task
 from django_tasks_db import DatabaseBackend
 from django_tasks_db.models import DBTaskResult
 
 from events.delivery import deliveries_run
+from events.wakeups import deliveries_due
 
 logger = logging.getLogger("events.tasks")
 
@@ -29,6 +31,11 @@ def deliver_webhooks_soon(*, at: datetime | None = None) -> None:
         if DBTaskResult.objects.ready().filter(task_path=deliver_webhooks.module_path).exists():
             return
     (deliver_webhooks if at is None else deliver_webhooks.using(run_after=at)).enqueue()
+
+
+@receiver(deliveries_due)
+def _deliveries_due(sender, *, at: datetime | None = None, **kwargs) -> None:
+    deliver_webhooks_soon(at=at)
 
 
 def task_results_purge(*, before: datetime) -> int:

@@ -1,6 +1,6 @@
-"""Background CSV exports (N4, as Stripe's report runs): the writes behind POST /reporting/exports, the worker's
-build of the file, its download and its purge. Kept apart from reporting/services.py, which reaches transactions:
-nothing here writes a transaction's status."""
+"""Background CSV exports (N4, as Stripe's report runs): the worker's build of the file, its download and its
+purge (POST /reporting/exports queues one: reporting.services.report_export_create).
+Nothing here writes a transaction's status."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Q
 from django.http import QueryDict
 from django.utils import timezone
@@ -33,27 +32,11 @@ def _exports_dir():
     return directory
 
 
-def _query_dict(pairs: list[list[str]]) -> QueryDict:
+def export_params(pairs: list[list[str]]) -> QueryDict:
     params = QueryDict(mutable=True)
     for name, value in pairs:
         params.appendlist(name, value)
     return params
-
-
-def report_export_create(*, company: Any, params: QueryDict) -> ReportExport:
-    """Check the parameters as the streamed CSV would (400 on a bad one) and queue the export for a worker."""
-    pairs = [[name, value] for name, values in params.lists() if name != "entityUuid" for value in values]
-    report_csv_query(company=company, params=_query_dict(pairs))
-    with transaction.atomic():
-        export = ReportExport.objects.create(company=company, parameters=pairs, created_at=timezone.now())
-        transaction.on_commit(lambda: _enqueue_build(export.pk), robust=True)
-    return export
-
-
-def _enqueue_build(export_id: int) -> None:
-    from reporting.tasks import report_export_build_task  # tasks imports this module
-
-    report_export_build_task.enqueue(export_id)
 
 
 def report_export_build(*, export_id: int) -> None:
@@ -77,7 +60,7 @@ def report_export_build(*, export_id: int) -> None:
     file_name = f"{export.uuid}.csv"
     path = _exports_dir() / file_name
     try:
-        query = report_csv_query(company=export.company, params=_query_dict(export.parameters))
+        query = report_csv_query(company=export.company, params=export_params(export.parameters))
         rows = query.count()
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "wb") as out:

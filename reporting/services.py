@@ -1,5 +1,6 @@
 """Writes of the reporting app: the leases that cap concurrent CSV exports (M9, N4), and the repair of the
-transaction counters (which database triggers otherwise keep). Background exports: reporting/exports.py."""
+transaction counters (which database triggers otherwise keep), and the queueing of a background export (whose
+build, download and purge are in reporting/exports.py)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,14 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, Sum
+from django.http import QueryDict
 from django.utils import timezone
 
 from accounts.models import Company
-from reporting.models import CsvExportLease, TransactionCount
+from reporting.exports import export_params
+from reporting.models import CsvExportLease, ReportExport, TransactionCount
+from reporting.selectors import report_csv_query
+from reporting.tasks import report_export_build_task
 from transactions.models import Transaction
 from vault.errors import Throttled
 
@@ -133,3 +138,13 @@ def verify_transaction_counts(*, repair: bool) -> list[CountMismatch]:
                     company_id=company_id, slot=0, defaults={"row_count": now_counted}
                 )
     return mismatches
+
+
+def report_export_create(*, company: Any, params: QueryDict) -> ReportExport:
+    """Check the parameters as the streamed CSV would (400 on a bad one) and queue the export for a worker."""
+    pairs = [[name, value] for name, values in params.lists() if name != "entityUuid" for value in values]
+    report_csv_query(company=company, params=export_params(pairs))
+    with transaction.atomic():
+        export = ReportExport.objects.create(company=company, parameters=pairs, created_at=timezone.now())
+        transaction.on_commit(lambda: report_export_build_task.enqueue(export.pk), robust=True)
+    return export

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from reporting.cursors import request_digest
-from reporting.exports import report_export_create, report_export_file
+from reporting.exports import report_export_file
 from reporting.filters import ReportFilterBackend
 from reporting.openapi import REPORT_ROW, report_parameters
 from reporting.projection import columns_param, projection_for
@@ -27,7 +27,7 @@ from reporting.selectors import (
     report_queryset,
     report_sort,
 )
-from reporting.services import LeasedStream, csv_export_lease_acquire
+from reporting.services import LeasedStream, csv_export_lease_acquire, report_export_create
 from vault.csv_export import CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
 from vault.error_codes import ErrorCode
