@@ -15,7 +15,7 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework_simplejwt.authentication import JWTAuthentication
 
 from accounts.models import ApiKey, Company
-from accounts.selectors import api_key_matching
+from accounts.selectors import api_key_authenticated, api_key_used
 from accounts.services import hash_api_key, split_api_key, token_matches_password
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -53,6 +53,9 @@ def _touch_last_used(api_key: ApiKey) -> None:
     if api_key.last_used_at is None or now - api_key.last_used_at > LAST_USED_RESOLUTION:
         stale = Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_RESOLUTION)
         ApiKey.objects.filter(stale, pk=api_key.pk).update(last_used_at=now)
+        # Written here or by another process within the minute: either way this process need not try again.
+        api_key.last_used_at = now
+        api_key_used(api_key)
 
 
 class ApiKeyAuthentication(BaseAuthentication):
@@ -69,7 +72,7 @@ class ApiKeyAuthentication(BaseAuthentication):
         parts = split_api_key(raw_key) if raw_key else None
         if parts is None:
             raise exceptions.AuthenticationFailed(self.failure)
-        api_key = api_key_matching(parts[0], hash_api_key(raw_key))
+        api_key = api_key_authenticated(parts[0], hash_api_key(raw_key))
         if api_key is None:
             raise exceptions.AuthenticationFailed(self.failure)
         if api_key.is_revoked:

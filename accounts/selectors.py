@@ -2,14 +2,41 @@
 
 from __future__ import annotations
 
+import copy
 import hmac
 import time
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import DEFAULT_DB_ALIAS
+from django.db.models import Model
+from django.db.models.base import ModelState
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
 
 from accounts.actions import LIVE_API_KEY_GROUP
-from accounts.models import ActionGroup, ApiKey, Membership
+from accounts.models import ActionGroup, ApiKey, Company, Membership
 
 _GROUP_CACHE_SECONDS = 5.0
 _group_cache: dict[str, tuple[float, frozenset[str] | None]] = {}
+
+# An API key as authentication last read it (with its company), per process, by the hash of the whole key: every
+# request with a key read it again before (a round trip; the bare-insert floor's one other than its INSERT).
+# Revocation, a change of scope or rollout flag, a company's suspension or its settings reach every process within
+# this many seconds (CONTRACT 3); a save in this process clears its own copy at once.
+API_KEY_CACHE_SECONDS = 2.0
+_API_KEY_CACHE_MAX = 10_000  # keys in use at once per process; past it the cache starts over
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+@dataclass
+class _KeySnapshot:
+    read_at: float
+    key: dict[str, Any]
+    company: dict[str, Any]
+
+
+_key_cache: dict[str, _KeySnapshot] = {}
 
 
 def api_key_matching(prefix: str, key_hash: str) -> ApiKey | None:
@@ -18,6 +45,63 @@ def api_key_matching(prefix: str, key_hash: str) -> ApiKey | None:
     candidates = ApiKey.objects.select_related("company").filter(prefix=prefix)
     matches = [key for key in candidates if hmac.compare_digest(key.key_hash, key_hash)]
     return matches[0] if len(matches) == 1 else None
+
+
+def _values(obj: Model) -> dict[str, Any]:
+    return {field.attname: getattr(obj, field.attname) for field in obj._meta.concrete_fields}
+
+
+def _instance(model: type[Model], values: dict[str, Any]) -> Model:
+    """A model instance as the ORM loads one, from a snapshot's values, with copies of its mutable values (a
+    list of actions): each request gets its own, so nothing one request does to it reaches another."""
+    obj = model.__new__(model)
+    obj.__dict__.update(
+        {name: value if isinstance(value, _IMMUTABLE) else copy.deepcopy(value) for name, value in values.items()}
+    )
+    obj._state = ModelState()
+    obj._state.adding, obj._state.db = False, DEFAULT_DB_ALIAS
+    return obj
+
+
+def api_key_authenticated(prefix: str, key_hash: str) -> ApiKey | None:
+    """`api_key_matching`, answered from this process's copy when it was read less than API_KEY_CACHE_SECONDS
+    ago (revoked keys too: they stay refused). An unknown key is never remembered, so a new key works at once; nor
+    is a sandbox company's."""
+    now = time.monotonic()
+    cached = _key_cache.get(key_hash)
+    if cached is None or now - cached.read_at >= API_KEY_CACHE_SECONDS:
+        api_key = api_key_matching(prefix, key_hash)
+        if api_key is None:
+            return None
+        if api_key.company.is_sandbox:
+            return api_key  # read every time: its clock moves by request (POST /sandbox/clock)
+        if len(_key_cache) >= _API_KEY_CACHE_MAX:
+            _key_cache.clear()
+        cached = _KeySnapshot(read_at=now, key=_values(api_key), company=_values(api_key.company))
+        _key_cache[key_hash] = cached
+    api_key = _instance(ApiKey, cached.key)
+    api_key._state.fields_cache["company"] = _instance(Company, cached.company)
+    return api_key
+
+
+def api_key_used(api_key: ApiKey) -> None:
+    """This process's copy of the key learns the `last_used_at` authentication just wrote."""
+    cached = _key_cache.get(api_key.key_hash)
+    if cached is not None:
+        cached.key["last_used_at"] = api_key.last_used_at
+
+
+@receiver(post_save, sender=ApiKey, dispatch_uid="api_key_cache_clear_on_key_save")
+@receiver(post_delete, sender=ApiKey, dispatch_uid="api_key_cache_clear_on_key_delete")
+@receiver(post_save, sender=Company, dispatch_uid="api_key_cache_clear_on_company_save")
+@receiver(post_delete, sender=Company, dispatch_uid="api_key_cache_clear_on_company_delete")
+def _api_key_cache_clear_on_save(**kwargs) -> None:
+    api_key_cache_clear()
+
+
+def api_key_cache_clear() -> None:
+    """Forget this process's copies (another process's expire within API_KEY_CACHE_SECONDS)."""
+    _key_cache.clear()
 
 
 def membership_for(*, user_id: int, company_uuid) -> Membership | None:

@@ -5,8 +5,9 @@ inserts one transaction row.
 Creates (drops first) its own database, migrates it, adds a company, an API key, 50 payers with saved methods,
 starts gunicorn with bench.floor_settings, drives N concurrent keep-alive clients for a fixed time against our
 charge and then against the floor (or in turn, --rounds), and prints requests/s, p50/p95/p99 latency, errors and
-CPU per charge for both, and how ours compares (target: at least half the floor's throughput, p95 under 3 times
-the floor's).
+CPU per charge for both, and how ours compares (target, issue 29: at least 0.9 times the floor's throughput, p95
+under 1.5 times the floor's, in one alternating run). The floor authenticates as every route does (the API key,
+from the per-process copy, and the throttle), so the difference is the charge itself.
 
     .venv/bin/python bench/charges.py                       # 16 clients, 50 payers, 20 s each, 4 sync workers
     .venv/bin/python bench/charges.py --profile var/charge.svg   # also py-spy (pip install py-spy) on our run
@@ -329,6 +330,7 @@ def measure(args, setup: dict, server: subprocess.Popen, path: str, seconds: flo
     return latencies, errors, cpu_after[0] - cpu_before[0], database
 
 
+THROUGHPUT_TARGET, P95_TARGET = 0.9, 1.5  # issue 29: ours against the authenticated floor
 SIDES = {"floor": "/bench/floor/transactions", "unthrottled": "/bench/unthrottled/transactions"}
 
 
@@ -405,8 +407,9 @@ def main() -> None:
     throughput = ours["requestsPerSecond"] / floor["requestsPerSecond"] if floor["requestsPerSecond"] else 0
     p95 = ours["p95Ms"] / floor["p95Ms"] if floor["p95Ms"] else float("inf")
     print(
-        f"ours/floor: throughput {throughput:.2f} (target >= 0.5: {'met' if throughput >= 0.5 else 'MISSED'}), "
-        f"p95 {p95:.2f} (target < 3: {'met' if p95 < 3 else 'MISSED'})"
+        f"ours/floor: throughput {throughput:.2f} (target >= {THROUGHPUT_TARGET}: "
+        f"{'met' if throughput >= THROUGHPUT_TARGET else 'MISSED'}), "
+        f"p95 {p95:.2f} (target < {P95_TARGET}: {'met' if p95 < P95_TARGET else 'MISSED'})"
     )
     print(json.dumps({"ours": ours, "floor": floor, "throughputRatio": round(throughput, 2),
                       "p95Ratio": round(p95, 2)}))  # fmt: skip

@@ -194,6 +194,76 @@ def _outbox_write(drafts: Sequence[EventDraft], now: datetime) -> list[Event]:
     return events
 
 
+# `_OUTBOX_SQL` after the INSERT of the one row the events are about, all one statement (PostgreSQL): a charge's
+# row, its `created` trail (the row's trigger) and its events in one round trip. Each event's data takes the values
+# only the INSERT knows (`merge`: JSON name -> returned column) from what it returned.
+_ROW_AND_OUTBOX_SQL = """
+WITH made AS ({row}),
+reserved AS (
+    INSERT INTO {sequence} AS s (company_id, object_uuid, last_sequence)
+    SELECT * FROM unnest(%s::bigint[], %s::uuid[], %s::bigint[]) ORDER BY 1, 2
+    ON CONFLICT (company_id, object_uuid) DO UPDATE SET last_sequence = s.last_sequence + excluded.last_sequence
+    RETURNING company_id, object_uuid, last_sequence
+),
+written AS (
+    INSERT INTO {event} (company_id, uuid, type, object_uuid, sequence, data, created_at, fanout_pending)
+    SELECT r.company_id, d.uuid, d.type, r.object_uuid, r.last_sequence - d.back,
+           d.data::jsonb || jsonb_build_object({merge}), %s,
+           EXISTS (SELECT 1 FROM {endpoint} e WHERE e.company_id = d.company_id AND e.enabled AND e.deleted_at IS NULL)
+    FROM unnest(%s::bigint[], %s::uuid[], %s::uuid[], %s::text[], %s::text[], %s::bigint[])
+         WITH ORDINALITY AS d (company_id, object_uuid, uuid, type, data, back, ord)
+    JOIN reserved r ON r.company_id = d.company_id AND r.object_uuid = d.object_uuid
+    CROSS JOIN made
+    ORDER BY d.ord
+    RETURNING id, uuid, sequence, fanout_pending
+)
+SELECT made.*, written.id, written.uuid, written.sequence, written.fanout_pending FROM made CROSS JOIN written
+"""
+
+_OUTBOX_ORDER = ("company", "object", "count", "now", "draft_company", "draft_object", "uuid", "type", "data", "back")
+
+
+def row_and_events_record(
+    drafts: Sequence[EventDraft], *, row: tuple[str, list[Any]], returning: Sequence[str], merge: dict[str, str]
+) -> tuple[tuple[Any, ...], list[Event]]:
+    """PostgreSQL only, in the caller's transaction (or as a transaction of its own: one statement): `row`, an
+    INSERT ... RETURNING (SQL, parameters) of the object the drafts are about, and the drafts' events, in one
+    statement; each event's data gets `merge` (JSON name -> one of the `returning` columns, those the INSERT returns
+    in order) from the row. Returns
+    what the INSERT returned and the events, as `events_record` would have written them after it."""
+    now = timezone.now()
+    events = [
+        Event(
+            company_id=draft.company_id, type=draft.type, object_uuid=draft.object_uuid, data=draft.data, created_at=now
+        )
+        for draft in drafts
+    ]
+    quote = connection.ops.quote_name
+    sql = _ROW_AND_OUTBOX_SQL.format(
+        row=row[0],
+        sequence=quote(ObjectSequence._meta.db_table),
+        event=quote(Event._meta.db_table),
+        endpoint=quote(WebhookEndpoint._meta.db_table),
+        merge=", ".join(f"'{name}', made.{quote(column)}" for name, column in merge.items()),
+    )
+    named = _outbox_params(events, now)
+    by_uuid = {event.uuid: event for event in events}
+    returned: tuple[Any, ...] = ()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*row[1], *(named[name] for name in _OUTBOX_ORDER)])
+        for values in cursor.fetchall():
+            returned, (pk, event_uuid, sequence, fanout_pending) = tuple(values[:-4]), values[-4:]
+            event = by_uuid[UUID(str(event_uuid))]
+            event.pk, event.sequence, event.fanout_pending = pk, sequence, fanout_pending
+            event._state.adding, event._state.db = False, connection.alias
+    merged = {name: returned[list(returning).index(column)] for name, column in merge.items()}
+    for event in events:  # the data as stored
+        event.data = {**event.data, **merged}
+    if any(event.fanout_pending for event in events):
+        wake_worker_after_commit()
+    return returned, events
+
+
 def _events_insert(drafts: Sequence[EventDraft], now: datetime) -> list[Event]:
     """Any database, any number of drafts: sequences, then the events (COPY for many on PostgreSQL)."""
     with_endpoints = set(

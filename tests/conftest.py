@@ -13,7 +13,7 @@ from django.core.cache import caches
 from django.db import connection
 from rest_framework.test import APIClient
 
-from accounts.selectors import clear_action_group_cache
+from accounts.selectors import api_key_cache_clear, clear_action_group_cache
 from tests import factories, nacha_check
 from transactions.ach import origination
 
@@ -38,8 +38,10 @@ def _fast_password_hashing(settings):
 @pytest.fixture(autouse=True)
 def _fresh_action_group_cache():
     clear_action_group_cache()
+    api_key_cache_clear()  # a key's copy outlives the test's rolled-back rows, and ids and hashes come again
     yield
     clear_action_group_cache()
+    api_key_cache_clear()
 
 
 @pytest.fixture(autouse=True)

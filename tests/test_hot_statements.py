@@ -10,6 +10,7 @@ from django.db import connection
 from django.db.models.signals import pre_save
 from django.utils import timezone
 
+from events.models import Event
 from payments.models import PaymentMethod
 from tests import factories
 from transactions.models import Transaction
@@ -157,3 +158,49 @@ def test_saved_method_lookup_is_404_for_another_companys_method(company, other_c
         saved_method_for_charge(
             company=other_company, customer_uuid=saved_method.customer.uuid, payment_method_uuid=saved_method.uuid
         )
+
+
+def _charge(api_client, saved: PaymentMethod, **overrides) -> dict:
+    body = {
+        "method": "ACH",
+        "type": "Debit",
+        "amount": 1500,
+        "customerUuid": str(saved.customer.uuid),
+        "paymentMethodUuid": str(saved.uuid),
+        "paymentDetails": {
+            "name": "x",
+            "accountType": "Checking",
+            "accountNumber": "1111",
+            "routingNumber": "021000021",
+        },
+    } | overrides
+    response = api_client.put("/transactions", body, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()["data"]
+
+
+BORN = [("ACH", ["transaction.created"]), ("RTP", ["transaction.created", "transaction.settled"])]
+
+
+@pytest.mark.parametrize(("method", "announced"), BORN)
+def test_a_charge_row_its_trail_and_its_events_are_written_alike_on_both_databases(
+    api_client, saved_method, method, announced
+):
+    """On PostgreSQL one statement writes the row, its trail (the trigger) and its events, which take numericId and
+    isDuplicate from the INSERT; elsewhere the INSERT then the outbox's statements. The same rows either way."""
+    first = _charge(api_client, saved_method, method=method)
+    again = _charge(api_client, saved_method, method=method)
+    for record, duplicate in ((first, False), (again, True)):
+        txn = Transaction.objects.get(uuid=record["uuid"])
+        assert (record["numericId"], record["isDuplicate"]) == (txn.pk, duplicate)
+        assert list(txn.events.values_list("event", "to_status")) == [("created", record["status"])]
+        events = Event.objects.filter(object_uuid=txn.uuid).order_by("sequence")
+        assert [(event.type, event.sequence) for event in events] == [(t, n) for n, t in enumerate(announced, 1)]
+        assert all(event.data == record for event in events)
+
+
+def test_a_transition_after_the_one_statement_charge_numbers_its_event_next(api_client, saved_method):
+    record = _charge(api_client, saved_method)
+    assert api_client.post(f"/transactions/{record['uuid']}/void").status_code == 200
+    events = Event.objects.filter(object_uuid=record["uuid"]).order_by("sequence")
+    assert [(event.type, event.sequence) for event in events] == [("transaction.created", 1), ("transaction.voided", 2)]

@@ -10,11 +10,11 @@ from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Model
 from django.db.models.base import ModelState
 
-from events.outbox import EventDraft, events_record, events_record_many
+from events.outbox import EventDraft, events_record, events_record_many, row_and_events_record
 from events.types import EventType
 from transactions.models import Status, Transaction
 from transactions.records import RECORD_COLUMNS, transaction_record
-from vault.db import ids_in
+from vault.db import RowInsert, ids_in
 
 # A transaction that is born in one of these statuses also reports it, after transaction.created.
 BORN_AS: dict[str, str] = {
@@ -32,10 +32,34 @@ def transaction_event(txn: Transaction, type: str) -> None:
     events_record([_draft(txn, type)])
 
 
-def transaction_created_event(txn: Transaction) -> None:
+def _born_types(txn: Transaction) -> list[str]:
     """transaction.created, then the status it was born in when that is not Pending (held, declined, settled)."""
-    types = [EventType.TRANSACTION_CREATED, *([BORN_AS[txn.status]] if txn.status in BORN_AS else [])]
-    events_record([_draft(txn, type) for type in types])
+    return [EventType.TRANSACTION_CREATED, *([BORN_AS[txn.status]] if txn.status in BORN_AS else [])]
+
+
+def transaction_created_event(txn: Transaction) -> None:
+    events_record([_draft(txn, type) for type in _born_types(txn)])
+
+
+# What only the INSERT of a transaction knows of its record: JSON name -> column.
+_INSERTED = {"numericId": "id", "isDuplicate": "is_duplicate"}
+
+
+def transaction_insert_announced(txn: Transaction, insert: RowInsert) -> None:
+    """PostgreSQL: the INSERT of a new transaction (its `created` trail is the row's trigger) and the events of its
+    birth (`transaction_created_event`'s), one statement: one round trip where there were two."""
+    record = transaction_record(txn) | dict.fromkeys(_INSERTED)  # filled in by the statement
+    returning = [field.column for field in insert.returning]
+    row, _events = row_and_events_record(
+        [
+            EventDraft(company_id=txn.company_id, type=type, object_uuid=txn.uuid, data=record)
+            for type in _born_types(txn)
+        ],
+        row=insert.statement(txn),
+        returning=returning,
+        merge={name: column for name, column in _INSERTED.items() if column in returning},
+    )
+    insert.returned(txn, row)
 
 
 # Lifecycle commands announce their rows this many at a time: memory stays flat however many they move.

@@ -17,7 +17,12 @@ from django.db.models import QuerySet
 
 from accounts.authentication import ApiKeyPrincipal
 from events.types import EventType
-from transactions.events import transaction_created_event, transaction_event, transactions_event
+from transactions.events import (
+    transaction_created_event,
+    transaction_event,
+    transaction_insert_announced,
+    transactions_event,
+)
 from transactions.methods import method_kind
 from transactions.models import Status, Transaction, TransactionEvent, TransactionHold, TransactionType
 from vault.commands import Progress, no_progress
@@ -249,6 +254,9 @@ def transaction_create(
     _check_caller(move, actor)
     txn.status = status
     txn.created_by_caller, txn.created_by = actor.caller, actor.id
+    if hold is None and connection.vendor == "postgresql" and _TRANSACTION_INSERT.prebuilt(txn):
+        transaction_insert_announced(txn, _TRANSACTION_INSERT)  # the row, its trail and its events: one statement
+        return txn
     _TRANSACTION_INSERT.insert(txn)
     if hold is not None:
         hold.transaction = txn

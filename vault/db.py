@@ -33,12 +33,33 @@ class RowInsert:
         self._statements: dict[str, tuple[str, str, list, list]] = {}
 
     def insert(self, obj: Model, *, using: str = DEFAULT_DB_ALIAS) -> None:
-        if not self.plain or obj.pk is not None or _has_save_receivers(obj):
+        if not self.prebuilt(obj):
             obj.save(force_insert=True, using=using)
             return
+        connection = connections[using]
+        sql, params = self.statement(obj, using=using)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = connection.ops.fetch_returned_insert_columns(cursor, self._statement(using)[2])
+        self.returned(obj, row, using=using)
+
+    def prebuilt(self, obj: Model) -> bool:
+        """Whether `statement` may write `obj` (else Model.save does, for what this class does not cover)."""
+        return self.plain and obj.pk is None and not _has_save_receivers(obj)
+
+    def returned(self, obj: Model, row: Sequence[Any], *, using: str = DEFAULT_DB_ALIAS) -> None:
+        """Sets on `obj` what its INSERT returned (`row`: the RETURNING columns in order) and marks it saved."""
+        _, _, _, converters = self._statement(using)
+        for field, value in zip(self.returning, _converted(row, converters, connections[using]), strict=True):
+            setattr(obj, field.attname, value)
+        obj._state.adding, obj._state.db = False, using
+
+    def statement(self, obj: Model, *, using: str = DEFAULT_DB_ALIAS) -> tuple[str, list[Any]]:
+        """The INSERT ... RETURNING of `obj` and its parameters, not run: a caller may make it part of a larger
+        statement (a CTE), then hand what it returned to `returned`."""
         obj._prepare_related_fields_for_save(operation_name="save")
         connection = connections[using]
-        head, tail, returning_params, converters = self._statement(using)
+        head, tail, _returning_params, _converters = self._statement(using)
         placeholders, params, compiler = [], [], None
         for field in self.fields:
             value = field.pre_save(obj, add=True)
@@ -53,12 +74,7 @@ class RowInsert:
             else:
                 placeholders.append("%s")
                 params.append(prepared)
-        with connection.cursor() as cursor:
-            cursor.execute(f"{head}{', '.join(placeholders)}{tail}", params)
-            row = connection.ops.fetch_returned_insert_columns(cursor, returning_params)
-        for field, value in zip(self.returning, _converted(row, converters, connection), strict=True):
-            setattr(obj, field.attname, value)
-        obj._state.adding, obj._state.db = False, using
+        return f"{head}{', '.join(placeholders)}{tail}", params
 
     def _statement(self, using: str) -> tuple[str, str, list, list]:
         if using not in self._statements:

@@ -186,12 +186,14 @@ def _sec_code_and_description(charge: ChargeRequest, kind: PaymentMethodKind, cu
 
 def _debited_account_check(charge: ChargeRequest, kind: PaymentMethodKind, saved) -> None:
     """CONTRACT 12: a debit that would go out in a NACHA file is refused while its account is blocked, and a
-    re-initiation of a debit returned R01/R09 must be the retry (transactions.risk.account_rules)."""
+    re-initiation of a debit returned R01/R09 must be the retry (transactions.risk.account_rules). Its statement
+    also reads the company's debit holds flag afresh."""
     if charge.type != TransactionType.DEBIT or not kind.in_nacha_file:
         return
     account = debited_account(saved=saved, details=charge.payment_details)
     if account is not None:
-        debit_account_check(
+        # The flag as it is now, for risk_assess: the company may be authentication's copy, seconds old.
+        charge.company.has_debit_holds = debit_account_check(
             company_id=charge.company.pk,
             account=account,
             amount=charge.amount,
