@@ -20,11 +20,11 @@ from reporting.openapi import REPORT_ROW, report_parameters
 from reporting.projection import columns_param, projection_for
 from reporting.records import export_record
 from reporting.selectors import (
+    company_transactions,
     report_csv_chunks,
     report_csv_query,
     report_export_get,
     report_page,
-    report_queryset,
     report_sort,
 )
 from reporting.services import LeasedStream, csv_export_lease_acquire, report_export_create
@@ -80,12 +80,12 @@ class TransactionReportView(APIView):
         company = request.company
         if wants_csv:
             return _csv_response(company=company, params=params)
-        filtered = report_queryset(company=company)
+        matching = company_transactions(company=company)
         for backend in self.filter_backends:
-            filtered = backend().filter_queryset(request, filtered, self)
+            matching = backend().filter_queryset(request, matching, self)
         result = report_page(
             company=company,
-            filtered=filtered,
+            matching=matching,
             filtered_any=request.reporting_filtered,
             projection=projection,
             sort=sort,

@@ -62,6 +62,25 @@ def test_reporting_leaves_micro_entries_out_and_counts_agree(api_client, micro):
     assert [line[lines[0].index("amount")] for line in lines[1:]] == ["4321"]
 
 
+@pytest.mark.parametrize("limit", [1, 10_000])
+def test_filtered_counts_leave_micro_entries_out_at_the_cap_too(api_client, saved_method, micro, monkeypatch, limit):
+    """PostgreSQL counts the matches micro-entries included and subtracts the micro-entries among them
+    (reporting.selectors._Count.sql): with the cap at 1, one charge among three micro-entries is still exactly 1, and
+    a second charge makes it a lower bound."""
+    monkeypatch.setattr("reporting.selectors.FILTERED_COUNT_LIMIT", limit)
+
+    def counted(**params) -> tuple[int, bool]:
+        pagination = report(api_client, **params).json()["meta"]["pagination"]
+        return pagination["totalFilteredRows"], pagination["totalFilteredRowsIsLowerBound"]
+
+    assert counted(**{"amount:gt": "0"}) == counted(**{"amount:gt": "0", "count": "exact"}) == (1, False)
+    for amount in {entry.amount for entry in micro}:
+        assert counted(amount=str(amount)) == counted(amount=str(amount), count="exact") == (0, False)
+    assert put_charge(api_client, saved_charge(saved_method.customer, saved_method, amount=1234)).status_code == 201
+    assert counted(**{"amount:gt": "0"}) == ((1, True) if limit == 1 else (2, False))
+    assert counted(**{"amount:gt": "0", "count": "exact"}) == (2, False)
+
+
 def test_is_duplicate_does_not_answer_for_a_micro_deposit(api_client, saved_method, micro):
     details = bank_details(accountNumber=saved_method.account_number, routingNumber=saved_method.routing_number)
     for entry in micro:
