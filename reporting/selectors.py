@@ -396,7 +396,10 @@ def report_copy_stream(
         f"c{n}": _copy_expression(_BoundColumn(column, company)) for n, column in enumerate(projection.columns)
     }
     queryset = filtered.order_by(*ordering).annotate(**annotations).values_list(*annotations)
-    sql, params = queryset.query.sql_with_params()
+    try:
+        sql, params = queryset.query.sql_with_params()
+    except EmptyResultSet:  # filters no row can match (Django has no SQL for them): no rows
+        return
     connection = connections[filtered.db]
     with report_read(filtered.db), connection.cursor() as cursor:
         with cursor.cursor.copy(f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)", params) as copy:
@@ -433,7 +436,10 @@ class CsvQuery:
         with report_read(database):
             if connections[database].vendor != "postgresql":
                 return self.filtered.order_by().values("pk")[: rows + 1].count() > rows
-            sql, params = _count_sql(self.matching, company=self.company, database=database, cap=rows + 1)
+            try:
+                sql, params = _count_sql(self.matching, company=self.company, database=database, cap=rows + 1)
+            except EmptyResultSet:  # filters no row can match
+                return False
             with connections[database].cursor() as cursor:
                 cursor.execute(sql, params)
                 return cursor.fetchone()[0] > rows

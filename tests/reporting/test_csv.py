@@ -34,6 +34,24 @@ def test_csv_streams_all_matching_rows_without_paging(api_client, build):
     assert ids == sorted((t.pk for t in made), reverse=True)
 
 
+def test_csv_whose_filters_no_row_can_match_is_its_header_alone(api_client, build):
+    build()
+    assert (
+        len(
+            _csv(
+                report(
+                    api_client,
+                    format="csv",
+                    page=None,
+                    pageSize=None,
+                    **{"accountnumber": "", "accountnumber:empty": ""},
+                )
+            )
+        )
+        == 1
+    )
+
+
 def test_csv_headers_are_the_projected_keys_flattened(api_client, build):
     build({"return_entry__return_code": "R03"}, account_number="000111222333", is_same_day=True)
     header, row = _csv(report(api_client, format="csv", columns="returnCode,accountNumber"))
