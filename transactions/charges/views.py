@@ -42,6 +42,7 @@ from transactions.state import Actor
 from vault.openapi import Paginated, error
 from vault.pagination import whole_list_body
 from vault.serializers import (
+    ShallowFieldsMixin,
     StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
@@ -54,7 +55,7 @@ from vault.serializers import (
 EXPIRATION = re.compile(r"(0[1-9]|1[0-2])/([0-9]{2})")
 
 
-class BankDetailsSerializer(StrictSerializer):
+class BankDetailsSerializer(ShallowFieldsMixin, StrictSerializer):
     name = StrictCharField(max_length=255)
     accountType = StrictChoiceField(choices=PaymentMethod.AccountType.choices)
     accountNumber = StrictCharField(min_length=4, max_length=17)
@@ -80,7 +81,7 @@ class BankDetailsSerializer(StrictSerializer):
         }
 
 
-class CardDetailsSerializer(StrictSerializer):
+class CardDetailsSerializer(ShallowFieldsMixin, StrictSerializer):
     name = StrictCharField(max_length=255)
     cardNumber = StrictCharField(min_length=12, max_length=19)
     expirationDate = StrictCharField(max_length=5)
@@ -119,7 +120,7 @@ class PaymentDetailsField(serializers.DictField):
     """paymentDetails on the way in: a bank account (ACH, RCC, RTP) or a card (CRD), validated per method."""
 
 
-class ChargeInputSerializer(StrictSerializer):
+class ChargeInputSerializer(ShallowFieldsMixin, StrictSerializer):
     method = StrictChoiceField(choices=Method.choices)
     type = StrictChoiceField(choices=TransactionType.choices)
     amount = StrictIntegerField(min_value=1, max_value=MAX_AMOUNT_CENTS)
