@@ -20,9 +20,9 @@ from accounts.login_throttle import (
     login_failure_log,
     login_rate_check,
 )
-from accounts.models import ActionGroup, ApiKey, Company, Membership, Role, User
+from accounts.models import ActionGroup, ApiKey, Company, Membership, MerchantSettings, Role, User
 from accounts.selectors import clear_action_group_cache
-from accounts.services import api_keys_revoke, user_refresh_tokens_revoke
+from accounts.services import api_keys_revoke, merchant_settings_create, user_refresh_tokens_revoke
 from events.account_changes import api_key_scope_change, api_key_scope_widens, company_reinstate, company_suspend
 from vault.admin_figures import DollarsFormFieldsMixin, money_column
 from vault.admin_scoping import CompanyScopedAdminMixin, SuperuserOnlyAdminMixin, is_uuid
@@ -110,15 +110,73 @@ class SuspensionActionForm(ActionForm):
     )
 
 
+class RiskControlsMixin(DollarsFormFieldsMixin):
+    """An admin or inline whose `risk_control_fields` are editable only with accounts.manage_risk_controls:
+    change_company alone does not move a limit or the gate. Without it they are shown, money in dollars."""
+
+    risk_control_fields: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for field in cls.money_fields:
+            setattr(cls, f"{field}_dollars", money_column(field))
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = super().get_readonly_fields(request, obj)
+        if request.user.has_perm("accounts.manage_risk_controls"):
+            return readonly
+        return self._shown_in_dollars((*readonly, *self.risk_control_fields))
+
+    def get_fields(self, request, obj=None):
+        if request.user.has_perm("accounts.manage_risk_controls"):
+            return super().get_fields(request, obj)  # money fields are edited in dollars (DollarsFormFieldsMixin)
+        return self._shown_in_dollars(super().get_fields(request, obj))
+
+    def _shown_in_dollars(self, names) -> tuple:
+        return tuple(f"{name}_dollars" if name in self.money_fields else name for name in names)
+
+
+class MerchantSettingsInline(RiskControlsMixin, admin.StackedInline):
+    """The company's settings (accounts.MerchantSettings, one row) on its page. Its permissions are the company's:
+    seen with the company, changed with change_company, and every field a risk control."""
+
+    model = MerchantSettings
+    can_delete = False
+    min_num = max_num = 1
+    extra = 0
+    money_fields = ("hold_over", "decline_over", "daily_volume_limit")
+    fields = (
+        "hold_over",
+        "decline_over",
+        "daily_volume_limit",
+        "account_validation",
+        "cutoff_time",
+        "same_day_windows",
+    )
+    risk_control_fields = fields
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return request.user.has_perm("accounts.view_company") or request.user.has_perm("accounts.change_company")
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return request.user.has_perm("accounts.change_company")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return request.user.has_perm("accounts.add_company") or request.user.has_perm("accounts.change_company")
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # every company has its settings
+
+
 @admin.register(Company)
-class CompanyAdmin(DollarsFormFieldsMixin, CompanyScopedAdminMixin, admin.ModelAdmin):
+class CompanyAdmin(RiskControlsMixin, CompanyScopedAdminMixin, admin.ModelAdmin):
     company_lookup = "id"
     action_form = SuspensionActionForm
     actions = ("suspend_selected", "reinstate_selected")
-    money_fields = ("hold_over", "decline_over", "daily_volume_limit")
-    hold_over_dollars = money_column("hold_over")
-    decline_over_dollars = money_column("decline_over")
-    daily_volume_limit_dollars = money_column("daily_volume_limit")
+    inlines = (MerchantSettingsInline,)
+    hold_over_dollars = money_column("merchant_settings__hold_over")
+    decline_over_dollars = money_column("merchant_settings__decline_over")
+    daily_volume_limit_dollars = money_column("merchant_settings__daily_volume_limit")
 
     list_display = (
         "name",
@@ -128,23 +186,23 @@ class CompanyAdmin(DollarsFormFieldsMixin, CompanyScopedAdminMixin, admin.ModelA
         "hold_over_dollars",
         "decline_over_dollars",
         "daily_volume_limit_dollars",
-        "account_validation",
+        "merchant_settings__account_validation",
         "suspended_at",
         "created_at",
     )
-    list_filter = ("is_sandbox", "staged_rollout", "account_validation", ("suspended_at", admin.EmptyFieldListFilter))
+    list_select_related = ("merchant_settings",)
+    list_filter = (
+        "is_sandbox",
+        "staged_rollout",
+        "merchant_settings__account_validation",
+        ("suspended_at", admin.EmptyFieldListFilter),
+    )
     readonly_fields = ("uuid", "is_sandbox", "suspended_at", "suspension_reason", "created_at")
     fields = (
         "uuid",
         "name",
         "is_sandbox",
         "staged_rollout",
-        "hold_over",
-        "decline_over",
-        "daily_volume_limit",
-        "account_validation",
-        "cutoff_time",
-        "same_day_windows",
         "ach_company_id",
         "suspended_at",
         "suspension_reason",
@@ -152,30 +210,13 @@ class CompanyAdmin(DollarsFormFieldsMixin, CompanyScopedAdminMixin, admin.ModelA
     )
     search_fields = ("name",)  # plus exact ids, by the shape of the term: get_search_fields
     ordering = ("name",)
-    # Editable only with accounts.manage_risk_controls: change_company alone does not move a limit or the gate.
-    risk_control_fields = (
-        "staged_rollout",
-        "hold_over",
-        "decline_over",
-        "daily_volume_limit",
-        "account_validation",
-        "cutoff_time",
-        "same_day_windows",
-        "ach_company_id",
-    )
+    risk_control_fields = ("staged_rollout", "ach_company_id")
 
-    def get_readonly_fields(self, request, obj=None):
-        if request.user.has_perm("accounts.manage_risk_controls"):
-            return self.readonly_fields
-        return self._shown_in_dollars((*self.readonly_fields, *self.risk_control_fields))
-
-    def get_fields(self, request, obj=None):
-        if request.user.has_perm("accounts.manage_risk_controls"):
-            return super().get_fields(request, obj)  # money fields are edited in dollars (DollarsFormFieldsMixin)
-        return self._shown_in_dollars(super().get_fields(request, obj))
-
-    def _shown_in_dollars(self, names) -> tuple:
-        return tuple(f"{name}_dollars" if name in self.money_fields else name for name in names)
+    def save_related(self, request, form, formsets, change) -> None:
+        super().save_related(request, form, formsets, change)
+        # A company added with its settings form untouched gets the default settings: every company has its row.
+        if not MerchantSettings.objects.filter(pk=form.instance.pk).exists():
+            merchant_settings_create(company=form.instance)
 
     def has_suspend_permission(self, request) -> bool:
         return request.user.has_perm("accounts.suspend_company")

@@ -44,13 +44,8 @@ def new_ach_company_id() -> str:
 
 
 class Company(models.Model):
-    """The merchant entity every customer, method and transaction belongs to."""
-
-    class AccountValidation(models.TextChoices):
-        # What a WEB debit to a saved method that is not validated does (CONTRACT 11).
-        OFF = "off", "off: charge as usual (the merchant validates accounts another way)"
-        REQUIRE = "require", "require: decline until validated"
-        PRENOTE_FIRST = "prenote_first", "prenote first: send a prenote and hold the debit until validated"
+    """The merchant entity every customer, method and transaction belongs to: who it is (name, NACHA company id,
+    sandbox or live), whether it may act (suspension, staged rollout). What it allows is its MerchantSettings."""
 
     uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
     name = models.CharField(max_length=255)
@@ -65,6 +60,46 @@ class Company(models.Model):
     staged_rollout = models.BooleanField(
         default=False, help_text="In a staged role-based rollout: API keys need their rollout flag for gated actions."
     )
+    ach_company_id = models.CharField(
+        max_length=10, default=new_ach_company_id, help_text="NACHA Company Identification."
+    )
+    # Suspension (accounts.suspend_company): every API route is 403 company_suspended and `originate` leaves its
+    # entries Pending. Set and cleared by accounts.services.company_suspend / company_reinstate, which record why.
+    suspended_at = models.DateTimeField(null=True, blank=True, editable=False)
+    suspension_reason = models.CharField(max_length=500, blank=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        verbose_name_plural = "companies"
+        # Risk limits (MerchantSettings), the NACHA company id and the staged-rollout flag move money or bypass a
+        # gate: a grant of their own, beyond change_company (accounts/admin.py).
+        permissions = [
+            ("manage_risk_controls", "Can change risk limits, ACH company id, cut-off and staged rollout"),
+            ("suspend_company", "Can suspend a company (every API route refused) and reinstate it"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_suspended(self) -> bool:
+        return self.suspended_at is not None
+
+
+class MerchantSettings(models.Model):
+    """One company's settings, one row per company (created with it: accounts.services.company_create): the risk
+    limits, the ACH cut-off and Same Day windows, the account-validation policy, credit monitoring and the
+    return-rate program. Read as `company.merchant_settings`."""
+
+    class AccountValidation(models.TextChoices):
+        # What a WEB debit to a saved method that is not validated does (CONTRACT 11).
+        OFF = "off", "off: charge as usual (the merchant validates accounts another way)"
+        REQUIRE = "require", "require: decline until validated"
+        PRENOTE_FIRST = "prenote_first", "prenote first: send a prenote and hold the debit until validated"
+
+    company = models.OneToOneField(
+        Company, on_delete=models.CASCADE, primary_key=True, related_name="merchant_settings"
+    )
     hold_over = models.BigIntegerField(default=1_000_000, help_text="Charges above this many cents are HELD.")
     decline_over = models.BigIntegerField(default=2_500_000, help_text="Charges above this many cents are DECLINED.")
     daily_volume_limit = models.BigIntegerField(
@@ -77,9 +112,6 @@ class Company(models.Model):
         validators=[validate_same_day_windows],
         help_text="Same Day ACH windows (Eastern, HH:MM, comma-separated, ascending): an entry that asked for same "
         "day and is batched after the last one goes out next day.",
-    )
-    ach_company_id = models.CharField(
-        max_length=10, default=new_ach_company_id, help_text="NACHA Company Identification."
     )
     account_validation = models.CharField(
         max_length=14,
@@ -120,46 +152,40 @@ class Company(models.Model):
     # Kept by the return program's hold services: a charge reads its debit holds only when one may be active, so
     # the charge path of every other company costs no query.
     has_debit_holds = models.BooleanField(default=False, editable=False)
-    # Suspension (accounts.suspend_company): every API route is 403 company_suspended and `originate` leaves its
-    # entries Pending. Set and cleared by accounts.services.company_suspend / company_reinstate, which record why.
-    suspended_at = models.DateTimeField(null=True, blank=True, editable=False)
-    suspension_reason = models.CharField(max_length=500, blank=True, editable=False)
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
-        verbose_name_plural = "companies"
-        # Risk limits, the NACHA company id, the cut-off and the staged-rollout flag move money or bypass a gate:
-        # a grant of their own, beyond change_company (accounts/admin.py).
-        permissions = [
-            ("manage_risk_controls", "Can change risk limits, ACH company id, cut-off and staged rollout"),
-            ("suspend_company", "Can suspend a company (every API route refused) and reinstate it"),
-        ]
+        verbose_name = "merchant settings"
+        verbose_name_plural = "merchant settings"
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(return_rate_warning_percent__gte=1, return_rate_warning_percent__lte=100),
-                name="company_return_rate_warning_percent_range",
+                name="merchant_settings_return_rate_warning_percent_range",
             ),
-            models.CheckConstraint(condition=models.Q(hold_over__gte=0), name="company_hold_over_nonnegative"),
-            models.CheckConstraint(condition=models.Q(decline_over__gte=0), name="company_decline_over_nonnegative"),
+            models.CheckConstraint(
+                condition=models.Q(hold_over__gte=0), name="merchant_settings_hold_over_nonnegative"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(decline_over__gte=0), name="merchant_settings_decline_over_nonnegative"
+            ),
             models.CheckConstraint(
                 condition=models.Q(credit_velocity_amount__isnull=True) | models.Q(credit_velocity_amount__gte=0),
-                name="company_credit_velocity_amount_nonnegative",
+                name="merchant_settings_credit_velocity_amount_nonnegative",
             ),
             models.CheckConstraint(
-                condition=models.Q(credit_velocity_days__gte=1), name="company_credit_velocity_days_positive"
+                condition=models.Q(credit_velocity_days__gte=1), name="merchant_settings_credit_velocity_days_positive"
             ),
         ]
 
     def __str__(self) -> str:
-        return self.name
-
-    @property
-    def is_suspended(self) -> bool:
-        return self.suspended_at is not None
+        return f"settings of {self.company}"
 
     @property
     def last_same_day_window(self) -> time:
         return same_day_window_times(self.same_day_windows)[-1]
+
+
+# The settings a company is created with or changed by (CompanyFactory, company_create): every editable field.
+MERCHANT_SETTINGS_FIELDS = tuple(f.name for f in MerchantSettings._meta.concrete_fields if not f.primary_key)
 
 
 class UserManager(BaseUserManager):

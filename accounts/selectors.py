@@ -45,7 +45,7 @@ _key_cache: dict[str, _KeySnapshot] = {}
 def api_key_matching(prefix: str, key_hash: str) -> ApiKey | None:
     """The key with this prefix and hash. Prefixes are unique per company only (UNIQUE (prefix, company_id), CONTRACT
     8), so the hash is checked against every key holding the prefix; two matches (never issued) are refused."""
-    candidates = ApiKey.objects.select_related("company").filter(prefix=prefix)
+    candidates = ApiKey.objects.select_related("company__merchant_settings").filter(prefix=prefix)
     matches = [key for key in candidates if hmac.compare_digest(key.key_hash, key_hash)]
     return matches[0] if len(matches) == 1 else None
 
@@ -109,7 +109,9 @@ def api_key_cache_clear() -> None:
 
 def membership_for(*, user_id: int, company_uuid) -> Membership | None:
     return (
-        Membership.objects.select_related("company", "role").filter(user_id=user_id, company__uuid=company_uuid).first()
+        Membership.objects.select_related("company__merchant_settings", "role")
+        .filter(user_id=user_id, company__uuid=company_uuid)
+        .first()
     )
 
 

@@ -24,7 +24,7 @@ from rest_framework_simplejwt.token_blacklist.models import BlacklistedToken, Ou
 from rest_framework_simplejwt.tokens import RefreshToken
 
 from accounts.actions import ALL_ACTIONS, DEFAULT_ROLES
-from accounts.models import ApiKey, Company, Membership, Role, User
+from accounts.models import MERCHANT_SETTINGS_FIELDS, ApiKey, Company, Membership, MerchantSettings, Role, User
 
 API_KEY_PREFIX_BYTES = 6
 API_KEY_SECRET_BYTES = 32
@@ -65,25 +65,42 @@ class IssuedApiKey:
         return basic_authorization(self.raw_key)
 
 
+@transaction.atomic
 def company_create(
     *,
     name: str,
     hold_over: int | None = None,
     decline_over: int | None = None,
     staged_rollout: bool = False,
-    account_validation: str = Company.AccountValidation.OFF,
+    account_validation: str = MerchantSettings.AccountValidation.OFF,
     sandbox: bool = False,
+    uuid: UUID | None = None,
 ) -> Company:
-    company = Company(
-        name=name, staged_rollout=staged_rollout, account_validation=account_validation, is_sandbox=sandbox
-    )
-    if hold_over is not None:
-        company.hold_over = hold_over
-    if decline_over is not None:
-        company.decline_over = decline_over
+    """A new company and its settings row: every company has one (`company.merchant_settings`), made here."""
+    company = Company(name=name, staged_rollout=staged_rollout, is_sandbox=sandbox)
+    if uuid is not None:
+        company.uuid = uuid
     company.full_clean()
     company.save()
+    fields = {}
+    if hold_over is not None:
+        fields["hold_over"] = hold_over
+    if decline_over is not None:
+        fields["decline_over"] = decline_over
+    merchant_settings_create(company=company, account_validation=account_validation, **fields)
     return company
+
+
+def merchant_settings_create(*, company: Company, **fields) -> MerchantSettings:
+    """The settings row of a company just created: the defaults, or the MerchantSettings fields given."""
+    unknown = sorted(set(fields) - set(MERCHANT_SETTINGS_FIELDS))
+    if unknown:
+        raise TypeError(f"not merchant settings: {', '.join(unknown)}")
+    merchant_settings = MerchantSettings(company=company, **fields)
+    # The field checks give the message; the database keeps the check constraints (no query spent on them here).
+    merchant_settings.full_clean(exclude=["company"], validate_unique=False, validate_constraints=False)
+    merchant_settings.save(force_insert=True)
+    return merchant_settings
 
 
 def api_key_create(
@@ -168,11 +185,13 @@ def company_set_rollout(*, company: Company, staged: bool) -> Company:
 def company_get_or_create(*, uuid: UUID, name: str, sandbox: bool = False) -> tuple[Company, bool]:
     """The company with that uuid, created with `name` when missing: for commands that may run twice. `sandbox`
     makes it (or keeps it) a sandbox company; an existing sandbox company is never made live here."""
-    company, created = Company.objects.get_or_create(uuid=uuid, defaults={"name": name, "is_sandbox": sandbox})
+    company = Company.objects.filter(uuid=uuid).first()
+    if company is None:
+        return company_create(name=name, sandbox=sandbox, uuid=uuid), True
     if sandbox and not company.is_sandbox:
         company.is_sandbox = True
         company.save(update_fields=["is_sandbox"])
-    return company, created
+    return company, False
 
 
 def user_set_password(*, user: User, password: str) -> User:

@@ -152,12 +152,13 @@ def _command(label: str, count: int, *args: str) -> dict:
 def _seed(entries: int, companies: int) -> None:
     from django.db import connection
 
-    from accounts.models import Company
+    from accounts.models import Company, MerchantSettings
     from transactions.models import Transaction
     from vault import crypto
 
     rng = random.Random(29)
     made = Company.objects.bulk_create([Company(name=f"Bench {n}") for n in range(companies)])
+    MerchantSettings.objects.bulk_create([MerchantSettings(company=company) for company in made])
     pool = []
     for n in range(ACCOUNTS):
         number = str(10_000_000 + rng.randrange(10**9))

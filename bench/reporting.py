@@ -107,14 +107,14 @@ def _setup(count: int, names: list[str]) -> tuple[dict[str, dict[str, str]], dic
     from django.core.management import call_command
 
     from accounts.models import Company
-    from accounts.services import api_key_create
+    from accounts.services import api_key_create, company_create
     from reporting.seeding import seed_transactions
     from transactions.models import Transaction
 
     call_command("migrate", verbosity=0, interactive=False)
     companies = {}
     for name in names:
-        companies[name] = Company.objects.filter(name=name).order_by("id").first() or Company.objects.create(name=name)
+        companies[name] = Company.objects.filter(name=name).order_by("id").first() or company_create(name=name)
     have = {name: Transaction.objects.filter(company=c).count() for name, c in companies.items()}
     load = None
     if any(n < count for n in have.values()):

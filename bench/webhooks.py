@@ -104,13 +104,13 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from accounts.models import Company
+    from accounts.services import company_create
     from events.services import endpoint_create
 
     call_command("migrate", verbosity=0)
     receiver = Receiver()
     receiver.start()
-    company = Company.objects.create(name="Bench")
+    company = company_create(name="Bench")
     endpoint_create(company=company, url=f"http://127.0.0.1:{receiver.port}/hooks", event_types=["*"])
     objects = [uuid4() for _ in range(500)]
     # Workers run as in production (DEBUG=0: no query log), with the dev secrets this run generated.

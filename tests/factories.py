@@ -6,7 +6,7 @@ import factory
 from django.utils import timezone
 
 from accounts.actions import ALL_ACTIONS, LIVE_API_KEY_GROUP
-from accounts.models import ActionGroup, Company, Membership, Role, User
+from accounts.models import MERCHANT_SETTINGS_FIELDS, ActionGroup, Company, Membership, MerchantSettings, Role, User
 from accounts.services import IssuedApiKey, api_key_create, role_get_or_create_default
 from vault import crypto
 
@@ -16,6 +16,15 @@ class CompanyFactory(factory.django.DjangoModelFactory):
         model = Company
 
     name = factory.Sequence(lambda n: f"Merchant {n}")
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        """Settings given as keywords (CompanyFactory(hold_over=5)) go to the company's MerchantSettings row,
+        made with it as every company's is."""
+        settings = {name: kwargs.pop(name) for name in MERCHANT_SETTINGS_FIELDS if name in kwargs}
+        company = super()._create(model_class, *args, **kwargs)
+        MerchantSettings.objects.create(company=company, **settings)
+        return company
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -94,3 +103,23 @@ class TransactionFactory(factory.django.DjangoModelFactory):
     account_number_hash = factory.LazyAttribute(lambda o: crypto.account_number_hash(o.account_number))
     account_last_four = factory.LazyAttribute(lambda o: o.account_number[-4:])
     routing_number = "021000021"
+
+
+def merchant_settings_form(company: Company, **changes) -> dict:
+    """The company page's settings inline (accounts.admin.MerchantSettingsInline) as a post carries it: the stored
+    values (money in dollars), `changes` over them (unprefixed names; None leaves a field out, a checkbox off)."""
+    stored = MerchantSettings.objects.get(pk=company.pk)
+    values = {}
+    for name in MERCHANT_SETTINGS_FIELDS:
+        value = getattr(stored, name)
+        if name in ("hold_over", "decline_over", "daily_volume_limit") and value is not None:
+            value = f"{value / 100:.2f}"
+        values[name] = "on" if value is True else None if value is False else "" if value is None else str(value)
+    values.update(changes)
+    prefix = "merchant_settings"
+    return {
+        f"{prefix}-TOTAL_FORMS": "1",
+        f"{prefix}-INITIAL_FORMS": "1",
+        f"{prefix}-0-company": str(company.pk),
+        **{f"{prefix}-0-{name}": value for name, value in values.items() if value is not None},
+    }

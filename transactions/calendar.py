@@ -75,6 +75,6 @@ def settlement_time(day: date) -> datetime:
 
 
 def company_cutoff(company: Company) -> time:
-    # A Company built in memory (not read back) still holds the field default as text.
-    cutoff = company.cutoff_time
+    # Settings built in memory (not read back) still hold the field default as text.
+    cutoff = company.merchant_settings.cutoff_time
     return cutoff if isinstance(cutoff, time) else time.fromisoformat(cutoff)

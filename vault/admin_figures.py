@@ -4,6 +4,7 @@ A money or rate column of an admin page is one of these, never the raw field."""
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from functools import reduce
 
 from django import forms
 from django.contrib import admin
@@ -12,16 +13,18 @@ from vault.figures import dollars, percent
 
 
 def _figure_column(field: str, suffix: str, show, description: str | None):
-    @admin.display(description=description or field.replace("_", " "), ordering=field)
-    def column(self, obj) -> str:
-        return show(getattr(obj, field))
+    path = field.split("__")  # a field of a related row: "merchant_settings__hold_over"
 
-    column.__name__ = f"{field}_{suffix}"
+    @admin.display(description=description or path[-1].replace("_", " "), ordering=field)
+    def column(self, obj) -> str:
+        return show(reduce(getattr, path, obj))
+
+    column.__name__ = f"{path[-1]}_{suffix}"
     return column
 
 
 def money_column(field: str, description: str | None = None):
-    """An admin method showing the cents field `field` as dollars, sortable by it."""
+    """An admin method showing the cents field `field` (or `related__field`) as dollars, sortable by it."""
     return _figure_column(field, "dollars", dollars, description)
 
 

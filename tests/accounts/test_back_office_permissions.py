@@ -17,19 +17,7 @@ pytestmark = pytest.mark.django_db
 COMPANY_FORM = {
     "name": "Renamed Merchant",
     "staged_rollout": "on",
-    "hold_over": "999,999.99",  # dollars: 99999999 cents
-    "decline_over": "999,999.99",  # dollars: 99999999 cents
-    "daily_volume_limit": "999,999.99",  # dollars: 99999999 cents
-    "cutoff_time": "23:59",
-    "same_day_windows": "09:00,12:00",
     "ach_company_id": "1EVILCORP1",
-    "account_validation": "require",
-    "return_rate_warning_percent": "100",
-    # Credit-side fraud monitoring (CONTRACT 12): risk controls as well.
-    "credit_hold_new_account_days": "0",
-    "credit_velocity_amount": "99999999",
-    "credit_velocity_count": "99",
-    "credit_velocity_days": "30",
     # The return-rate program's inlines on the company page, sent empty.
     **{
         f"{prefix}-{count}": "0"
@@ -37,6 +25,26 @@ COMPANY_FORM = {
         for count in ("TOTAL_FORMS", "INITIAL_FORMS")
     },
 }
+# The settings inline on the same page (accounts.MerchantSettings).
+SETTINGS_FORM = {
+    "hold_over": "999,999.99",  # dollars: 99999999 cents
+    "decline_over": "999,999.99",  # dollars: 99999999 cents
+    "daily_volume_limit": "999,999.99",  # dollars: 99999999 cents
+    "cutoff_time": "23:59",
+    "same_day_windows": "09:00,12:00",
+    "account_validation": "require",
+    "return_rate_warning_percent": "100",
+    "hold_debits_on_breach": None,  # left out of the form: off
+    # Credit-side fraud monitoring (CONTRACT 12): risk controls as well.
+    "credit_hold_new_account_days": "0",
+    "credit_velocity_amount": "99999999",
+    "credit_velocity_count": "99",
+    "credit_velocity_days": "30",
+}
+
+
+def _company_form(company) -> dict:
+    return {**COMPANY_FORM, **factories.merchant_settings_form(company, **SETTINGS_FORM)}
 
 
 def _staff_client(company, *extra_codenames: str) -> Client:
@@ -53,24 +61,24 @@ def _company_state(company) -> tuple:
     company.refresh_from_db()
     return (
         company.staged_rollout,
-        company.hold_over,
-        company.decline_over,
-        company.daily_volume_limit,
-        company.cutoff_time,
+        company.merchant_settings.hold_over,
+        company.merchant_settings.decline_over,
+        company.merchant_settings.daily_volume_limit,
+        company.merchant_settings.cutoff_time,
         company.ach_company_id,
-        company.account_validation,
-        company.return_rate_warning_percent,
-        company.hold_debits_on_breach,
-        company.credit_hold_new_account_days,
-        company.credit_velocity_amount,
-        company.credit_velocity_count,
-        company.credit_velocity_days,
+        company.merchant_settings.account_validation,
+        company.merchant_settings.return_rate_warning_percent,
+        company.merchant_settings.hold_debits_on_breach,
+        company.merchant_settings.credit_hold_new_account_days,
+        company.merchant_settings.credit_velocity_amount,
+        company.merchant_settings.credit_velocity_count,
+        company.merchant_settings.credit_velocity_days,
     )
 
 
 def test_change_company_alone_edits_the_name_but_not_risk_controls(company):
     before = _company_state(company)
-    response = _staff_client(company).post(f"/admin/accounts/company/{company.pk}/change/", COMPANY_FORM)
+    response = _staff_client(company).post(f"/admin/accounts/company/{company.pk}/change/", _company_form(company))
     assert response.status_code == 302, response.content
     assert _company_state(company) == before
     assert company.name == "Renamed Merchant"
@@ -78,7 +86,7 @@ def test_change_company_alone_edits_the_name_but_not_risk_controls(company):
 
 def test_manage_risk_controls_edits_them(company):
     client = _staff_client(company, "manage_risk_controls")
-    response = client.post(f"/admin/accounts/company/{company.pk}/change/", COMPANY_FORM)
+    response = client.post(f"/admin/accounts/company/{company.pk}/change/", _company_form(company))
     assert response.status_code == 302, response.content
     # hold_debits_on_breach is a checkbox left out of the form: off.
     assert _company_state(company) == (

@@ -46,12 +46,21 @@ def test_create_company_prints_its_uuid_and_stores_limits():
     out = run("create_company", "--name", "Acme", "--hold-over", "500", "--decline-over", "900", "--staged")
     assert set(out) == {"companyUuid"}
     company = Company.objects.get(uuid=out["companyUuid"])
-    assert (company.name, company.hold_over, company.decline_over, company.staged_rollout) == ("Acme", 500, 900, True)
+    assert (
+        company.name,
+        company.merchant_settings.hold_over,
+        company.merchant_settings.decline_over,
+        company.staged_rollout,
+    ) == ("Acme", 500, 900, True)
 
 
 def test_create_company_defaults_to_contract_limits_and_not_staged():
     company = Company.objects.get(uuid=run("create_company", "--name", "Acme")["companyUuid"])
-    assert (company.hold_over, company.decline_over, company.staged_rollout) == (1_000_000, 2_500_000, False)
+    assert (company.merchant_settings.hold_over, company.merchant_settings.decline_over, company.staged_rollout) == (
+        1_000_000,
+        2_500_000,
+        False,
+    )
 
 
 @pytest.mark.parametrize(

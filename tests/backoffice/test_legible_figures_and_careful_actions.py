@@ -45,15 +45,14 @@ def test_no_admin_page_lists_or_shows_a_raw_figure_field(company):
     txn = bank_txn(company)
     for model, model_admin in admin.site._registry.items():
         obj = txn if model is Transaction else company if model is Company else None
-        shown = {*model_admin.get_list_display(request), *model_admin.get_fields(request, obj)}
-        for inline in model_admin.get_inline_instances(request, obj):
-            shown |= set(inline.get_fields(request, obj))
-        raw = {name for name in shown if isinstance(name, str)} & FIGURE_FIELDS
-        if isinstance(model_admin, DollarsFormFieldsMixin):
-            raw -= set(model_admin.money_fields) - set(
-                model_admin.get_readonly_fields(request, obj)
-            )  # typed in dollars
-        assert not raw, f"{model._meta.label} admin shows {raw} raw"
+        for page in (model_admin, *model_admin.get_inline_instances(request, obj)):
+            shown = set(page.get_fields(request, obj))
+            if page is model_admin:
+                shown |= set(model_admin.get_list_display(request))
+            raw = {name for name in shown if isinstance(name, str)} & FIGURE_FIELDS
+            if isinstance(page, DollarsFormFieldsMixin):
+                raw -= set(page.money_fields) - set(page.get_readonly_fields(request, obj))  # typed in dollars
+            assert not raw, f"{model._meta.label} admin ({type(page).__name__}) shows {raw} raw"
 
 
 def test_amounts_read_as_dollars_and_rates_as_percentages(operator, company):
@@ -86,15 +85,19 @@ def test_risk_limits_are_edited_in_dollars(operator, company):
         page,
         {
             **_unchanged_company_form(company),
-            "hold_over": "$12,000.50",
-            "decline_over": "25000",
-            "daily_volume_limit": "",
             **_empty_inline_management_forms(form),
+            **factories.merchant_settings_form(
+                company, hold_over="$12,000.50", decline_over="25000", daily_volume_limit=""
+            ),
         },
     )
     assert response.status_code == 302, response.content.decode()[:3000]
     company.refresh_from_db()
-    assert (company.hold_over, company.decline_over, company.daily_volume_limit) == (1_200_050, 2_500_000, None)
+    assert (
+        company.merchant_settings.hold_over,
+        company.merchant_settings.decline_over,
+        company.merchant_settings.daily_volume_limit,
+    ) == (1_200_050, 2_500_000, None)
 
 
 def _unchanged_company_form(company) -> dict:

@@ -232,8 +232,8 @@ def test_a_late_return_a_hold_release_and_a_reversal_emit_their_events(company, 
 
 
 def test_held_declined_and_voided_charges_emit_their_events(api_client, company):
-    company.hold_over, company.decline_over = 1000, 5000
-    company.save()
+    company.merchant_settings.hold_over, company.merchant_settings.decline_over = 1000, 5000
+    company.merchant_settings.save()
     details = {
         "name": "Ada L",
         "accountType": "Checking",
@@ -256,8 +256,8 @@ def test_held_declined_and_voided_charges_emit_their_events(api_client, company)
 def test_a_released_rtp_hold_reports_the_release_and_the_settlement(api_client, company):
     from transactions.ach.holds import holds_release
 
-    company.hold_over = 1000
-    company.save()
+    company.merchant_settings.hold_over = 1000
+    company.merchant_settings.save()
     details = {
         "name": "Ada L",
         "accountType": "Checking",

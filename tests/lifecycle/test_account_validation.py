@@ -239,8 +239,8 @@ def test_returned_micro_entry_fails_the_validation(api_client, method, tmp_path)
 
 
 def _set_policy(company, policy: str) -> None:
-    company.account_validation = policy
-    company.save(update_fields=["account_validation"])
+    company.merchant_settings.account_validation = policy
+    company.merchant_settings.save(update_fields=["account_validation"])
 
 
 def test_prenote_first_holds_the_debit_sends_a_prenote_and_releases_it_once_validated(api_client, company, method):
@@ -271,8 +271,8 @@ def test_prenote_first_holds_the_debit_sends_a_prenote_and_releases_it_once_vali
 def test_prenote_first_declines_the_held_debit_when_the_prenote_is_returned(api_client, company, method, tmp_path):
     _set_policy(company, "prenote_first")
     # One return of one debit is over every return-rate threshold: keep that program's debit hold out of this test.
-    company.hold_debits_on_breach = False
-    company.save(update_fields=["hold_debits_on_breach"])
+    company.merchant_settings.hold_debits_on_breach = False
+    company.merchant_settings.save(update_fields=["hold_debits_on_breach"])
     held = put_charge(api_client, saved_charge(method.customer, method)).json()["data"]
     _read, day = _originate()
     prenote = Transaction.objects.get(account_validation__isnull=False)

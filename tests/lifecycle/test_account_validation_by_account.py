@@ -27,9 +27,11 @@ def _eastern(day: date, hour: int) -> str:
 
 
 def _policy(company, policy: str) -> None:
-    company.account_validation = policy
-    company.hold_debits_on_breach = False  # one returned prenote breaches every rate: keep those holds out
-    company.save(update_fields=["account_validation", "hold_debits_on_breach"])
+    company.merchant_settings.account_validation = policy
+    company.merchant_settings.hold_debits_on_breach = (
+        False  # one returned prenote breaches every rate: keep those holds out
+    )
+    company.merchant_settings.save(update_fields=["account_validation", "hold_debits_on_breach"])
 
 
 def _one_off(client, customer=None, amount: int = 1500, **account) -> dict:

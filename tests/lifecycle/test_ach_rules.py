@@ -38,8 +38,8 @@ def organization(company):
 
 @pytest.fixture
 def big_limits(company):
-    company.hold_over = company.decline_over = 10**12
-    company.save()
+    company.merchant_settings.hold_over = company.merchant_settings.decline_over = 10**12
+    company.merchant_settings.save()
     return company
 
 
@@ -215,21 +215,21 @@ def test_a_same_day_request_cut_after_the_companys_last_window_goes_out_next_day
 
 
 def test_the_companys_own_windows_decide(api_client, company, consumer):
-    company.same_day_windows = "10:30,17:30"
-    company.save()
+    company.merchant_settings.same_day_windows = "10:30,17:30"
+    company.merchant_settings.save()
     after_default_last = _created(api_client, consumer, isSameDay=True)
     assert _entries_by_id(_file(MONDAY_16_50))[str(after_default_last["numericId"])][0].effective_date == MONDAY
-    company.same_day_windows = "09:00"
-    company.save()
+    company.merchant_settings.same_day_windows = "09:00"
+    company.merchant_settings.save()
     before_ten = _created(api_client, consumer, isSameDay=True)
     assert _entries_by_id(_file(MONDAY_10_00))[str(before_ten["numericId"])][0].effective_date == TUESDAY
 
 
 @pytest.mark.parametrize("value", ["", "25:00", "10:30,09:00", "10:30,10:30", "1030", "10:30;14:45"])
 def test_same_day_windows_must_be_ascending_times(company, value):
-    company.same_day_windows = value
+    company.merchant_settings.same_day_windows = value
     with pytest.raises(ValidationError) as raised:
-        company.full_clean()
+        company.merchant_settings.full_clean()
     assert "same_day_windows" in raised.value.message_dict
 
 

@@ -66,7 +66,7 @@ def test_a_declined_charge_says_why(api_client, company):
     body = {
         "method": "ACH",
         "type": "Credit",
-        "amount": company.decline_over + 1,
+        "amount": company.merchant_settings.decline_over + 1,
         "paymentDetails": {
             "name": "Grace Hopper",
             "accountType": "Checking",

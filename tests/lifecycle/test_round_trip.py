@@ -62,7 +62,7 @@ def test_charge_to_late_return_fills_every_lifecycle_column(api_client, company,
     }
     late = _charge(api_client, {**saved, "amount": 1500})
     corrected = _charge(api_client, {**saved, "amount": 1600})
-    held = _charge(api_client, {**saved, "amount": company.hold_over + 1})
+    held = _charge(api_client, {**saved, "amount": company.merchant_settings.hold_over + 1})
     card = _charge(
         api_client,
         {
@@ -90,7 +90,7 @@ def test_charge_to_late_return_fills_every_lifecycle_column(api_client, company,
     assert originated["transactions"] == 4
     (read,) = [nacha_reader.read(Path(path).read_text()) for path in originated["files"]]
     assert sum(entry.amount for batch in read.batches for entry in batch.entries) == 1500 + 1600 + 1700 + (
-        company.hold_over + 1
+        company.merchant_settings.hold_over + 1
     )
 
     settle_at = Transaction.objects.get(pk=late.pk).expected_to_settle_at + timedelta(seconds=1)

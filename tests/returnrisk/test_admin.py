@@ -84,9 +84,9 @@ def test_policy_rows_and_a_signed_review_are_edited_on_the_company_page(superuse
     data.update(
         {
             "name": company.name,
-            "cutoff_time": "16:00",
-            "return_rate_warning_percent": "70",
-            "hold_debits_on_breach": "on",
+            **factories.merchant_settings_form(
+                company, cutoff_time="16:00", return_rate_warning_percent="70", hold_debits_on_breach="on"
+            ),
             "return_policies-TOTAL_FORMS": "1",
             "return_policies-INITIAL_FORMS": "0",
             "return_policies-0-return_code": "R01",
@@ -105,7 +105,7 @@ def test_policy_rows_and_a_signed_review_are_edited_on_the_company_page(superuse
 
     assert response.status_code == 302, response.context["adminform"].form.errors if response.context else ""
     company.refresh_from_db()
-    assert company.return_rate_warning_percent == 70
+    assert company.merchant_settings.return_rate_warning_percent == 70
     policy = ReturnPolicy.objects.get(company=company)
     assert (policy.return_code, policy.notify, policy.block_method) == ("R01", True, False)
     review = RiskReview.objects.get(company=company)
@@ -115,7 +115,7 @@ def test_policy_rows_and_a_signed_review_are_edited_on_the_company_page(superuse
 def test_lifting_a_hold_lets_the_next_debit_through(superuser_client, company, api_client):
     hold = debit_hold_place(company_id=company.pk, customer_id=None, reason="return rate over", at=timezone.now())
     company.refresh_from_db()
-    assert company.has_debit_holds
+    assert company.merchant_settings.has_debit_holds
 
     response = superuser_client.post(
         reverse("admin:transactions_debithold_changelist"), {"action": "lift", "_selected_action": [hold.pk]}
@@ -124,7 +124,7 @@ def test_lifting_a_hold_lets_the_next_debit_through(superuser_client, company, a
     assert response.status_code == 302
     hold.refresh_from_db()
     company.refresh_from_db()
-    assert hold.lifted_at is not None and not company.has_debit_holds
+    assert hold.lifted_at is not None and not company.merchant_settings.has_debit_holds
     body = {
         "method": "ACH",
         "type": "Debit",
@@ -167,7 +167,7 @@ def test_a_signed_review_cannot_be_edited_or_deleted_in_another_persons_name(sup
     page = superuser_client.get(url)
     form = page.context["adminform"].form
     data = {name: value for name, value in form.initial.items() if value is not None and name in form.fields}
-    data.update({"name": company.name, "cutoff_time": "16:00", "return_rate_warning_percent": "80"})
+    data.update({"name": company.name, **factories.merchant_settings_form(company, return_rate_warning_percent="80")})
     data.update(
         {
             "risk_reviews-TOTAL_FORMS": "1",

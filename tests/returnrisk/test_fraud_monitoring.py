@@ -33,10 +33,10 @@ def _fraud(client) -> dict:
 
 
 def test_the_report_lists_the_fraud_rules_in_force(api_client, company):
-    company.account_validation = "require"
-    company.credit_hold_new_account_days = 3
-    company.credit_velocity_amount = 500000
-    company.save()
+    company.merchant_settings.account_validation = "require"
+    company.merchant_settings.credit_hold_new_account_days = 3
+    company.merchant_settings.credit_velocity_amount = 500000
+    company.merchant_settings.save()
 
     rules = {rule["rule"]: rule for rule in _fraud(api_client)["rules"]}
 
@@ -61,8 +61,8 @@ def test_a_company_sending_web_debits_under_policy_off_is_flagged(api_client, co
     assert (flag["flag"], flag["count"]) == ("web_debits_without_validation", 2)
     rows = list(csv.reader(io.StringIO(api_client.get("/risk/report", {"format": "csv"}).content.decode())))
     assert any(row[:3] == ["flag", "web_debits_without_validation", "2"] for row in rows)
-    company.account_validation = "require"
-    company.save(update_fields=["account_validation"])
+    company.merchant_settings.account_validation = "require"
+    company.merchant_settings.save(update_fields=["account_validation"])
     assert _fraud(api_client)["flags"] == []
 
 
@@ -80,8 +80,8 @@ def test_the_company_admin_page_shows_the_flag(api_client, company):
 def test_micro_entry_volumes_sent_and_returned_appear_in_the_report(
     api_client, company, tmp_path, ordinary_banking_day
 ):
-    company.hold_debits_on_breach = False
-    company.save(update_fields=["hold_debits_on_breach"])
+    company.merchant_settings.hold_debits_on_breach = False
+    company.merchant_settings.save(update_fields=["hold_debits_on_breach"])
     method = factories.PaymentMethodFactory(customer=factories.CustomerFactory(company=company))
     url = f"/customers/{method.customer.uuid}/payment-methods/{method.uuid}/validate"
     assert api_client.post(url, {"method": "microdeposits"}, format="json").status_code == 202
@@ -97,8 +97,8 @@ def test_micro_entry_volumes_sent_and_returned_appear_in_the_report(
 
 
 def test_a_yearly_review_records_the_rules_it_reviewed(company, api_client):
-    company.credit_velocity_count = 4
-    company.save(update_fields=["credit_velocity_count"])
+    company.merchant_settings.credit_velocity_count = 4
+    company.merchant_settings.save(update_fields=["credit_velocity_count"])
     client = Client()
     client.force_login(factories.UserFactory(is_staff=True, is_superuser=True, email="root@example.com"))
     url = reverse("admin:accounts_company_change", args=[company.pk])
@@ -106,7 +106,7 @@ def test_a_yearly_review_records_the_rules_it_reviewed(company, api_client):
     data = {name: value for name, value in form.initial.items() if value is not None and name in form.fields}
     data.update(
         {
-            "cutoff_time": "16:00",
+            **factories.merchant_settings_form(company, cutoff_time="16:00"),
             "risk_reviews-TOTAL_FORMS": "1",
             "risk_reviews-INITIAL_FORMS": "0",
             "risk_reviews-0-reviewed_on": "2026-11-01",

@@ -23,8 +23,8 @@ BLOCK_AND_HOLD = {PolicyAction.BLOCK_METHOD, PolicyAction.HOLD_CUSTOMER_DEBITS}
 @pytest.fixture
 def method(company):
     # Alerts and the company-wide hold are the rate tests' subject; here one return would breach every rate.
-    company.hold_debits_on_breach = False
-    company.save(update_fields=["hold_debits_on_breach"])
+    company.merchant_settings.hold_debits_on_breach = False
+    company.merchant_settings.save(update_fields=["hold_debits_on_breach"])
     customer = factories.CustomerFactory(company=company)
     return factories.PaymentMethodFactory(customer=customer)
 

@@ -97,8 +97,8 @@ def test_report_csv_has_every_section(api_client, evidence):
 
 
 def test_report_shows_the_account_validation_policy_in_force(api_client, company):
-    company.account_validation = "prenote_first"
-    company.save(update_fields=["account_validation"])
+    company.merchant_settings.account_validation = "prenote_first"
+    company.merchant_settings.save(update_fields=["account_validation"])
 
     data = api_client.get("/risk/report").json()["data"]
     rows = list(csv.DictReader(io.StringIO(api_client.get("/risk/report", {"format": "csv"}).content.decode())))

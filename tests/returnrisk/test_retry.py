@@ -174,8 +174,8 @@ def test_retry_while_the_company_debits_are_held_is_held(api_client, method):
 @pytest.mark.usefixtures("ordinary_banking_day")
 def test_a_retry_goes_out_in_the_next_file_through_the_real_commands(api_client, company, method, tmp_path):
     # One return of one debit is a 100% rate: this company's policy alerts without holding its debits.
-    company.hold_debits_on_breach = False
-    company.save(update_fields=["hold_debits_on_breach"])
+    company.merchant_settings.hold_debits_on_breach = False
+    company.merchant_settings.save(update_fields=["hold_debits_on_breach"])
     body = {
         "method": "ACH",
         "type": "Debit",

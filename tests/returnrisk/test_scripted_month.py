@@ -127,8 +127,8 @@ def test_a_month_of_returns_warns_then_breaches_and_holds_the_next_debit(api_cli
 
 @pytest.mark.usefixtures("ordinary_banking_day")
 def test_a_company_whose_policy_does_not_hold_gets_the_alert_but_not_the_hold(api_client, company, tmp_path):
-    company.hold_debits_on_breach = False
-    company.save(update_fields=["hold_debits_on_breach"])
+    company.merchant_settings.hold_debits_on_breach = False
+    company.merchant_settings.save(update_fields=["hold_debits_on_breach"])
     month = Month(api_client, company, tmp_path)
     month.week(4, [])
 

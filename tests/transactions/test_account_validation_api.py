@@ -33,8 +33,8 @@ def _validated(method):
 
 
 def _policy(company, policy: str) -> None:
-    company.account_validation = policy
-    company.save(update_fields=["account_validation"])
+    company.merchant_settings.account_validation = policy
+    company.merchant_settings.save(update_fields=["account_validation"])
 
 
 @pytest.mark.parametrize("suffix", ROUTES)
@@ -183,16 +183,18 @@ def test_the_policy_covers_only_ach_web_debits(api_client, company, customer, sa
 
 def test_risk_decline_comes_before_the_validation_hold(api_client, company, customer, saved_method):
     _policy(company, "prenote_first")
-    data = put_charge(api_client, saved_charge(customer, saved_method, amount=company.decline_over + 1)).json()["data"]
+    data = put_charge(
+        api_client, saved_charge(customer, saved_method, amount=company.merchant_settings.decline_over + 1)
+    ).json()["data"]
     assert data["status"] == "DECLINED"
     assert not AccountValidation.objects.exists()
 
 
 def test_create_company_takes_the_account_validation_policy(db):
     created = run("create_company", "--name", "Strict", "--account-validation", "require")
-    assert Company.objects.get(uuid=created["companyUuid"]).account_validation == "require"
+    assert Company.objects.get(uuid=created["companyUuid"]).merchant_settings.account_validation == "require"
     default = run("create_company", "--name", "Lenient")
-    assert Company.objects.get(uuid=default["companyUuid"]).account_validation == "off"
+    assert Company.objects.get(uuid=default["companyUuid"]).merchant_settings.account_validation == "off"
 
 
 def test_create_company_refuses_an_unknown_policy(db):

@@ -52,7 +52,12 @@ def test_charge_then_void_lists_both_changes_oldest_first(api_client, issued_key
 
 def test_a_held_charge_released_then_originated_settled_and_returned(api_client, company, tmp_path, settings):
     settings.OUTBOUND_DIR = tmp_path / "outbound"
-    body = {"method": "ACH", "type": "Debit", "amount": company.hold_over + 1, "paymentDetails": bank_details()}
+    body = {
+        "method": "ACH",
+        "type": "Debit",
+        "amount": company.merchant_settings.hold_over + 1,
+        "paymentDetails": bank_details(),
+    }
     uuid = put_charge(api_client, body).json()["data"]["uuid"]
     assert run("release_holds", "--uuid", uuid)["released"] == 1
     # A week on: the entry is due whatever today is (next-day by default, holidays included).

@@ -24,8 +24,8 @@ def _nothing_stored() -> bool:
 def test_failure_after_the_rows_are_written_rolls_everything_back(
     api_client, company, customer, saved_method, monkeypatch, method
 ):
-    company.hold_over = 10
-    company.save()
+    company.merchant_settings.hold_over = 10
+    company.merchant_settings.save()
 
     def explode(*args, **kwargs):
         raise RuntimeError("storage failed")
@@ -47,8 +47,8 @@ def test_database_constraint_failure_on_the_hold_row_stores_nothing(
     # A hold code wider than its column (8) is refused by PostgreSQL after the transaction row is inserted.
     broken = tuple(risk.RiskRule(rule.status, "X" * 20, rule.trips, rule.reason) for rule in risk.RISK_RULES)
     monkeypatch.setattr(risk, "RISK_RULES", broken)
-    company.hold_over = 10
-    company.save()
+    company.merchant_settings.hold_over = 10
+    company.merchant_settings.save()
     response = put_charge(api_client, saved_charge(customer, saved_method, amount=50), HTTP_IDEMPOTENCY_KEY="k")
     assert response.status_code == 500
     assert _nothing_stored()

@@ -21,8 +21,8 @@ PAYEE = {"accountNumber": "55554444", "routingNumber": "021000021"}
 
 def _rules(company, **fields) -> None:
     for name, value in fields.items():
-        setattr(company, name, value)
-    company.save(update_fields=list(fields))
+        setattr(company.merchant_settings, name, value)
+    company.merchant_settings.save(update_fields=list(fields))
 
 
 def _credit(client, amount: int = 1500, **details) -> dict:

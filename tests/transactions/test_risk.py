@@ -35,8 +35,8 @@ def test_default_limits(api_client, customer, saved_method, amount, status, hold
 
 @pytest.mark.django_db
 def test_company_limits_are_per_company(api_client, company, customer, saved_method):
-    company.hold_over, company.decline_over = 100, 200
-    company.save()
+    company.merchant_settings.hold_over, company.merchant_settings.decline_over = 100, 200
+    company.merchant_settings.save()
     held = put_charge(api_client, saved_charge(customer, saved_method, amount=150)).json()["data"]
     assert (held["status"], held["holdCode"]) == ("HELD", "AMT")
     assert "hold limit of 100" in held["holdReason"]
@@ -49,16 +49,16 @@ def test_company_limits_are_per_company(api_client, company, customer, saved_met
 
 @pytest.mark.django_db
 def test_held_transaction_reads_back_with_its_hold(api_client, company, customer, saved_method):
-    company.hold_over = 10
-    company.save()
+    company.merchant_settings.hold_over = 10
+    company.merchant_settings.save()
     created = put_charge(api_client, saved_charge(customer, saved_method, amount=11)).json()["data"]
     assert api_client.get(f"/transactions/{created['uuid']}").json()["data"] == created
 
 
 @pytest.mark.django_db
 def test_daily_volume_limit_holds_the_charge_that_passes_it(api_client, company, customer, saved_method):
-    company.daily_volume_limit = 1000
-    company.save()
+    company.merchant_settings.daily_volume_limit = 1000
+    company.merchant_settings.save()
     statuses = [
         put_charge(api_client, saved_charge(customer, saved_method, amount=400)).json()["data"] for _ in range(3)
     ]
@@ -105,8 +105,8 @@ def test_daily_volume_limit_holds_under_concurrency():
 def test_held_rtp_is_not_settled_and_declined_card_is_not_authorized(api_client, company, customer, saved_method):
     from tests.transactions.conftest import card_details
 
-    company.hold_over, company.decline_over = 100, 200
-    company.save()
+    company.merchant_settings.hold_over, company.merchant_settings.decline_over = 100, 200
+    company.merchant_settings.save()
     rtp = put_charge(api_client, saved_charge(customer, saved_method, method="RTP", amount=150)).json()["data"]
     assert (rtp["status"], rtp["rtpTransactionId"], rtp["holdCode"]) == ("HELD", None, "AMT")
     assert Transaction.objects.get(uuid=rtp["uuid"]).settlement_id is None
@@ -117,8 +117,8 @@ def test_held_rtp_is_not_settled_and_declined_card_is_not_authorized(api_client,
 
 @pytest.mark.django_db
 def test_declined_charges_do_not_use_up_the_daily_volume(api_client, company, customer, saved_method):
-    company.daily_volume_limit, company.decline_over = 1000, 500
-    company.save()
+    company.merchant_settings.daily_volume_limit, company.merchant_settings.decline_over = 1000, 500
+    company.merchant_settings.save()
     assert put_charge(api_client, saved_charge(customer, saved_method, amount=600)).json()["data"]["status"] == (
         "DECLINED"
     )
@@ -134,8 +134,8 @@ def test_declined_charges_do_not_use_up_the_daily_volume(api_client, company, cu
 @pytest.mark.django_db
 def test_a_held_charge_says_why_in_hold_reason_not_as_a_failure(api_client, company, customer, saved_method):
     """F17: HELD is no failure; once released the charge carries no failure either."""
-    company.hold_over = 10
-    company.save()
+    company.merchant_settings.hold_over = 10
+    company.merchant_settings.save()
     held = put_charge(api_client, saved_charge(customer, saved_method, amount=11)).json()["data"]
     assert held["status"] == "HELD" and held["holdReason"] and held["failureReason"] is None
     assert run("release_holds", "--uuid", held["uuid"])["released"] == 1

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Max, Q
 
-from accounts.models import Company
+from accounts.models import MerchantSettings
 from transactions import calendar
 from transactions.ach import nacha
 from transactions.ach.recheck import entries_recheck
@@ -240,8 +240,8 @@ class _Batching:
         """Batches, trace numbers and the file's view of each entry (trace numbers ascend within a batch)."""
         self.start()
         missing = {txn.company_id for txn in due} - set(self.last_windows)
-        for company in Company.objects.filter(pk__in=missing).only("same_day_windows"):
-            self.last_windows[company.pk] = company.last_same_day_window
+        for row in MerchantSettings.objects.filter(pk__in=missing).only("same_day_windows"):
+            self.last_windows[row.pk] = row.last_same_day_window
         for key, members in sorted(
             _batch_groups(due, day=self.day, at=self.at, last_windows=self.last_windows).items()
         ):

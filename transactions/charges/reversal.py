@@ -147,7 +147,7 @@ def transaction_reverse(
     kind = method_kind(original.method)
     if kind.in_nacha_file:
         deadline = reversal_deadline(original)
-        if calendar.next_processing_day(at, original.company.cutoff_time) > deadline:
+        if calendar.next_processing_day(at, company_cutoff(original.company)) > deadline:
             raise Conflict(
                 f"a reversal must go out within {REVERSAL_WINDOW_BANKING_DAYS} banking days of the original's "
                 f"settlement date ({settlement_date_of(original)}); the last day was {deadline}: send a refund "

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from accounts.models import Company
+from accounts.models import Company, MerchantSettings
 from customers.errors import CustomerInactive
 from customers.models import Customer
 from payments.errors import PaymentMethodBlocked
@@ -372,12 +372,12 @@ def web_debit_gate(
     account (routing + account number) within the company: validated passes; otherwise `require` declines it;
     `prenote_first` holds it (VAL) and sends a prenote unless one is pending; `off` lets it through. Runs inside
     the charge's transaction."""
-    policy = company.account_validation
-    if policy == Company.AccountValidation.OFF or sec_code != "WEB" or txn_type != TransactionType.DEBIT:
+    policy = company.merchant_settings.account_validation
+    if policy == MerchantSettings.AccountValidation.OFF or sec_code != "WEB" or txn_type != TransactionType.DEBIT:
         return None
     if _gate_state(company=company, account=account, saved=saved) == AccountState.VALIDATED:
         return None
-    if policy == Company.AccountValidation.REQUIRE:
+    if policy == MerchantSettings.AccountValidation.REQUIRE:
         return RiskOutcome(Status.DECLINED, HOLD_CODE, NOT_VALIDATED)
     if saved is not None:  # STYLE lock order: customer, method; then the state again, as the lock found it
         saved = payment_method_lock(company=company, customer=customer, payment_method=saved)

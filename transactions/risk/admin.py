@@ -17,7 +17,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from accounts.admin import CompanyAdmin
+from accounts.admin import CompanyAdmin, MerchantSettingsInline
 from accounts.models import Company
 from transactions.models import AccountBlock, DebitHold, ReturnPolicy, RiskAction, RiskAlert, RiskReview
 from transactions.return_codes import RETURN_CODES
@@ -109,10 +109,33 @@ def _rate_column(category: rates.RateCategory):
     return column
 
 
+class MerchantSettingsRiskInline(MerchantSettingsInline):
+    """The company's settings with those of the return-rate program and credit monitoring."""
+
+    credit_monitoring_fields = (
+        "credit_hold_new_account_days",
+        "credit_velocity_amount",
+        "credit_velocity_count",
+        "credit_velocity_days",
+    )
+    fields = (
+        *MerchantSettingsInline.fields,
+        "return_rate_warning_percent",
+        "hold_debits_on_breach",
+        *credit_monitoring_fields,
+    )
+    risk_control_fields = fields
+
+
 class CompanyRiskAdmin(CompanyAdmin):
     """The accounts CompanyAdmin with the return-rate program added (transactions sits above accounts)."""
 
-    inlines = [*CompanyAdmin.inlines, ReturnPolicyInline, RiskReviewInline]
+    inlines = [
+        *(inline for inline in CompanyAdmin.inlines if inline is not MerchantSettingsInline),
+        MerchantSettingsRiskInline,
+        ReturnPolicyInline,
+        RiskReviewInline,
+    ]
     unauthorized_rate_column = _rate_column(rates.RateCategory.UNAUTHORIZED)
     administrative_rate_column = _rate_column(rates.RateCategory.ADMINISTRATIVE)
     overall_rate_column = _rate_column(rates.RateCategory.OVERALL)
@@ -123,27 +146,8 @@ class CompanyRiskAdmin(CompanyAdmin):
         "overall_rate_column",
         "return_rates_link",
     )
-    credit_monitoring_fields = (
-        "credit_hold_new_account_days",
-        "credit_velocity_amount",
-        "credit_velocity_count",
-        "credit_velocity_days",
-    )
-    fields = (
-        *CompanyAdmin.fields,
-        "return_rate_warning_percent",
-        "hold_debits_on_breach",
-        *credit_monitoring_fields,
-        "fraud_monitoring_flags",
-        "return_rates_link",
-    )
+    fields = (*CompanyAdmin.fields, "fraud_monitoring_flags", "return_rates_link")
     readonly_fields = (*CompanyAdmin.readonly_fields, "fraud_monitoring_flags", "return_rates_link")
-    risk_control_fields = (
-        *CompanyAdmin.risk_control_fields,
-        "return_rate_warning_percent",
-        "hold_debits_on_breach",
-        *credit_monitoring_fields,
-    )
 
     def get_queryset(self, request):
         today = rates.today_eastern(timezone.now())
@@ -197,7 +201,7 @@ class CompanyRiskAdmin(CompanyAdmin):
         current = rates.return_rates(company=company, period=window)
         by_files = rates.return_rates(company=company, period=window, method=rates.RateMethod.FILES)
         points = rates.rolling_series(company=company, last_day=today, days=CHART_DAYS)
-        percent = company.return_rate_warning_percent
+        percent = company.merchant_settings.return_rate_warning_percent
         categories = [
             {
                 "name": category.value,

@@ -35,12 +35,13 @@ class ReceiverAccount:
 
 
 def monitors_credits(company: Company) -> bool:
+    settings = company.merchant_settings
     return any(
         value is not None
         for value in (
-            company.credit_hold_new_account_days,
-            company.credit_velocity_amount,
-            company.credit_velocity_count,
+            settings.credit_hold_new_account_days,
+            settings.credit_velocity_amount,
+            settings.credit_velocity_count,
         )
     )
 
@@ -65,7 +66,8 @@ def _is_new(company: Company, account: ReceiverAccount, since: datetime) -> bool
 
 
 def _over_velocity(company: Company, account: ReceiverAccount, amount: int, now: datetime) -> str | None:
-    window = timedelta(days=company.credit_velocity_days)
+    settings = company.merchant_settings
+    window = timedelta(days=settings.credit_velocity_days)
     sent = (
         Transaction.objects.filter(
             account.entries,
@@ -78,11 +80,11 @@ def _over_velocity(company: Company, account: ReceiverAccount, amount: int, now:
         .aggregate(total=Sum("amount"), count=Count("pk"))
     )
     total, count = (sent["total"] or 0) + amount, sent["count"] + 1
-    days = _days(company.credit_velocity_days)
-    if company.credit_velocity_amount is not None and total > company.credit_velocity_amount:
-        return f"credits to this account would reach {total} cents in {days} (limit {company.credit_velocity_amount})"
-    if company.credit_velocity_count is not None and count > company.credit_velocity_count:
-        return f"credits to this account would reach {count} in {days} (limit {company.credit_velocity_count})"
+    days = _days(settings.credit_velocity_days)
+    if settings.credit_velocity_amount is not None and total > settings.credit_velocity_amount:
+        return f"credits to this account would reach {total} cents in {days} (limit {settings.credit_velocity_amount})"
+    if settings.credit_velocity_count is not None and count > settings.credit_velocity_count:
+        return f"credits to this account would reach {count} in {days} (limit {settings.credit_velocity_count})"
     return None
 
 
@@ -92,7 +94,8 @@ def _days(count: int) -> str:
 
 def credit_hold_reason(*, company: Company, account: ReceiverAccount, amount: int, now: datetime) -> str | None:
     """Why the company's credit rules hold this credit, or None. Runs inside the charge's transaction."""
-    days = company.credit_hold_new_account_days
+    settings = company.merchant_settings
+    days = settings.credit_hold_new_account_days
     if days is not None and _is_new(company, account, _since_banking_days(now, days)):
         return f"credit to an account added or changed within {days} banking days"
     return _over_velocity(company, account, amount, now)
@@ -100,31 +103,32 @@ def credit_hold_reason(*, company: Company, account: ReceiverAccount, amount: in
 
 def credit_rules(company: Company) -> list[dict]:
     """The credit rules in force, as the risk report and the yearly review list them."""
-    velocity_days = _days(company.credit_velocity_days)
+    settings = company.merchant_settings
+    velocity_days = _days(settings.credit_velocity_days)
     return [
         {
             "rule": "credit_to_new_account",
             "holdCode": HOLD_CODE,
-            "enabled": company.credit_hold_new_account_days is not None,
-            "detail": f"account added or changed (NOC included) within {company.credit_hold_new_account_days} "
+            "enabled": settings.credit_hold_new_account_days is not None,
+            "detail": f"account added or changed (NOC included) within {settings.credit_hold_new_account_days} "
             "banking days"
-            if company.credit_hold_new_account_days is not None
+            if settings.credit_hold_new_account_days is not None
             else "off",
         },
         {
             "rule": "credit_velocity_amount",
             "holdCode": HOLD_CODE,
-            "enabled": company.credit_velocity_amount is not None,
-            "detail": f"over {company.credit_velocity_amount} cents per receiver account in {velocity_days}"
-            if company.credit_velocity_amount is not None
+            "enabled": settings.credit_velocity_amount is not None,
+            "detail": f"over {settings.credit_velocity_amount} cents per receiver account in {velocity_days}"
+            if settings.credit_velocity_amount is not None
             else "off",
         },
         {
             "rule": "credit_velocity_count",
             "holdCode": HOLD_CODE,
-            "enabled": company.credit_velocity_count is not None,
-            "detail": f"over {company.credit_velocity_count} credits per receiver account in {velocity_days}"
-            if company.credit_velocity_count is not None
+            "enabled": settings.credit_velocity_count is not None,
+            "detail": f"over {settings.credit_velocity_count} credits per receiver account in {velocity_days}"
+            if settings.credit_velocity_count is not None
             else "off",
         },
     ]

@@ -8,7 +8,7 @@ from datetime import datetime, time
 
 from django.db.models import F, Q, Sum
 
-from accounts.models import Company
+from accounts.models import Company, MerchantSettings
 from customers.models import Customer
 from transactions.calendar import EASTERN
 from transactions.methods import PaymentMethodKind
@@ -27,6 +27,10 @@ class RiskInput:
     daily_volume: int | None  # today's volume before this charge; None when the company sets no limit
     debit_hold: str | None = None  # why the return-rate program holds this debit (company or customer), if it does
     credit_hold: str | None = None  # why the credit monitoring rules hold this credit, if they do
+
+    @property
+    def settings(self) -> MerchantSettings:
+        return self.company.merchant_settings
 
 
 @dataclass(frozen=True)
@@ -48,8 +52,8 @@ RISK_RULES: tuple[RiskRule, ...] = (
     RiskRule(
         Status.DECLINED,
         "AMT",
-        lambda r: r.amount > r.company.decline_over,
-        lambda r: f"amount exceeds the decline limit of {r.company.decline_over} cents",
+        lambda r: r.amount > r.settings.decline_over,
+        lambda r: f"amount exceeds the decline limit of {r.settings.decline_over} cents",
     ),
     RiskRule(
         Status.HELD,
@@ -60,14 +64,14 @@ RISK_RULES: tuple[RiskRule, ...] = (
     RiskRule(
         Status.HELD,
         "AMT",
-        lambda r: r.amount > r.company.hold_over,
-        lambda r: f"amount exceeds the hold limit of {r.company.hold_over} cents",
+        lambda r: r.amount > r.settings.hold_over,
+        lambda r: f"amount exceeds the hold limit of {r.settings.hold_over} cents",
     ),
     RiskRule(
         Status.HELD,
         "VOL",
-        lambda r: r.daily_volume is not None and r.daily_volume + r.amount > r.company.daily_volume_limit,
-        lambda r: f"charge would exceed the daily volume limit of {r.company.daily_volume_limit} cents",
+        lambda r: r.daily_volume is not None and r.daily_volume + r.amount > r.settings.daily_volume_limit,
+        lambda r: f"charge would exceed the daily volume limit of {r.settings.daily_volume_limit} cents",
     ),
     RiskRule(
         Status.HELD,
@@ -121,14 +125,14 @@ def risk_assess(
     monitored_credit = (
         type == TransactionType.CREDIT and receiver is not None and credit_monitoring.monitors_credits(company)
     )
-    if company.daily_volume_limit is not None or monitored_credit:
+    if company.merchant_settings.daily_volume_limit is not None or monitored_credit:
         # Concurrent charges then add up one after another: the daily volume, a receiver's credit velocity.
-        company = Company.objects.select_for_update().get(pk=company.pk)
-        if company.daily_volume_limit is not None:
+        company = Company.objects.select_for_update(of=("self",)).select_related("merchant_settings").get(pk=company.pk)
+        if company.merchant_settings.daily_volume_limit is not None:
             volume = daily_volume(company=company, now=now)
     held = None
     if (
-        company.has_debit_holds and type == TransactionType.DEBIT and method.returnable
+        company.merchant_settings.has_debit_holds and type == TransactionType.DEBIT and method.returnable
     ):  # debits that come back as returns
         held = debit_hold_reason(company=company, customer=customer)
     credit_hold = None

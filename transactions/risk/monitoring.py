@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accounts.models import Company
+from accounts.models import Company, MerchantSettings
 from transactions.models import MICRO_ENTRY, NOT_SEEDED, Transaction, TransactionReturn, TransactionType
 from transactions.risk.credit_monitoring import credit_rules
 from transactions.risk.return_rates import Period
@@ -39,7 +39,7 @@ def micro_entry_volumes(*, company: Company, period: Period) -> dict[str, Any]:
 def web_debits_without_validation(*, company: Company, period: Period) -> int:
     """WEB debits the company made in the period while its policy did not validate accounts (`off`): each went
     out without the account validation Nacha's WEB debit rule asks for (the merchant must do it another way)."""
-    if company.account_validation != Company.AccountValidation.OFF:
+    if company.merchant_settings.account_validation != MerchantSettings.AccountValidation.OFF:
         return 0
     start, end = period.bounds()
     return Transaction.objects.filter(
@@ -73,7 +73,7 @@ def fraud_rules(company: Company) -> list[dict[str, Any]]:
     validation = {
         "rule": "web_debit_account_validation",
         "holdCode": "VAL",
-        "enabled": company.account_validation != Company.AccountValidation.OFF,
-        "detail": company.account_validation,
+        "enabled": company.merchant_settings.account_validation != MerchantSettings.AccountValidation.OFF,
+        "detail": company.merchant_settings.account_validation,
     }
     return [validation, *credit_rules(company)]

@@ -14,7 +14,7 @@ from fractions import Fraction
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
-from accounts.models import Company
+from accounts.models import Company, MerchantSettings
 from customers.models import Customer
 from customers.services import customer_deactivate
 from events.outbox import event_record
@@ -95,7 +95,7 @@ def debit_hold_place(
     active = DebitHold.objects.filter(company_id=company_id, customer_id=customer_id, lifted_at__isnull=True)
     if active.exists():
         return None
-    Company.objects.filter(pk=company_id, has_debit_holds=False).update(has_debit_holds=True)
+    MerchantSettings.objects.filter(pk=company_id, has_debit_holds=False).update(has_debit_holds=True)
     try:
         with transaction.atomic():
             return DebitHold.objects.create(
@@ -112,7 +112,7 @@ def debit_holds_lift(*, holds: QuerySet[DebitHold], at: datetime) -> int:
     DebitHold.objects.filter(pk__in=[pk for pk, _ in lifted]).update(lifted_at=at)
     for company_id in {company_id for _, company_id in lifted}:
         still = DebitHold.objects.filter(company_id=company_id, lifted_at__isnull=True).exists()
-        Company.objects.filter(pk=company_id).update(has_debit_holds=still)
+        MerchantSettings.objects.filter(pk=company_id).update(has_debit_holds=still)
     return len(lifted)
 
 
@@ -208,7 +208,7 @@ def alert_data(alert: RiskAlert, *, company: Company, debits_held: bool) -> dict
         "debits": alert.debits,
         "rate": alert.rate,
         "threshold": alert.threshold,
-        "warningPercent": company.return_rate_warning_percent,
+        "warningPercent": company.merchant_settings.return_rate_warning_percent,
         "debitsHeld": debits_held,
         "createdAt": iso_utc(alert.created_at),
     }
@@ -219,7 +219,7 @@ def _category_alert(*, company: Company, category: RateCategory, counts: Counts,
         returns=counts.returns[category],
         debits=counts.debits,
         threshold=THRESHOLDS[category],
-        warning_percent=company.return_rate_warning_percent,
+        warning_percent=company.merchant_settings.return_rate_warning_percent,
     )
     previous = current_level(company_id=company.pk, category=category.value)
     if level == previous:
@@ -236,7 +236,7 @@ def _category_alert(*, company: Company, category: RateCategory, counts: Counts,
         created_at=at,
     )
     held = False
-    if level == RiskAlert.Level.BREACHED and company.hold_debits_on_breach:
+    if level == RiskAlert.Level.BREACHED and company.merchant_settings.hold_debits_on_breach:
         hold = debit_hold_place(
             company_id=company.pk,
             customer_id=None,
@@ -268,7 +268,8 @@ def return_rate_alerts_evaluate(*, company_ids: Iterable[int], at: datetime) -> 
     """Each company's rolling-60-day rates as of `at`'s day against its levels. The company row is locked so two
     imports touching one company compare and write one after the other."""
     alerts = []
-    for company in Company.objects.select_for_update().filter(pk__in=set(company_ids)).order_by("pk"):
+    locked = Company.objects.select_for_update(of=("self",)).select_related("merchant_settings")
+    for company in locked.filter(pk__in=set(company_ids)).order_by("pk"):
         sheet = return_rates(company=company, period=rolling_period(today_eastern(at)))
         for category in CATEGORIES:
             alert = _category_alert(company=company, category=category, counts=sheet.total, at=at)

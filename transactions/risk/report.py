@@ -101,7 +101,7 @@ def _reviews(company: Company) -> list[dict]:
 
 
 def risk_report(*, company: Company, now: datetime) -> dict:
-    percent = company.return_rate_warning_percent
+    percent = company.merchant_settings.return_rate_warning_percent
     window = rolling_period(today_eastern(now))
     monitored = {
         "rules": monitoring.fraud_rules(company),
@@ -114,8 +114,8 @@ def risk_report(*, company: Company, now: datetime) -> dict:
         "generatedAt": iso_utc(now),
         "settings": {
             "warningPercent": percent,
-            "holdDebitsOnBreach": company.hold_debits_on_breach,
-            "accountValidation": company.account_validation,
+            "holdDebitsOnBreach": company.merchant_settings.hold_debits_on_breach,
+            "accountValidation": company.merchant_settings.account_validation,
         },
         "thresholds": {
             category.value: {"threshold": THRESHOLDS[category], "warningLevel": THRESHOLDS[category] * percent / 100}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts.models import Company
+from accounts.models import MerchantSettings
 from accounts.services import company_create
 from vault.commands import emit, non_negative_cents, validation_message
 
@@ -27,8 +27,8 @@ class Command(BaseCommand):
         parser.add_argument("--sandbox", action="store_true", help="a sandbox company (its entries never reach a bank)")
         parser.add_argument(
             "--account-validation",
-            choices=Company.AccountValidation.values,
-            default=Company.AccountValidation.OFF,
+            choices=MerchantSettings.AccountValidation.values,
+            default=MerchantSettings.AccountValidation.OFF,
             metavar="POLICY",
             help="off (default), require or prenote_first",
         )

@@ -1,0 +1,111 @@
+"""A company's settings live on their own row (accounts.MerchantSettings): every way of making a company makes it,
+the company page edits it inline (risk controls only with their permission), and the wire shows the same values."""
+
+from __future__ import annotations
+
+from datetime import time
+from uuid import uuid4
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.core.exceptions import ValidationError
+from django.test import Client
+
+from accounts.models import Company, MerchantSettings
+from accounts.services import company_create, company_get_or_create
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+ADD = "/admin/accounts/company/add/"
+
+
+def _superuser_client() -> Client:
+    client = Client()
+    client.force_login(factories.UserFactory(is_staff=True, is_superuser=True))
+    return client
+
+
+def _settings_of(company: Company) -> tuple:
+    stored = MerchantSettings.objects.get(pk=company.pk)
+    return stored.hold_over, stored.decline_over, stored.account_validation, stored.cutoff_time
+
+
+def test_company_create_makes_the_settings_row_with_the_limits_given():
+    company = company_create(name="Acme", hold_over=500, account_validation="require")
+    assert _settings_of(company) == (500, 2_500_000, "require", time(16))
+
+
+def test_company_get_or_create_makes_the_row_once_and_keeps_the_uuid():
+    uuid = uuid4()
+    company, created = company_get_or_create(uuid=uuid, name="Demo", sandbox=True)
+    again, created_again = company_get_or_create(uuid=uuid, name="Demo", sandbox=True)
+    assert (created, created_again, again.pk, company.uuid, company.is_sandbox) == (True, False, company.pk, uuid, True)
+    assert MerchantSettings.objects.filter(company=company).count() == 1
+
+
+def test_a_bad_setting_creates_no_company():
+    with pytest.raises(ValidationError) as raised:
+        company_create(name="Bad", account_validation="sometimes")
+    assert "account_validation" in raised.value.message_dict
+    assert not Company.objects.filter(name="Bad").exists()
+
+
+def test_the_factory_puts_settings_keywords_on_the_settings_row():
+    company = factories.CompanyFactory(hold_over=5, staged_rollout=True)
+    assert (company.staged_rollout, _settings_of(company)[0]) == (True, 5)
+
+
+def _add_form(**settings) -> dict:
+    form = {
+        "name": "Added Merchant",
+        "ach_company_id": "9ADDED0001",
+        "merchant_settings-TOTAL_FORMS": "1",
+        "merchant_settings-INITIAL_FORMS": "0",
+        "merchant_settings-0-hold_over": "10,000.00",
+        "merchant_settings-0-decline_over": "25,000.00",
+        "merchant_settings-0-account_validation": "off",
+        "merchant_settings-0-cutoff_time": "16:00",
+        "merchant_settings-0-same_day_windows": "10:30,14:45,16:45",
+        "merchant_settings-0-return_rate_warning_percent": "80",
+        "merchant_settings-0-hold_debits_on_breach": "on",
+        "merchant_settings-0-credit_velocity_days": "1",
+        **{
+            f"{prefix}-{n}": "0"
+            for prefix in ("return_policies", "risk_reviews")
+            for n in ("TOTAL_FORMS", "INITIAL_FORMS")
+        },
+    }
+    form.update({f"merchant_settings-0-{name}": value for name, value in settings.items()})
+    return form
+
+
+@pytest.mark.parametrize("forms", ["1", "0"])  # the inline sent with its defaults, or not sent at all
+def test_a_company_added_in_the_admin_with_its_settings_untouched_gets_the_defaults(forms):
+    response = _superuser_client().post(ADD, {**_add_form(), "merchant_settings-TOTAL_FORMS": forms})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert _settings_of(Company.objects.get(name="Added Merchant")) == (1_000_000, 2_500_000, "off", time(16))
+
+
+def test_a_company_added_in_the_admin_keeps_the_settings_typed():
+    response = _superuser_client().post(ADD, _add_form(hold_over="500.00", account_validation="require"))
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert _settings_of(Company.objects.get(name="Added Merchant")) == (50_000, 2_500_000, "require", time(16))
+
+
+def test_staff_without_risk_controls_see_the_settings_read_only_in_dollars(company):
+    user = factories.UserFactory(is_staff=True)
+    user.user_permissions.add(*Permission.objects.filter(codename__in=["view_company", "change_company"]))
+    factories.membership(user, company, "support")
+    client = Client()
+    client.force_login(user)
+    page = client.get(f"/admin/accounts/company/{company.pk}/change/").content.decode()
+    assert "$10,000.00" in page and "$25,000.00" in page
+    assert 'name="merchant_settings-0-hold_over"' not in page
+
+
+def test_the_risk_report_shows_the_settings_as_before(api_client, company):
+    company.merchant_settings.account_validation = "prenote_first"
+    company.merchant_settings.save(update_fields=["account_validation"])
+    settings = api_client.get("/risk/report").json()["data"]["settings"]
+    assert settings == {"warningPercent": 80, "holdDebitsOnBreach": True, "accountValidation": "prenote_first"}
