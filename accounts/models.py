@@ -184,7 +184,7 @@ class MerchantSettings(models.Model):
         return same_day_window_times(self.same_day_windows)[-1]
 
 
-# The settings a company is created with or changed by (CompanyFactory, company_create): every editable field.
+# The fields a settings row is made with (accounts.services.merchant_settings_create, the tests' CompanyFactory).
 MERCHANT_SETTINGS_FIELDS = tuple(f.name for f in MerchantSettings._meta.concrete_fields if not f.primary_key)
 
 

@@ -100,6 +100,7 @@ def _locked_original(company: Company, transaction_uuid: UUID) -> Transaction:
     original = transaction_lock(mine).first()
     if original is None:
         raise TransactionNotFound()
+    original.company = company  # the caller's row, its settings read with it: no query for either
     return original
 
 
