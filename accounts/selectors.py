@@ -18,13 +18,14 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from accounts.actions import LIVE_API_KEY_GROUP
-from accounts.models import ActionGroup, ApiKey, Company, Membership
+from accounts.models import ActionGroup, ApiKey, Company, Membership, MerchantSettings
 
 _GROUP_CACHE_SECONDS = 5.0
 _group_cache: dict[str, tuple[float, frozenset[str] | None]] = {}
 
-# An API key as authentication last read it (with its company), per process, by the hash of the whole key: every
-# request with a key read it again before (a round trip; the bare-insert floor's one other than its INSERT).
+# An API key as authentication last read it (with its company and the company's settings), per process, by the
+# hash of the whole key: every request with a key read it again before (a round trip; the bare-insert floor's one
+# other than its INSERT).
 # Revocation, a change of scope or rollout flag, a company's suspension or its settings reach every process within
 # this many seconds (CONTRACT 3); a save in this process clears its own copy at once.
 API_KEY_CACHE_SECONDS = 2.0
@@ -37,6 +38,7 @@ class _KeySnapshot:
     read_at: float
     key: dict[str, Any]
     company: dict[str, Any]
+    settings: dict[str, Any]
 
 
 _key_cache: dict[str, _KeySnapshot] = {}
@@ -80,10 +82,14 @@ def api_key_authenticated(prefix: str, key_hash: str) -> ApiKey | None:
             return api_key  # read every time: its clock moves by request (POST /sandbox/clock)
         if len(_key_cache) >= _API_KEY_CACHE_MAX:
             _key_cache.clear()
-        cached = _KeySnapshot(read_at=now, key=_values(api_key), company=_values(api_key.company))
+        company = api_key.company
+        cached = _KeySnapshot(
+            read_at=now, key=_values(api_key), company=_values(company), settings=_values(company.merchant_settings)
+        )
         _key_cache[key_hash] = cached
     api_key = _instance(ApiKey, cached.key)
-    api_key._state.fields_cache["company"] = _instance(Company, cached.company)
+    company = api_key._state.fields_cache["company"] = _instance(Company, cached.company)
+    company._state.fields_cache["merchant_settings"] = _instance(MerchantSettings, cached.settings)
     return api_key
 
 
@@ -98,6 +104,7 @@ def api_key_used(api_key: ApiKey) -> None:
 @receiver(post_delete, sender=ApiKey, dispatch_uid="api_key_cache_clear_on_key_delete")
 @receiver(post_save, sender=Company, dispatch_uid="api_key_cache_clear_on_company_save")
 @receiver(post_delete, sender=Company, dispatch_uid="api_key_cache_clear_on_company_delete")
+@receiver(post_save, sender=MerchantSettings, dispatch_uid="api_key_cache_clear_on_settings_save")
 def _api_key_cache_clear_on_save(**kwargs) -> None:
     api_key_cache_clear()
 

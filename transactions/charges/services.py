@@ -193,7 +193,7 @@ def _debited_account_check(charge: ChargeRequest, kind: PaymentMethodKind, saved
     account = debited_account(saved=saved, details=charge.payment_details)
     if account is not None:
         # The flag as it is now, for risk_assess: the company may be authentication's copy, seconds old.
-        charge.company.has_debit_holds = debit_account_check(
+        charge.company.merchant_settings.has_debit_holds = debit_account_check(
             company_id=charge.company.pk,
             account=account,
             amount=charge.amount,

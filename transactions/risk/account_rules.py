@@ -13,7 +13,7 @@ from uuid import UUID
 from django.db import connection, transaction
 from django.db.models import QuerySet
 
-from accounts.models import Company
+from accounts.models import MerchantSettings
 from events.outbox import EventDraft, events_record
 from events.types import EventType
 from payments.models import PaymentMethod
@@ -81,7 +81,10 @@ _RETURNED_SQL = (
 )
 # The company's debit holds flag, read fresh: authentication's copy of the company may be seconds old, and a hold
 # placed by import_returns applies to the next debit.
-_HOLDS_SQL = " UNION ALL SELECT 'holds', c.id, NULL, NULL FROM {company} c WHERE c.id = %s AND c.has_debit_holds"
+_HOLDS_SQL = (
+    " UNION ALL SELECT 'holds', s.company_id, NULL, NULL FROM {settings} s "
+    "WHERE s.company_id = %s AND s.has_debit_holds"
+)
 _REINITIATION_CODES = sorted(REINITIATION_CODES)
 _HOLDS = "holds"
 
@@ -95,7 +98,7 @@ def _account_rows(
     tables = {
         "block": quote(AccountBlock._meta.db_table),
         "txn": quote(Transaction._meta.db_table),
-        "company": quote(Company._meta.db_table),
+        "settings": quote(MerchantSettings._meta.db_table),
     }
     sql, params = _BLOCKS_SQL.format(**tables), [company_id, account.account_hash]
     if not retry:
