@@ -18,7 +18,7 @@ from vault.error_codes import ErrorCode
 from vault.openapi import ListKind, Paginated, error
 from vault.pagination import MAX_PAGE_SIZE, paginated_body, whole_list_body
 from vault.records import iso_utc
-from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer
+from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer, body_refuse
 
 MAX_REPLAY_IDS = 1000
 EVENT_LIST = ListKind("EventListMeta", cursor=True, counted=False, meta_cursor=True)
@@ -198,8 +198,7 @@ class EndpointDetailView(APIView):
 class EndpointRotateSecretView(APIView):
     @extend_schema(operation_id="webhook_endpoint_rotate_secret", request=None, responses={200: SecretRotatedOutput})
     def post(self, request, endpoint_uuid: UUID):
-        if request.data:
-            raise serializers.ValidationError({"non_field_errors": ["rotate-secret takes no body."]})
+        body_refuse(request)
         endpoint = endpoint_rotate_secret(company=request.company, endpoint_uuid=endpoint_uuid)
         record = _created_record(endpoint)
         record["previousSecretExpiresAt"] = iso_utc(endpoint.previous_secret_expires_at)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample, extend_schema
-from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -15,7 +14,14 @@ from payments.services import payment_method_create, payment_method_delete, paym
 from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from vault.openapi import Paginated, error
 from vault.pagination import whole_list_body
-from vault.serializers import StrictBooleanField, StrictCharField, StrictChoiceField, StrictSerializer, StrictUUIDField
+from vault.serializers import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictChoiceField,
+    StrictSerializer,
+    StrictUUIDField,
+    body_refuse,
+)
 
 
 class PaymentMethodCreateInput(StrictSerializer):
@@ -114,8 +120,7 @@ class PaymentMethodDetailView(APIView):
 class PaymentMethodSetDefaultView(APIView):
     @extend_schema(operation_id="payment_method_set_default", request=None, responses={200: PaymentMethodOutput})
     def post(self, request, customer_uuid, payment_method_uuid):
-        if request.data:
-            raise serializers.ValidationError({"non_field_errors": ["set-default takes no body."]})
+        body_refuse(request)
         customer, method = _method(request, customer_uuid, payment_method_uuid)
         method = payment_method_set_default(company=request.company, customer=customer, payment_method=method)
         return Response(PaymentMethodOutput(method).data)

@@ -88,7 +88,8 @@ class ReportField:
         return self.local_copy or self.path
 
 
-S, U, ID, INT, T, D, J, B = (
+# The table's column of types, by name.
+STRING, UUID, ID, INTEGER, TIMESTAMP, DATE, JSON, BOOLEAN, ACCOUNT = (
     FieldType.STRING,
     FieldType.UUID,
     FieldType.ID,
@@ -97,84 +98,106 @@ S, U, ID, INT, T, D, J, B = (
     FieldType.DATE,
     FieldType.JSON,
     FieldType.BOOLEAN,
+    FieldType.ACCOUNT,
 )
-F = ReportField
 
 FIELDS: tuple[ReportField, ...] = (
     # flat
-    F("uuid", "uuid", U, "uuid", width=255),
-    F("numericId", "numericid", INT, "id"),
-    F("companyUuid", "companyuuid", U, "company__uuid", width=255, company_attr="uuid"),
-    F("companyName", "companyname", S, "company__name", width=255, company_attr="name"),
-    F("amount", "amount", INT, "amount"),
-    F("type", "type", S, "type", width=255),
-    F("method", "method", S, "method", width=255),
-    F("status", "status", S, "status", width=255),
-    F("createdAt", "createdat", T, "created_at"),
-    F("isSameDay", "issameday", B, "is_same_day"),
-    F("sequenceUuid", "sequenceuuid", U, "sequence_uuid", width=255),
-    F("historicalId", "historicalid", S, "historical_id", width=255),
-    F("reversedAt", None, T, "reversed_at"),
-    F("reversalUuid", None, U, "reversal_uuid"),
-    F("lateReturnedAt", "latereturnedat", T, "late_returned_at"),
-    F("saleAt", None, T, "sale_at"),
-    F("effectiveDate", "effectivedate", D, "effective_date"),
-    F("standardEntryClassCode", "standardentryclasscode", S, "standard_entry_class_code", width=4),
-    F("externalUniqueId", "externaluniqueid", S, "external_unique_id", width=255),
-    F("isDuplicate", "isduplicate", B, "is_duplicate"),
-    F("rtpTransactionId", None, S, "rtp_transaction_id"),
+    ReportField("uuid", "uuid", UUID, "uuid", width=255),
+    ReportField("numericId", "numericid", INTEGER, "id"),
+    ReportField("companyUuid", "companyuuid", UUID, "company__uuid", width=255, company_attr="uuid"),
+    ReportField("companyName", "companyname", STRING, "company__name", width=255, company_attr="name"),
+    ReportField("amount", "amount", INTEGER, "amount"),
+    ReportField("type", "type", STRING, "type", width=255),
+    ReportField("method", "method", STRING, "method", width=255),
+    ReportField("status", "status", STRING, "status", width=255),
+    ReportField("createdAt", "createdat", TIMESTAMP, "created_at"),
+    ReportField("isSameDay", "issameday", BOOLEAN, "is_same_day"),
+    ReportField("sequenceUuid", "sequenceuuid", UUID, "sequence_uuid", width=255),
+    ReportField("historicalId", "historicalid", STRING, "historical_id", width=255),
+    ReportField("reversedAt", None, TIMESTAMP, "reversed_at"),
+    ReportField("reversalUuid", None, UUID, "reversal_uuid"),
+    ReportField("lateReturnedAt", "latereturnedat", TIMESTAMP, "late_returned_at"),
+    ReportField("saleAt", None, TIMESTAMP, "sale_at"),
+    ReportField("effectiveDate", "effectivedate", DATE, "effective_date"),
+    ReportField("standardEntryClassCode", "standardentryclasscode", STRING, "standard_entry_class_code", width=4),
+    ReportField("externalUniqueId", "externaluniqueid", STRING, "external_unique_id", width=255),
+    ReportField("isDuplicate", "isduplicate", BOOLEAN, "is_duplicate"),
+    ReportField("rtpTransactionId", None, STRING, "rtp_transaction_id"),
     # CONTRACT 11: the batch's Company Entry Description, the charge's purpose, and its saved method's validation.
-    F("entryDescription", "entrydescription", S, "entry_description", width=10),
-    F("purpose", "purpose", S, "purpose", width=10),
-    F("validationStatus", "validationstatus", S, "payment_method__validation_status", width=12),
+    ReportField("entryDescription", "entrydescription", STRING, "entry_description", width=10),
+    ReportField("purpose", "purpose", STRING, "purpose", width=10),
+    ReportField("validationStatus", "validationstatus", STRING, "payment_method__validation_status", width=12),
     # paymentDetails
-    F("name", "name", S, "name", group="paymentDetails", width=255, distinct_values="reporting.PayerName"),
-    F("paymentAccountType", "accounttype", S, "account_type", group="paymentDetails", inner="accountType", width=255),
-    F(
+    ReportField(
+        "name", "name", STRING, "name", group="paymentDetails", width=255, distinct_values="reporting.PayerName"
+    ),
+    ReportField(
+        "paymentAccountType",
+        "accounttype",
+        STRING,
+        "account_type",
+        group="paymentDetails",
+        inner="accountType",
+        width=255,
+    ),
+    ReportField(
         "accountNumber",
         "accountnumber",
-        FieldType.ACCOUNT,
+        ACCOUNT,
         "account_last_four",
         group="paymentDetails",
         width=255,
         companions=("panFirstSix",),
         render="masked",
     ),
-    F(
+    ReportField(
         "paymentRoutingNumber",
         "routingnumber",
-        S,
+        STRING,
         "routing_number",
         group="paymentDetails",
         inner="routingNumber",
         width=255,
     ),
     # batchDetails
-    F("batchUuid", "batchuuid", U, "batch__uuid", group="batchDetails", width=255),
-    F("batchNumericId", "batchnumericid", INT, "batch_id", group="batchDetails", companions=("batchUuid",)),
-    F("batchedAt", "batchedat", T, "batch__batched_at", group="batchDetails"),
-    F("traceNumber", None, S, "trace_number", group="batchDetails"),
+    ReportField("batchUuid", "batchuuid", UUID, "batch__uuid", group="batchDetails", width=255),
+    ReportField(
+        "batchNumericId", "batchnumericid", INTEGER, "batch_id", group="batchDetails", companions=("batchUuid",)
+    ),
+    ReportField("batchedAt", "batchedat", TIMESTAMP, "batch__batched_at", group="batchDetails"),
+    ReportField("traceNumber", None, STRING, "trace_number", group="batchDetails"),
     # settlementDetails
-    F("settlementUuid", "settlementuuid", U, "settlement__uuid", group="settlementDetails", width=255),
-    F("settlementNumericId", "settlementnumericid", INT, "settlement_id", group="settlementDetails"),
-    F("settlementProcessedAt", "settlementprocessedat", T, "settlement__processed_at", group="settlementDetails"),
-    F("expectedToSettleAt", "expectedtosettleat", T, "expected_to_settle_at", group="settlementDetails"),
+    ReportField("settlementUuid", "settlementuuid", UUID, "settlement__uuid", group="settlementDetails", width=255),
+    ReportField("settlementNumericId", "settlementnumericid", INTEGER, "settlement_id", group="settlementDetails"),
+    ReportField(
+        "settlementProcessedAt",
+        "settlementprocessedat",
+        TIMESTAMP,
+        "settlement__processed_at",
+        group="settlementDetails",
+    ),
+    ReportField(
+        "expectedToSettleAt", "expectedtosettleat", TIMESTAMP, "expected_to_settle_at", group="settlementDetails"
+    ),
     # returnDetails
-    F(
+    ReportField(
         "returnCode",
         "returncode",
-        S,
+        STRING,
         "return_entry__return_code",
         group="returnDetails",
         width=4,
         local_copy="return_code",
     ),
-    F("returnReason", "returnreason", S, "return_entry__return_reason", group="returnDetails", width=255),
-    F("returnedAt", "returnedat", T, "return_entry__returned_at", group="returnDetails"),
-    F(None, "returnnumericid", ID, "return_entry__id", width=255),
-    F(None, "returnuuid", U, "return_entry__uuid", width=255),
+    ReportField(
+        "returnReason", "returnreason", STRING, "return_entry__return_reason", group="returnDetails", width=255
+    ),
+    ReportField("returnedAt", "returnedat", TIMESTAMP, "return_entry__returned_at", group="returnDetails"),
+    ReportField(None, "returnnumericid", ID, "return_entry__id", width=255),
+    ReportField(None, "returnuuid", UUID, "return_entry__uuid", width=255),
     # lateReturnSettlementDetails
-    F(
+    ReportField(
         "lateReturnSettlementNumericId",
         "latereturnsettlementnumericid",
         ID,
@@ -182,54 +205,56 @@ FIELDS: tuple[ReportField, ...] = (
         group="lateReturnSettlementDetails",
         width=255,
     ),
-    F(
+    ReportField(
         "lateReturnSettlementUuid",
         "latereturnsettlementuuid",
-        U,
+        UUID,
         "late_return_settlement__uuid",
         group="lateReturnSettlementDetails",
         width=255,
         aliases=("latereturnsettmentuuid",),  # SPEC's spelling
     ),
-    F(
+    ReportField(
         "lateReturnSettlementProcessedAt",
         "latereturnsettlementprocessedat",
-        T,
+        TIMESTAMP,
         "late_return_settlement__processed_at",
         group="lateReturnSettlementDetails",
     ),
     # changeDetails
-    F("changeCode", "changecode", S, "change_notice__change_code", group="changeDetails", width=255),
-    F("changeReason", "changereason", S, "change_notice__change_reason", group="changeDetails", width=255),
-    F("changedAt", "changedat", T, "change_notice__changed_at", group="changeDetails"),
-    F("nocReceivedAt", "nocreceivedat", T, "change_notice__noc_received_at", group="changeDetails"),
-    F(None, "changenewvalue", J, "change_notice__new_value"),
-    F(None, "changeoldvalue", J, "change_notice__old_value"),
+    ReportField("changeCode", "changecode", STRING, "change_notice__change_code", group="changeDetails", width=255),
+    ReportField(
+        "changeReason", "changereason", STRING, "change_notice__change_reason", group="changeDetails", width=255
+    ),
+    ReportField("changedAt", "changedat", TIMESTAMP, "change_notice__changed_at", group="changeDetails"),
+    ReportField("nocReceivedAt", "nocreceivedat", TIMESTAMP, "change_notice__noc_received_at", group="changeDetails"),
+    ReportField(None, "changenewvalue", JSON, "change_notice__new_value"),
+    ReportField(None, "changeoldvalue", JSON, "change_notice__old_value"),
     # holdDetails
-    F("holdCode", None, S, "hold__hold_code", group="holdDetails"),
-    F("holdReason", "holdreason", S, "hold__hold_reason", group="holdDetails", width=255),
-    F("releasedAt", "releasedat", T, "hold__released_at", group="holdDetails"),
+    ReportField("holdCode", None, STRING, "hold__hold_code", group="holdDetails"),
+    ReportField("holdReason", "holdreason", STRING, "hold__hold_reason", group="holdDetails", width=255),
+    ReportField("releasedAt", "releasedat", TIMESTAMP, "hold__released_at", group="holdDetails"),
     # exceptionDetails
-    F("rejectReason", None, S, "exception__reject_reason", group="exceptionDetails"),
-    F("rejectedAt", None, T, "exception__rejected_at", group="exceptionDetails"),
-    F("restoredAt", None, T, "exception__restored_at", group="exceptionDetails"),
-    F("voidedAt", "voidedat", T, "voided_at", group="exceptionDetails"),
-    F("acknowledgedAt", None, T, "exception__acknowledged_at", group="exceptionDetails"),
+    ReportField("rejectReason", None, STRING, "exception__reject_reason", group="exceptionDetails"),
+    ReportField("rejectedAt", None, TIMESTAMP, "exception__rejected_at", group="exceptionDetails"),
+    ReportField("restoredAt", None, TIMESTAMP, "exception__restored_at", group="exceptionDetails"),
+    ReportField("voidedAt", "voidedat", TIMESTAMP, "voided_at", group="exceptionDetails"),
+    ReportField("acknowledgedAt", None, TIMESTAMP, "exception__acknowledged_at", group="exceptionDetails"),
     # cardDetails
-    F("cardNumber", None, S, "card_masked", group="cardDetails"),
-    F("panFirstSix", "panfirstsix", S, "card_first_six", group="cardDetails", width=6),
-    F("panLastFour", "panlastfour", S, "card_last_four", group="cardDetails", width=4),
-    F("authorizedAt", None, T, "authorized_at", group="cardDetails"),
-    F("authResponseCode", None, S, "auth_response_code", group="cardDetails"),
-    F("capturedAt", None, T, "captured_at", group="cardDetails"),
+    ReportField("cardNumber", None, STRING, "card_masked", group="cardDetails"),
+    ReportField("panFirstSix", "panfirstsix", STRING, "card_first_six", group="cardDetails", width=6),
+    ReportField("panLastFour", "panlastfour", STRING, "card_last_four", group="cardDetails", width=4),
+    ReportField("authorizedAt", None, TIMESTAMP, "authorized_at", group="cardDetails"),
+    ReportField("authResponseCode", None, STRING, "auth_response_code", group="cardDetails"),
+    ReportField("capturedAt", None, TIMESTAMP, "captured_at", group="cardDetails"),
     # metadata
-    F("description", None, S, "description", group="metadata"),
-    F("failureReason", None, S, "failure_reason", group="metadata"),
-    F("ingestionFileUuid", None, U, "ingestion_file__uuid", group="metadata"),
-    F("idempotencyKey", None, S, "idempotency_key", group="metadata"),
+    ReportField("description", None, STRING, "description", group="metadata"),
+    ReportField("failureReason", None, STRING, "failure_reason", group="metadata"),
+    ReportField("ingestionFileUuid", None, UUID, "ingestion_file__uuid", group="metadata"),
+    ReportField("idempotencyKey", None, STRING, "idempotency_key", group="metadata"),
     # filter-only scalars
-    F(None, "categoryuuid", U, "category_uuid", width=255),
-    F(None, "category", S, "category", width=255),
+    ReportField(None, "categoryuuid", UUID, "category_uuid", width=255),
+    ReportField(None, "category", STRING, "category", width=255),
 )
 
 ALWAYS_ON = (

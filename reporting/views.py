@@ -34,6 +34,7 @@ from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
 from vault.openapi import ListKind, Paginated, error
 from vault.pagination import page_params, paginated_body
+from vault.serializers import body_refuse
 
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
 REPORT_LIST = ListKind("ReportListMeta", cursor=True, lower_bound=True)
@@ -198,8 +199,7 @@ class ExportListView(APIView):
         responses={202: ExportOutput, 400: error("A bad filter, column or sort, as on GET /reporting/transactions.")},
     )
     def post(self, request):
-        if request.data:
-            raise ApiError("the export's parameters go in the query string", field=None, code=ErrorCode.INVALID)
+        body_refuse(request, "This route takes no body: the export's parameters go in the query string.")
         export = report_export_create(company=request.company, params=request.query_params)
         return Response(export_record(export), status=202)
 

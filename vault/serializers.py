@@ -111,3 +111,12 @@ class StrictDateField(serializers.DateField):
         if not isinstance(value, str):
             self.fail("type")
         return super().to_internal_value(value)
+
+
+def body_refuse(request, message: str = "This route takes no body.") -> None:
+    """400 when a route that takes no body is sent one. An empty body, `{}` and `null` are no body; anything else,
+    `[]` included, is refused, so a client that thinks it sent something hears that it was not read."""
+    if request.body and request.data not in ({}, None):
+        raise serializers.ValidationError(
+            {"non_field_errors": [serializers.ErrorDetail(message, code=ErrorCode.INVALID)]}
+        )

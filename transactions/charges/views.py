@@ -50,6 +50,7 @@ from vault.serializers import (
     StrictIntegerField,
     StrictSerializer,
     StrictUUIDField,
+    body_refuse,
 )
 
 EXPIRATION = re.compile(r"(0[1-9]|1[0-2])/([0-9]{2})")
@@ -499,8 +500,7 @@ class TransactionRetryView(APIView):
         "debit; any other return code is 409 with the reason. Also 409: " + IDEMPOTENCY_CONFLICT,
     )
     def post(self, request, transaction_uuid):
-        if request.body and request.data not in ({}, None):
-            raise serializers.ValidationError({"non_field_errors": ["This route takes no body."]})
+        body_refuse(request)
         return idempotent_response(
             request,
             create=lambda: transaction_retry(
