@@ -11,6 +11,7 @@ import pytest
 
 ROUTES = [
     pytest.param(lambda: f"/transactions/{uuid4()}/retry", 404, id="retry"),
+    pytest.param(lambda: f"/transactions/{uuid4()}/void", 404, id="void"),
     pytest.param(lambda: f"/webhooks/endpoints/{uuid4()}/rotate-secret", 404, id="rotate-secret"),
     pytest.param(lambda: f"/customers/{uuid4()}/payment-methods/{uuid4()}/set-default", 404, id="set-default"),
     pytest.param(lambda: "/reporting/exports", 202, id="reporting-export"),

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pytest
 from django.db import connection
 
 from events.models import Event
 from tests.transactions.conftest import VISA, bank_details, card_details, put_charge, saved_charge
+from transactions.charges.services import ChargeRequest
+from transactions.charges.views import CHARGE_REQUEST_FIELDS, ChargeInputSerializer
 from transactions.models import Settlement, Transaction
 from vault import crypto
 
@@ -321,3 +325,9 @@ def test_duplicate_flag_answered_is_the_one_stored_and_announced(api_client, cus
     assert Transaction.objects.get(uuid=second["uuid"]).is_duplicate is True
     created = Event.objects.get(object_uuid=second["uuid"], type="transaction.created")
     assert created.data["isDuplicate"] is True
+
+
+def test_every_field_of_the_charge_body_reaches_the_charge():
+    """A field added to the body and not to CHARGE_REQUEST_FIELDS would be validated, then dropped."""
+    assert set(ChargeInputSerializer().fields) == set(CHARGE_REQUEST_FIELDS)
+    assert set(CHARGE_REQUEST_FIELDS.values()) <= {field.name for field in fields(ChargeRequest)}

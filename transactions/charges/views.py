@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 from django.utils import timezone
@@ -121,6 +122,24 @@ class PaymentDetailsField(serializers.DictField):
     """paymentDetails on the way in: a bank account (ACH, RCC, RTP) or a card (CRD), validated per method."""
 
 
+# The charge body's fields as ChargeRequest names them. A field left out or sent as null keeps ChargeRequest's default.
+CHARGE_REQUEST_FIELDS = {
+    "method": "method",
+    "type": "type",
+    "amount": "amount",
+    "customerUuid": "customer_uuid",
+    "paymentMethodUuid": "payment_method_uuid",
+    "paymentDetails": "payment_details",
+    "standardEntryClassCode": "standard_entry_class_code",
+    "effectiveDate": "effective_date",
+    "externalUniqueId": "external_unique_id",
+    "description": "description",
+    "entryDescription": "entry_description",
+    "purpose": "purpose",
+    "isSameDay": "is_same_day",
+}
+
+
 class ChargeInputSerializer(ShallowFieldsMixin, StrictSerializer):
     method = StrictChoiceField(choices=Method.choices)
     type = StrictChoiceField(choices=TransactionType.choices)
@@ -191,6 +210,12 @@ class ChargeInputSerializer(ShallowFieldsMixin, StrictSerializer):
                 raise serializers.ValidationError({"paymentDetails": details_serializer.errors})
             attrs["paymentDetails"] = details_serializer.to_service()
         return attrs
+
+    def to_request(self, **context: Any) -> ChargeRequest:
+        """The validated body as a ChargeRequest; `context` is what the body does not say (company, actor, now,
+        idempotency_key, request_hash)."""
+        given = {name: self.validated_data.get(key) for key, name in CHARGE_REQUEST_FIELDS.items()}
+        return ChargeRequest(**{name: value for name, value in given.items() if value is not None}, **context)
 
 
 class BankDetailsOutput(serializers.Serializer):
@@ -348,25 +373,11 @@ class TransactionCreateView(APIView):
         now = timezone.now()
         serializer = ChargeInputSerializer(data=request.data, context={"now": now})
         serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
         result = transaction_charge(
-            ChargeRequest(
+            serializer.to_request(
                 company=request.company,
-                method=data["method"],
-                type=data["type"],
-                amount=data["amount"],
                 actor=Actor.of_request(request),
                 now=now,
-                customer_uuid=data.get("customerUuid"),
-                payment_method_uuid=data.get("paymentMethodUuid"),
-                payment_details=data.get("paymentDetails"),
-                standard_entry_class_code=data.get("standardEntryClassCode") or "",
-                effective_date=data.get("effectiveDate"),
-                external_unique_id=data.get("externalUniqueId") or "",
-                description=data.get("description") or "",
-                entry_description=data.get("entryDescription"),
-                purpose=data.get("purpose"),
-                is_same_day=bool(data.get("isSameDay")),
                 idempotency_key=key,
                 request_hash=request_fingerprint(request.data) if key else "",
             )
@@ -399,6 +410,7 @@ class TransactionVoidView(APIView):
         responses={200: TransactionRecordOutput, 409: error("Only a Pending transaction can be voided.")},
     )
     def post(self, request, transaction_uuid: UUID):
+        body_refuse(request)
         txn = transaction_void(
             company=request.company, transaction_uuid=transaction_uuid, actor=Actor.of_request(request)
         )
