@@ -168,6 +168,8 @@ def _production_env(env: dict[str, str]) -> dict[str, str]:
         "SECURE_SSL_REDIRECT": "0",  # plain HTTP on the loopback
         # The streamed export of the whole company is measured (above 100k rows the API makes it a background job).
         "CSV_EXPORT_SYNC_MAX_ROWS": "1000000000",
+        # ... and its COPY outlasts the web statement timeout (30 s) past ~5M rows: a background export has none.
+        "WEB_STATEMENT_TIMEOUT_MS": "0",
         "SECRET_KEY": settings.SECRET_KEY,
         "FIELD_ENCRYPTION_KEYS": ",".join(settings.FIELD_ENCRYPTION_KEYS),
         "BLIND_INDEX_KEY": settings.BLIND_INDEX_KEY,

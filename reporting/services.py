@@ -10,7 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.db.models import Count, Sum
 from django.http import QueryDict
 from django.utils import timezone
@@ -67,6 +67,23 @@ def csv_export_lease_acquire(*, company: Any) -> CsvExportLease:
         )
 
 
+def _lease_renew(lease: CsvExportLease, *, expires_at: Any) -> None:
+    """On PostgreSQL through a connection of its own: the request's own may be in the middle of the COPY that
+    streams the export (reporting.selectors.report_copy_stream), and it takes no other command until the COPY ends
+    ("another command is already in progress" a minute into any export that long)."""
+    alias = CsvExportLease.objects.db
+    if connections[alias].vendor != "postgresql":
+        CsvExportLease.objects.filter(pk=lease.pk).update(expires_at=expires_at)
+        return
+    own = connections.create_connection(alias)
+    try:
+        with own.cursor() as cursor:
+            table = own.ops.quote_name(CsvExportLease._meta.db_table)
+            cursor.execute(f"UPDATE {table} SET expires_at = %s WHERE id = %s", [expires_at, lease.pk])  # noqa: S608
+    finally:
+        own.close()
+
+
 class LeasedStream:
     """The export's chunks, renewing the lease while they flow and releasing it when Django closes the response
     (a generator cannot do this: closing one that never started runs none of its code)."""
@@ -80,8 +97,7 @@ class LeasedStream:
         for chunk in self.chunks:
             now = timezone.now()
             if (now - self.renewed_at).total_seconds() >= CSV_EXPORT_RENEW_SECONDS:
-                expires = now + timedelta(seconds=CSV_EXPORT_LEASE_SECONDS)
-                CsvExportLease.objects.filter(pk=self.lease.pk).update(expires_at=expires)
+                _lease_renew(self.lease, expires_at=now + timedelta(seconds=CSV_EXPORT_LEASE_SECONDS))
                 self.renewed_at = now
             yield chunk
 

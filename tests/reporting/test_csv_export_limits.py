@@ -126,6 +126,21 @@ def test_a_slowly_read_export_does_not_block_a_charge():
     assert reader_lines == [601]
 
 
+@pytest.mark.django_db(transaction=True)
+def test_an_export_renews_its_lease_while_the_rows_stream(monkeypatch):
+    """The renewal (every CSV_EXPORT_RENEW_SECONDS) falls in the middle of the rows; on PostgreSQL the request's
+    connection is busy with the COPY then, and a renewal sent there failed the export a minute in."""
+    monkeypatch.setattr("reporting.services.CSV_EXPORT_RENEW_SECONDS", 0)
+    company = factories.CompanyFactory()
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=factories.issue_api_key(company).authorization)
+    Transaction.objects.bulk_create(factories.TransactionFactory.build_batch(600, company=company))
+    response = _export(client)
+    content = b"".join(response.streaming_content)  # a renewal before every chunk after the first
+    response.close()
+    assert content.count(b"\n") == 601
+
+
 def test_the_service_streams_at_most_its_service_wide_cap_of_exports(api_client, company, settings):
     settings.CSV_EXPORTS_SERVICE_WIDE = 2
     factories.TransactionFactory(company=company)
