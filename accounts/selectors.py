@@ -7,6 +7,7 @@ import hmac
 import time
 from dataclasses import dataclass
 from datetime import date, datetime
+from datetime import time as time_of_day
 from decimal import Decimal
 from typing import Any
 from uuid import UUID
@@ -30,7 +31,7 @@ _group_cache: dict[str, tuple[float, frozenset[str] | None]] = {}
 # this many seconds (CONTRACT 3); a save in this process clears its own copy at once.
 API_KEY_CACHE_SECONDS = 2.0
 _API_KEY_CACHE_MAX = 10_000  # keys in use at once per process; past it the cache starts over
-_IMMUTABLE = (str, int, float, bool, type(None), datetime, date, Decimal, UUID)  # shared, never copied
+_IMMUTABLE = (str, int, float, bool, type(None), datetime, date, time_of_day, Decimal, UUID)  # shared, never copied
 
 
 @dataclass

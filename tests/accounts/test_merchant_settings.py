@@ -3,7 +3,9 @@ the company page edits it inline (risk controls only with their permission), and
 
 from __future__ import annotations
 
+import ast
 from datetime import time
+from pathlib import Path
 from uuid import uuid4
 
 import pytest
@@ -14,10 +16,12 @@ from django.test import Client
 from accounts.models import Company, MerchantSettings
 from accounts.services import company_create, company_get_or_create
 from tests import factories
+from tests.source_scan import product_findings
 
 pytestmark = pytest.mark.django_db
 
 ADD = "/admin/accounts/company/add/"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _superuser_client() -> Client:
@@ -109,3 +113,31 @@ def test_the_risk_report_shows_the_settings_as_before(api_client, company):
     company.merchant_settings.save(update_fields=["account_validation"])
     settings = api_client.get("/risk/report").json()["data"]["settings"]
     assert settings == {"warningPercent": 80, "holdDebitsOnBreach": True, "accountValidation": "prenote_first"}
+
+
+def _company_creations(tree: ast.AST) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            called = ast.unparse(node.func)
+            if called == "Company" or called.startswith("Company.objects.") and called.endswith(CREATES):
+                found.append((node.lineno, called))
+    return found
+
+
+CREATES = ("create", "bulk_create", "get_or_create", "update_or_create")
+
+
+def test_only_accounts_makes_companies():
+    """A company made anywhere else would have no settings row, and its first charge would fail reading it."""
+    assert product_findings(ROOT, _company_creations, home=("accounts",), also_skip={"bench"}) == []
+
+
+def test_the_company_scan_sees_a_company_made_elsewhere(tmp_path):
+    (tmp_path / "maker.py").write_text(
+        "Company.objects.create(name='x')\ncompany = Company(name='y')\nCompany.objects.filter(pk=1).exists()\n"
+    )
+    assert product_findings(tmp_path, _company_creations, home=("accounts",)) == [
+        "maker.py:1: Company.objects.create",
+        "maker.py:2: Company",
+    ]
