@@ -15,7 +15,7 @@ from tests import factories
 from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run, saved_method_txn
 from transactions import events as transaction_events
 from transactions import state
-from transactions.ach import origination, returns
+from transactions.ach import origination, returns, settlement
 from transactions.models import Transaction, TransactionEvent
 from transactions.sandbox.bank_files import return_file_for
 
@@ -77,6 +77,7 @@ def test_a_day_in_chunks_of_one_writes_what_a_day_in_one_piece_writes(tmp_path, 
         (transaction_events, "WEBHOOK_CHUNK", 2),
         (event_outbox, "COPY_THRESHOLD", 1),
         (returns, "LOCK_CHUNK", 2),
+        (settlement, "SETTLE_CHUNK", 2),
     ):
         monkeypatch.setattr(module, name, value)
     chunked = _day(factories.CompanyFactory(), tmp_path, "chunked")

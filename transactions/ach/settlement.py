@@ -7,7 +7,7 @@ what is left."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -48,11 +48,33 @@ def _day(moment: datetime) -> date:
     return calendar.eastern_now(moment).date()
 
 
-def _group(rows: Iterable[tuple[int, int, datetime]]) -> dict[tuple[int, date], list[int]]:
-    groups: dict[tuple[int, date], list[int]] = {}
-    for pk, company_id, moment in rows:
-        groups.setdefault((company_id, _day(moment)), []).append(pk)
-    return groups
+# A settlement's entries are moved this many at a time (each piece its own database transaction, adding to the
+# settlement's count and net): memory stays flat whatever the day's volume.
+SETTLE_CHUNK = 20_000
+
+
+def _settlements_due(guard: Q, *, moment: str | None, at: datetime) -> list[tuple[int, date, Q]]:
+    """(company, settlement day, the filter of its rows) of each settlement the rows of `guard` make, read without
+    loading the rows: `moment` is the column whose Eastern day is the settlement day (None: the day of `at`)."""
+    if moment is None:
+        companies = Transaction.objects.filter(guard).values_list("company_id", flat=True).distinct()
+        return [(company_id, _day(at), Q(company_id=company_id)) for company_id in sorted(companies)]
+    moments: dict[tuple[int, date], list[datetime]] = {}
+    for company_id, value in Transaction.objects.filter(guard).values_list("company_id", moment).distinct():
+        moments.setdefault((company_id, _day(value)), []).append(value)
+    return [
+        (company_id, day, Q(company_id=company_id, **{f"{moment}__in": values}))
+        for (company_id, day), values in sorted(moments.items())
+    ]
+
+
+def _id_chunks(guard: Q) -> Iterator[list[int]]:
+    """The ids of the rows of `guard`, SETTLE_CHUNK at a time in id order (each read after the last is settled)."""
+    ids = Transaction.objects.filter(guard).order_by("pk").values_list("pk", flat=True)
+    last = 0
+    while chunk := list(ids.filter(pk__gt=last)[:SETTLE_CHUNK]):
+        yield chunk
+        last = chunk[-1]
 
 
 @transaction.atomic
@@ -119,7 +141,6 @@ def transactions_settle(
     result = SettleResult(unwritten_batches=unwritten_batches())
     only = NOT_SEEDED & Q(company_id__in=company_ids) if company_ids is not None else NOT_SEEDED
     due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True) & SENT & only
-    rows = Transaction.objects.filter(due).values_list("pk", "company_id", "expected_to_settle_at")
     card = only & Q(
         status=Status.PENDING,
         method__in=CAPTURED_BY_SETTLE_METHODS,
@@ -127,30 +148,31 @@ def transactions_settle(
         captured_at__isnull=True,
         settlement__isnull=True,
     )
-    card_rows = [
-        (pk, company_id, at) for pk, company_id in Transaction.objects.filter(card).values_list("pk", "company_id")
-    ]
     late = only & Q(status=Status.RETURNED, late_returned_at__isnull=False, late_return_settlement__isnull=True)
-    late_rows = [
-        (pk, company_id, at) for pk, company_id in Transaction.objects.filter(late).values_list("pk", "company_id")
-    ]
-
-    work = (
-        [(key, ids, Settlement.Kind.REGULAR, due, {}) for key, ids in _group(rows).items()]
-        + [(key, ids, Settlement.Kind.REGULAR, card, {"captured_at": at}) for key, ids in _group(card_rows).items()]
-        + [(key, ids, Settlement.Kind.LATE_RETURN, late, {}) for key, ids in _group(late_rows).items()]
+    # Each kind of row settling: its filter, the column whose day is its settlement day (None: today), its
+    # settlement's kind and what else the move sets.
+    kinds = (
+        (due, "expected_to_settle_at", Settlement.Kind.REGULAR, {}),
+        (card, None, Settlement.Kind.REGULAR, {"captured_at": at}),
+        (late, None, Settlement.Kind.LATE_RETURN, {}),
     )
-    for (company_id, day), ids, kind, guard, changes in progress(work, desc="settle", unit="group"):
-        settlement, count = _settle_group(
-            company_id=company_id, day=day, ids=ids, kind=kind, at=at, guard=guard, changes=changes, actor=actor
-        )
-        if settlement is None:
-            continue
-        if kind == Settlement.Kind.LATE_RETURN:
-            result.late_return_settlements.add(settlement.pk)
-        else:
-            result.settlements.add(settlement.pk)
-            result.transactions += count
+    work = [
+        (company_id, day, rows, kind, guard, changes)
+        for guard, moment, kind, changes in kinds
+        for company_id, day, rows in _settlements_due(guard, moment=moment, at=at)
+    ]
+    for company_id, day, rows, kind, guard, changes in progress(work, desc="settle", unit="settlement"):
+        for ids in _id_chunks(guard & rows):
+            settlement, count = _settle_group(
+                company_id=company_id, day=day, ids=ids, kind=kind, at=at, guard=guard, changes=changes, actor=actor
+            )
+            if settlement is None:
+                continue
+            if kind == Settlement.Kind.LATE_RETURN:
+                result.late_return_settlements.add(settlement.pk)
+            else:
+                result.settlements.add(settlement.pk)
+                result.transactions += count
     statistics_refresh(Transaction, changed=result.transactions)
     # After the settlements: a prenote settled in this run may already be 3 banking days old (a late run).
     result.account_validations = validations_settle(at=at, actor=actor, company_ids=company_ids)
