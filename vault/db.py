@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Field, Model, Q
+from django.db.models import Field, ForeignObject, Lookup, Model, Q
 from django.db.models.expressions import RawSQL
 from django.db.models.signals import post_save, pre_save
 from django.db.models.sql import InsertQuery
@@ -196,10 +196,28 @@ def ids_in(ids: Iterable[int], *, field: str = "pk", using: str = DEFAULT_DB_ALI
     return values_in(ids, field=field, array_type="bigint", using=using)
 
 
+@Field.register_lookup
+class AnyOfArray(Lookup):
+    """`field = ANY(array)`: the array is one parameter, and the server tests each row against it by a hash whatever
+    plan it picks. `IN (SELECT unnest(array))` became a join, and when stale statistics put it inside a nested loop
+    settling a late-return file compared every row with every id: 21 s for 20,000 ids instead of 0.1 s."""
+
+    lookup_name = "any_of_array"
+    prepare_rhs = False
+
+    def as_sql(self, compiler, connection):
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        rhs, rhs_params = self.process_rhs(compiler, connection)
+        return f"{lhs} = ANY({rhs})", [*lhs_params, *rhs_params]
+
+
+ForeignObject.register_lookup(AnyOfArray)  # a foreign key keeps lookups of its own
+
+
 def values_in(values: Iterable[Any], *, field: str, array_type: str, using: str = DEFAULT_DB_ALIAS) -> Q:
     """`field IN values` as one PostgreSQL array of `array_type` (a type name of our code, never input)."""
     if connections[using].vendor == "postgresql":
-        return Q(**{f"{field}__in": RawSQL(f"SELECT unnest(%s::{array_type}[])", (list(values),))})  # noqa: S611
+        return Q(**{f"{field}__any_of_array": RawSQL(f"%s::{array_type}[]", (list(values),))})  # noqa: S611
     return Q(**{f"{field}__in": list(values)})
 
 
