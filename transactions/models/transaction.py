@@ -175,7 +175,9 @@ class Transaction(models.Model):
             models.Index(fields=["company", "status"], name="txn_company_status"),
             # Counts by method and "not yet batched" (cards and RTP never batch) from the index alone.
             models.Index(fields=["company", "method", "batch"], name="txn_company_method_batch"),
-            models.Index(fields=["company", "account_number_hash"], name="txn_company_account_hash"),
+            # With the id: an account's page of the newest rows stops at the page (an account with 3,000 entries of
+            # 10M was 3,000 random heap reads, then a sort).
+            models.Index(fields=["company", "account_number_hash", "id"], name="txn_company_account_hash_id"),
             # name eq/in, and `like` once reporting.PayerName has turned the fragment into the matching names.
             models.Index(fields=["company", "name"], name="txn_company_name"),
             models.Index(fields=["company", "return_code"], name="txn_company_return_code"),
