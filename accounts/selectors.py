@@ -12,14 +12,13 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Model
-from django.db.models.base import ModelState
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from accounts.actions import LIVE_API_KEY_GROUP
 from accounts.models import ActionGroup, ApiKey, Company, Membership, MerchantSettings
+from vault.db import loaded_instance
 
 _GROUP_CACHE_SECONDS = 5.0
 _group_cache: dict[str, tuple[float, frozenset[str] | None]] = {}
@@ -58,15 +57,10 @@ def _values(obj: Model) -> dict[str, Any]:
 
 
 def _instance(model: type[Model], values: dict[str, Any]) -> Model:
-    """A model instance as the ORM loads one, from a snapshot's values, with copies of its mutable values (a
-    list of actions): each request gets its own, so nothing one request does to it reaches another."""
-    obj = model.__new__(model)
-    obj.__dict__.update(
-        {name: value if isinstance(value, _IMMUTABLE) else copy.deepcopy(value) for name, value in values.items()}
-    )
-    obj._state = ModelState()
-    obj._state.adding, obj._state.db = False, DEFAULT_DB_ALIAS
-    return obj
+    """The model from a snapshot's values, with copies of its mutable ones (a list of actions): each request gets
+    its own, so nothing one request does to it reaches another."""
+    own = {name: value if isinstance(value, _IMMUTABLE) else copy.deepcopy(value) for name, value in values.items()}
+    return loaded_instance(model, own)
 
 
 def api_key_authenticated(prefix: str, key_hash: str) -> ApiKey | None:

@@ -132,95 +132,85 @@ def _copy_events(events: list[Event]) -> None:
 # order (`back`: how many later drafts of the same object share the reservation), each marked for fan-out when
 # its company has a live endpoint. The deliveries themselves are made by a worker after commit (N5), so a
 # charge costs the same with 16 endpoints as with none. Kept plain: it is planned on every charge.
-_OUTBOX_SQL = """
-WITH reserved AS (
+_RESERVED = """reserved AS (
     INSERT INTO {sequence} AS s (company_id, object_uuid, last_sequence)
-    SELECT * FROM unnest(%(company)s::bigint[], %(object)s::uuid[], %(count)s::bigint[]) ORDER BY 1, 2
+    SELECT * FROM unnest(%s::bigint[], %s::uuid[], %s::bigint[]) ORDER BY 1, 2
     ON CONFLICT (company_id, object_uuid) DO UPDATE SET last_sequence = s.last_sequence + excluded.last_sequence
     RETURNING company_id, object_uuid, last_sequence
-)
-INSERT INTO {event} (company_id, uuid, type, object_uuid, sequence, data, created_at, fanout_pending)
-SELECT r.company_id, d.uuid, d.type, r.object_uuid, r.last_sequence - d.back, d.data::jsonb, %(now)s,
+)"""
+_WRITTEN = """INSERT INTO {event} (company_id, uuid, type, object_uuid, sequence, data, created_at, fanout_pending)
+SELECT r.company_id, d.uuid, d.type, r.object_uuid, r.last_sequence - d.back, d.data::jsonb{merge}, %s,
        EXISTS (SELECT 1 FROM {endpoint} e WHERE e.company_id = d.company_id AND e.enabled AND e.deleted_at IS NULL)
-FROM unnest(%(draft_company)s::bigint[], %(draft_object)s::uuid[], %(uuid)s::uuid[], %(type)s::text[],
-            %(data)s::text[], %(back)s::bigint[])
+FROM unnest(%s::bigint[], %s::uuid[], %s::uuid[], %s::text[], %s::text[], %s::bigint[])
      WITH ORDINALITY AS d (company_id, object_uuid, uuid, type, data, back, ord)
-JOIN reserved r ON r.company_id = d.company_id AND r.object_uuid = d.object_uuid
+JOIN reserved r ON r.company_id = d.company_id AND r.object_uuid = d.object_uuid{join}
 ORDER BY d.ord
-RETURNING id, uuid, sequence, fanout_pending
-"""
+RETURNING id, uuid, sequence, fanout_pending"""
+_OUTBOX_SQL = "WITH " + _RESERVED + "\n" + _WRITTEN
+# The same after the INSERT of the one row the events are about, all one statement: a charge's row, its `created`
+# trail (the row's trigger) and its events in one round trip. Each event's data takes the values only the INSERT
+# knows (`merge`) from what it returned.
+_ROW_AND_OUTBOX_SQL = (
+    "WITH made AS ({row}),\n"
+    + _RESERVED
+    + ",\nwritten AS (\n"
+    + _WRITTEN
+    + "\n)\nSELECT made.*, written.id, written.uuid, written.sequence, written.fanout_pending"
+    + " FROM made CROSS JOIN written"
+)
 
 
-def _outbox_params(events: list[Event], now: datetime) -> dict[str, Any]:
+def _outbox_params(events: list[Event], now: datetime) -> list[Any]:
+    """The parameters of `_RESERVED` and `_WRITTEN`, in their order."""
     keys = [(event.company_id, event.object_uuid) for event in events]
     wanted, seen, back = Counter(keys), Counter(), []
     for key in keys:
         seen[key] += 1
         back.append(wanted[key] - seen[key])
-    return {
-        "company": [company_id for company_id, _ in wanted],
-        "object": [object_uuid for _, object_uuid in wanted],
-        "count": list(wanted.values()),
-        "draft_company": [event.company_id for event in events],
-        "draft_object": [event.object_uuid for event in events],
-        "uuid": [event.uuid for event in events],
-        "type": [event.type for event in events],
-        "data": [json.dumps(event.data) for event in events],  # as JSONField writes it
-        "back": back,
-        "now": now,
-    }
+    return [
+        [company_id for company_id, _ in wanted],
+        [object_uuid for _, object_uuid in wanted],
+        list(wanted.values()),
+        now,
+        [event.company_id for event in events],
+        [event.object_uuid for event in events],
+        [event.uuid for event in events],
+        [event.type for event in events],
+        [json.dumps(event.data) for event in events],  # as JSONField writes it
+        back,
+    ]
 
 
-def _outbox_write(drafts: Sequence[EventDraft], now: datetime) -> list[Event]:
-    """PostgreSQL, a few drafts: the events, saved and marked for fan-out, in one statement."""
-    events = [
+def _unsaved(drafts: Sequence[EventDraft], now: datetime) -> list[Event]:
+    return [
         Event(
             company_id=draft.company_id, type=draft.type, object_uuid=draft.object_uuid, data=draft.data, created_at=now
         )
         for draft in drafts
     ]
-    sql = _OUTBOX_SQL.format(
-        sequence=connection.ops.quote_name(ObjectSequence._meta.db_table),
-        event=connection.ops.quote_name(Event._meta.db_table),
-        endpoint=connection.ops.quote_name(WebhookEndpoint._meta.db_table),
-    )
+
+
+def _tables(**more: str) -> dict[str, str]:
+    quote = connection.ops.quote_name
+    tables = {"sequence": ObjectSequence, "event": Event, "endpoint": WebhookEndpoint}
+    return {name: quote(model._meta.db_table) for name, model in tables.items()} | more
+
+
+def _mark_saved(by_uuid: dict[UUID, Event], pk: int, event_uuid: Any, sequence: int, fanout_pending: bool) -> None:
+    event = by_uuid[UUID(str(event_uuid))]
+    event.pk, event.sequence, event.fanout_pending = pk, sequence, fanout_pending
+    event._state.adding, event._state.db = False, connection.alias
+
+
+def _outbox_write(drafts: Sequence[EventDraft], now: datetime) -> list[Event]:
+    """PostgreSQL, a few drafts: the events, saved and marked for fan-out, in one statement."""
+    events = _unsaved(drafts, now)
     by_uuid = {event.uuid: event for event in events}
     with connection.cursor() as cursor:
-        cursor.execute(sql, _outbox_params(events, now))
-        for pk, event_uuid, sequence, fanout_pending in cursor.fetchall():
-            event = by_uuid[UUID(str(event_uuid))]
-            event.pk, event.sequence, event.fanout_pending = pk, sequence, fanout_pending
-            event._state.adding, event._state.db = False, connection.alias
+        cursor.execute(_OUTBOX_SQL.format(**_tables(merge="", join="")), _outbox_params(events, now))
+        for values in cursor.fetchall():
+            _mark_saved(by_uuid, *values)
     return events
-
-
-# `_OUTBOX_SQL` after the INSERT of the one row the events are about, all one statement (PostgreSQL): a charge's
-# row, its `created` trail (the row's trigger) and its events in one round trip. Each event's data takes the values
-# only the INSERT knows (`merge`: JSON name -> returned column) from what it returned.
-_ROW_AND_OUTBOX_SQL = """
-WITH made AS ({row}),
-reserved AS (
-    INSERT INTO {sequence} AS s (company_id, object_uuid, last_sequence)
-    SELECT * FROM unnest(%s::bigint[], %s::uuid[], %s::bigint[]) ORDER BY 1, 2
-    ON CONFLICT (company_id, object_uuid) DO UPDATE SET last_sequence = s.last_sequence + excluded.last_sequence
-    RETURNING company_id, object_uuid, last_sequence
-),
-written AS (
-    INSERT INTO {event} (company_id, uuid, type, object_uuid, sequence, data, created_at, fanout_pending)
-    SELECT r.company_id, d.uuid, d.type, r.object_uuid, r.last_sequence - d.back,
-           d.data::jsonb || jsonb_build_object({merge}), %s,
-           EXISTS (SELECT 1 FROM {endpoint} e WHERE e.company_id = d.company_id AND e.enabled AND e.deleted_at IS NULL)
-    FROM unnest(%s::bigint[], %s::uuid[], %s::uuid[], %s::text[], %s::text[], %s::bigint[])
-         WITH ORDINALITY AS d (company_id, object_uuid, uuid, type, data, back, ord)
-    JOIN reserved r ON r.company_id = d.company_id AND r.object_uuid = d.object_uuid
-    CROSS JOIN made
-    ORDER BY d.ord
-    RETURNING id, uuid, sequence, fanout_pending
-)
-SELECT made.*, written.id, written.uuid, written.sequence, written.fanout_pending FROM made CROSS JOIN written
-"""
-
-_OUTBOX_ORDER = ("company", "object", "count", "now", "draft_company", "draft_object", "uuid", "type", "data", "back")
 
 
 def row_and_events_record(
@@ -229,33 +219,22 @@ def row_and_events_record(
     """PostgreSQL only, in the caller's transaction (or as a transaction of its own: one statement): `row`, an
     INSERT ... RETURNING (SQL, parameters) of the object the drafts are about, and the drafts' events, in one
     statement; each event's data gets `merge` (JSON name -> one of the `returning` columns, those the INSERT returns
-    in order) from the row. Returns
-    what the INSERT returned and the events, as `events_record` would have written them after it."""
+    in order) from the row. Returns what the INSERT returned and the events, as `events_record` would have written
+    them after it."""
     now = timezone.now()
-    events = [
-        Event(
-            company_id=draft.company_id, type=draft.type, object_uuid=draft.object_uuid, data=draft.data, created_at=now
-        )
-        for draft in drafts
-    ]
+    events = _unsaved(drafts, now)
     quote = connection.ops.quote_name
+    merged_sql = ", ".join(f"'{name}', made.{quote(column)}" for name, column in merge.items())
     sql = _ROW_AND_OUTBOX_SQL.format(
-        row=row[0],
-        sequence=quote(ObjectSequence._meta.db_table),
-        event=quote(Event._meta.db_table),
-        endpoint=quote(WebhookEndpoint._meta.db_table),
-        merge=", ".join(f"'{name}', made.{quote(column)}" for name, column in merge.items()),
+        **_tables(row=row[0], merge=f" || jsonb_build_object({merged_sql})", join="\nCROSS JOIN made")
     )
-    named = _outbox_params(events, now)
     by_uuid = {event.uuid: event for event in events}
     returned: tuple[Any, ...] = ()
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*row[1], *(named[name] for name in _OUTBOX_ORDER)])
+        cursor.execute(sql, [*row[1], *_outbox_params(events, now)])
         for values in cursor.fetchall():
-            returned, (pk, event_uuid, sequence, fanout_pending) = tuple(values[:-4]), values[-4:]
-            event = by_uuid[UUID(str(event_uuid))]
-            event.pk, event.sequence, event.fanout_pending = pk, sequence, fanout_pending
-            event._state.adding, event._state.db = False, connection.alias
+            returned = tuple(values[:-4])
+            _mark_saved(by_uuid, *values[-4:])
     merged = {name: returned[list(returning).index(column)] for name, column in merge.items()}
     for event in events:  # the data as stored
         event.data = {**event.data, **merged}
