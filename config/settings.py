@@ -129,9 +129,16 @@ WEB_STATEMENT_TIMEOUT_MS = env_int("WEB_STATEMENT_TIMEOUT_MS", 30000)
 _web_statement_timeout = (
     env_bool("VAULT_WEB_PROCESS", False) and WEB_STATEMENT_TIMEOUT_MS and DATABASE_POOL_MODE != "transaction"
 )
+# Only the cursors of vault.db.prepared_cursor (the charge's statements) bind on the server and so are prepared, after
+# this many runs on a connection; Django's own cursors bind client-side and never are.
+DATABASE_PREPARE_THRESHOLD = 5
 for _alias in DATABASES.values():
     if _alias["ENGINE"].endswith("postgresql"):
-        _alias["OPTIONS"] = {"connect_timeout": DATABASE_CONNECT_TIMEOUT, **_alias.get("OPTIONS", {})}
+        _alias["OPTIONS"] = {
+            "connect_timeout": DATABASE_CONNECT_TIMEOUT,
+            "prepare_threshold": DATABASE_PREPARE_THRESHOLD,
+            **_alias.get("OPTIONS", {}),
+        }
         if _web_statement_timeout:
             _alias["OPTIONS"]["options"] = f"-c statement_timeout={WEB_STATEMENT_TIMEOUT_MS}"
 for _alias in DATABASES.values():

@@ -20,6 +20,7 @@ from django.utils import timezone
 from events.models import Delivery, Event, ObjectSequence, WebhookEndpoint
 from events.types import subscribed
 from events.wakeups import deliveries_due_wake
+from vault.db import prepared_cursor
 
 SEQUENCE_CHUNK = 500
 COPY_THRESHOLD = 200
@@ -230,7 +231,7 @@ def row_and_events_record(
     )
     by_uuid = {event.uuid: event for event in events}
     returned: tuple[Any, ...] = ()
-    with connection.cursor() as cursor:
+    with prepared_cursor(connection) as cursor:
         cursor.execute(sql, [*row[1], *_outbox_params(events, now)])
         for values in cursor.fetchall():
             returned = tuple(values[:-4])

@@ -23,6 +23,7 @@ from transactions.models import AccountBlock, RiskAction, Transaction, Transacti
 from transactions.return_codes import ACCOUNT_BLOCK_CODES, REINITIATION_CODES
 from transactions.risk.policies import risk_action
 from vault import crypto
+from vault.db import prepared_cursor
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
 from vault.records import iso_utc, mask, text_or_none
@@ -115,7 +116,7 @@ def _account_rows(
         ]
     sql += _HOLDS_SQL.format(**tables)
     params.append(company_id)
-    with connection.cursor() as cursor:
+    with prepared_cursor(connection) as cursor:
         cursor.execute(sql, params)
         return [
             (kind, pk, None if txn_uuid is None else str(UUID(str(txn_uuid))), code)

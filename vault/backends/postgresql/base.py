@@ -18,3 +18,12 @@ class DatabaseFeatures(features.DatabaseFeatures):
 
 class DatabaseWrapper(base.DatabaseWrapper):
     features_class = DatabaseFeatures
+
+    def prepared_cursor(self):
+        """A cursor that binds its parameters on the server (Django's own bind them into the text), so psycopg
+        prepares a statement once this connection has run it `prepare_threshold` times: the server then neither
+        parses nor plans it again (never behind pgbouncer in transaction mode, whose setting turns it off)."""
+        self.close_if_health_check_failed()
+        self.ensure_connection()
+        with self.wrap_database_errors:
+            return self._prepare_cursor(base.ServerBindingCursor(self.connection))
