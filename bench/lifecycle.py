@@ -36,6 +36,8 @@ TARGET_RATE, TARGET_RSS_MB = 10_000, 500
 RETURN_CODES = ("R01",) * 6 + ("R02", "R03", "R10", "R29")  # blocks as well as plain returns
 ACCOUNTS = 20_000
 URL: str | None = None  # --database-url
+PROFILE_DIR: str | None = None  # --profile-dir: each command runs under cProfile, its stats written there
+STATEMENTS = 0  # --statements: how many of each command's costliest statements to print (pg_stat_statements)
 
 
 def _prepare_database(url: str | None, var_dir: str) -> None:
@@ -119,10 +121,14 @@ def _command(label: str, count: int, *args: str) -> dict:
     # included, in memory), the secrets the seeding generated passed as in production.
     secrets = json.loads((Path(os.environ["VAR_DIR"]) / "dev-secrets.json").read_text())
     environment = {**os.environ, **secrets, "DEBUG": "0", "PGAPPNAME": name}
+    _statements_reset()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, _BackendClock(URL, name) as backend:
         started = time.perf_counter()
+        runner = ["-c", PEAK_RSS_WRAPPER]
+        if PROFILE_DIR:
+            runner = ["-m", "cProfile", "-o", str(Path(PROFILE_DIR) / f"{label.replace(' ', '-')}.prof")]
         child = subprocess.Popen(
-            [sys.executable, "-c", PEAK_RSS_WRAPPER, str(ROOT / "manage.py"), *args],
+            [sys.executable, *runner, str(ROOT / "manage.py"), *args],
             stdout=out,
             stderr=err,
             cwd=ROOT,
@@ -146,7 +152,38 @@ def _command(label: str, count: int, *args: str) -> dict:
         f" cpu: python {python_cpu:6.1f} s + postgres {backend.seconds:6.1f} s = {count / cpu:7,.0f}/cpu-s",
         flush=True,
     )
+    _statements_print()
     return result
+
+
+def _statements_reset() -> None:
+    if STATEMENTS and URL:
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            cursor.execute("SELECT pg_stat_statements_reset()")
+
+
+def _statements_print() -> None:
+    """Where the command's PostgreSQL time went: its costliest statements (needs pg_stat_statements preloaded)."""
+    if not (STATEMENTS and URL):
+        return
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT total_exec_time / 1000, calls, rows, shared_blks_hit + shared_blks_read, wal_bytes, "
+            "regexp_replace(query, '\\s+', ' ', 'g') FROM pg_stat_statements "
+            "WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+            "ORDER BY total_exec_time DESC LIMIT %s",
+            [STATEMENTS],
+        )
+        for seconds, calls, rows, blocks, wal, query in cursor.fetchall():
+            print(
+                f"{'':<18} {seconds:7.2f} s {calls:>6} calls {rows:>9,} rows {blocks:>10,} blocks "
+                f"{int(wal) / 1e6:7.1f} MB WAL  {query[:150]}"
+            )
 
 
 def _seed(entries: int, companies: int) -> None:
@@ -298,11 +335,13 @@ def main() -> None:
     parser.add_argument("--companies", type=int, default=50)
     parser.add_argument("--database-url")
     parser.add_argument("--seed-only", action="store_true", help="seed, print VAR_DIR and stop (for profiling)")
+    parser.add_argument("--statements", type=int, default=0, help="print each command's N costliest statements")
+    parser.add_argument("--profile-dir", help="run each command under cProfile, its stats written here (no RSS)")
     parser.add_argument("--skip-reader", action="store_true", help="do not read the files back (achkit is slow)")
     options = parser.parse_args()
 
-    global URL
-    URL = options.database_url
+    global URL, STATEMENTS, PROFILE_DIR
+    URL, STATEMENTS, PROFILE_DIR = options.database_url, options.statements, options.profile_dir
     var_dir = tempfile.mkdtemp(prefix="bench-lifecycle-")
     _prepare_database(options.database_url, var_dir)
     sys.path.insert(0, str(ROOT))

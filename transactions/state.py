@@ -388,21 +388,18 @@ def _update_rows_sql(columns: list) -> str:
     )
 
 
-def transition_rows(
+def rows_move(
     txns: list,
     event: str,
     *,
     actor: Actor,
-    at,
     fields: Sequence[str],
     progress: Progress = no_progress,
     desc: str = "",
-) -> None:
-    """The bulk form for rows the caller has locked (transaction_lock) and given each its own values of
-    `fields` (model instances, or any objects with the attributes of CHECKED_FIELDS and `fields`). PostgreSQL:
-    one UPDATE ... FROM unnest per chunk of rows; elsewhere one parameterised UPDATE per row through executemany
-    (Django's bulk_update builds a CASE per row and field, which costs seconds per thousand rows); then their
-    events. The whole list is refused when one row may not move: a caller's query selects only movable rows."""
+) -> dict[Move, list]:
+    """The UPDATE half of `transition_rows`: each row's status and its own values of `fields`, written; the moves
+    are returned for `moves_announce`. A caller that writes rows the events read (a return's entry) writes them
+    in between."""
     moved: dict[Move, list] = {}
     for txn in txns:
         move = move_for(txn, event, actor)
@@ -432,7 +429,32 @@ def transition_rows(
                 )
             else:
                 cursor.executemany(sql, values)
+    return moved
+
+
+def moves_announce(moved: Mapping[Move, list], *, actor: Actor, at, reasons: Mapping[int, str] | None = None) -> None:
+    """The events half of `transition_rows`: the trail rows (reason `reasons[pk]`, else none) and the webhooks."""
+    whys = reasons or {}
     for move, members in moved.items():
-        _append_moved(move, [(txn.pk, txn.company_id, "") for txn in members], actor=actor, at=at)
+        _append_moved(move, [(txn.pk, txn.company_id, whys.get(txn.pk, "")) for txn in members], actor=actor, at=at)
         if webhook := webhook_type(move):
             transactions_event([txn.pk for txn in members], webhook)
+
+
+def transition_rows(
+    txns: list,
+    event: str,
+    *,
+    actor: Actor,
+    at,
+    fields: Sequence[str],
+    progress: Progress = no_progress,
+    desc: str = "",
+) -> None:
+    """The bulk form for rows the caller has locked (transaction_lock) and given each its own values of
+    `fields` (model instances, or any objects with the attributes of CHECKED_FIELDS and `fields`). PostgreSQL:
+    one UPDATE ... FROM unnest per chunk of rows; elsewhere one parameterised UPDATE per row through executemany
+    (Django's bulk_update builds a CASE per row and field, which costs seconds per thousand rows); then their
+    events. The whole list is refused when one row may not move: a caller's query selects only movable rows."""
+    moved = rows_move(txns, event, actor=actor, fields=fields, progress=progress, desc=desc)
+    moves_announce(moved, actor=actor, at=at)

@@ -140,7 +140,7 @@ def transactions_settle(
     """`company_ids`: settle only those companies (a sandbox clock runs ahead of the real one for its company)."""
     result = SettleResult(unwritten_batches=unwritten_batches())
     only = NOT_SEEDED & Q(company_id__in=company_ids) if company_ids is not None else NOT_SEEDED
-    due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True) & SENT & only
+    due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True) & only
     card = only & Q(
         status=Status.PENDING,
         method__in=CAPTURED_BY_SETTLE_METHODS,
@@ -149,20 +149,22 @@ def transactions_settle(
         settlement__isnull=True,
     )
     late = only & Q(status=Status.RETURNED, late_returned_at__isnull=False, late_return_settlement__isnull=True)
-    # Each kind of row settling: its filter, the column whose day is its settlement day (None: today), its
-    # settlement's kind and what else the move sets.
+    # Each kind of row settling: the filter of its own columns (re-checked under the lock), what else must hold
+    # when the rows are found (a written file stays written, so it is not re-checked: the lock then reads its rows
+    # by id instead of walking every batch's entries), the column whose day is its settlement day (None: today),
+    # its settlement's kind and what else the move sets.
     kinds = (
-        (due, "expected_to_settle_at", Settlement.Kind.REGULAR, {}),
-        (card, None, Settlement.Kind.REGULAR, {"captured_at": at}),
-        (late, None, Settlement.Kind.LATE_RETURN, {}),
+        (due, SENT, "expected_to_settle_at", Settlement.Kind.REGULAR, {}),
+        (card, Q(), None, Settlement.Kind.REGULAR, {"captured_at": at}),
+        (late, Q(), None, Settlement.Kind.LATE_RETURN, {}),
     )
     work = [
-        (company_id, day, rows, kind, guard, changes)
-        for guard, moment, kind, changes in kinds
-        for company_id, day, rows in _settlements_due(guard, moment=moment, at=at)
+        (company_id, day, rows, kind, guard, sent, changes)
+        for guard, sent, moment, kind, changes in kinds
+        for company_id, day, rows in _settlements_due(guard & sent, moment=moment, at=at)
     ]
-    for company_id, day, rows, kind, guard, changes in progress(work, desc="settle", unit="settlement"):
-        for ids in _id_chunks(guard & rows):
+    for company_id, day, rows, kind, guard, sent, changes in progress(work, desc="settle", unit="settlement"):
+        for ids in _id_chunks(guard & sent & rows):
             settlement, count = _settle_group(
                 company_id=company_id, day=day, ids=ids, kind=kind, at=at, guard=guard, changes=changes, actor=actor
             )
