@@ -5,8 +5,9 @@ Every record is 94 characters; each record type is one layout table of (field, w
 
 from __future__ import annotations
 
+import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -444,7 +445,7 @@ class ReturnedItem:
 class ReturnFile:
     immediate_destination: str  # the 9-digit routing numbers of the file header, without the leading space
     immediate_origin: str
-    items: list[ReturnedItem]
+    items: Callable[[], Iterator[ReturnedItem]]  # each call reads the file again
 
 
 def _number(values: dict[str, str], name: str, line: int) -> int:
@@ -483,34 +484,50 @@ class _Totals:
 
 
 def read_returns(text: str) -> ReturnFile:
-    """Returns and NOCs of a NACHA return file, in file order, after checking its structure and every batch and
-    file control record (counts, entry hash, totals). Raises NachaFormatError naming the line."""
+    """The file header's routing numbers, and an iterator over its returns and NOCs in file order that checks the
+    structure and every batch and file control record (counts, entry hash, totals) as it reads, raising
+    NachaFormatError naming the line. Nothing is kept of a record once read: each pass reads the text again."""
     lines = _return_file_records(text)
-    header = parse(FILE_HEADER, lines[0])
-    reader = _ReturnFileReader()
-    for number, line in enumerate(lines[1:], start=2):
-        reader.read(line, number)
-    if reader.control_line is None:
-        raise NachaFormatError("the file has no file control record (record type 9)")
+    first = next(lines, None)
+    if first is None or not first[1].startswith("1"):
+        raise NachaFormatError("line 1: not a NACHA file header (record type 1)")
+    header = parse(FILE_HEADER, first[1])
     return ReturnFile(
         immediate_destination=header["immediate_destination"].strip(),
         immediate_origin=header["immediate_origin"].strip(),
-        items=reader.items,
+        items=lambda: _returned_items(text),
     )
 
 
-def _return_file_records(text: str) -> list[str]:
-    """The file's records, trailing blank lines dropped, after checking it opens with a file header and no
-    record is longer than the NACHA length. Shorter records are padded with spaces: banks trim them."""
-    lines = [line.rstrip("\r") for line in text.split("\n")]
-    while lines and lines[-1] == "":
-        lines.pop()
-    if not lines or not lines[0].startswith("1"):
-        raise NachaFormatError("line 1: not a NACHA file header (record type 1)")
-    for number, line in enumerate(lines, start=1):
+def _returned_items(text: str) -> Iterator[ReturnedItem]:
+    reader = _ReturnFileReader()
+    lines = _return_file_records(text)
+    next(lines)  # the file header
+    for number, line in lines:
+        item = reader.read(line, number)
+        if item is not None:
+            yield item
+    if reader.control_line is None:
+        raise NachaFormatError("the file has no file control record (record type 9)")
+
+
+def _return_file_records(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, record) of each record, trailing blank lines dropped, after checking no record is longer than
+    the NACHA length. Shorter records are padded with spaces: banks trim them."""
+    blank = 0  # blank lines held back until a record follows them
+    for number, match in enumerate(re.finditer(r"([^\n]*)(?:\n|\Z)", text), start=1):
+        line = match.group(1).rstrip("\r")
+        if match.end() == len(text) and not match.group(0):
+            return  # the empty match at the very end
+        if line == "":
+            blank += 1
+            continue
+        for held in range(number - blank, number):
+            yield held, " " * RECORD_LENGTH
+        blank = 0
         if len(line) > RECORD_LENGTH:
             raise NachaFormatError(f"line {number}: record is {len(line)} characters, expected {RECORD_LENGTH}")
-    return [line.ljust(RECORD_LENGTH) for line in lines]
+        yield number, line.ljust(RECORD_LENGTH)
 
 
 class _ReturnFileReader:
@@ -518,7 +535,6 @@ class _ReturnFileReader:
     each control record checked as it comes."""
 
     def __init__(self) -> None:
-        self.items: list[ReturnedItem] = []
         self.file_totals = _Totals()
         self.batch_totals: _Totals | None = None
         self.batches = 0
@@ -526,12 +542,13 @@ class _ReturnFileReader:
         self.entry: dict[str, str] | None = None
         self.control_line: int | None = None
 
-    def read(self, line: str, number: int) -> None:
+    def read(self, line: str, number: int) -> ReturnedItem | None:
+        """Checks the record; the return or notice it carries, if any."""
         record_type = line[0]
         if self.control_line is not None:
             if line != PADDING_RECORD:
                 raise NachaFormatError(f"line {number}: only padding may follow the file control record")
-            return
+            return None
         if record_type == "5":
             self._batch_header(line, number)
         elif record_type in "678" and self.batch_totals is None:
@@ -539,13 +556,14 @@ class _ReturnFileReader:
         elif record_type == "6":
             self._entry_detail(line, number)
         elif record_type == "7":
-            self._addenda(line, number)
+            return self._addenda(line, number)
         elif record_type == "8":
             self._batch_control(line, number)
         elif record_type == "9" and line != PADDING_RECORD:
             self._file_control(line, number)
         else:
             raise NachaFormatError(f"line {number}: unexpected record type {record_type!r}")
+        return None
 
     def _batch_header(self, line: str, number: int) -> None:
         if self.batch_totals is not None:
@@ -562,13 +580,11 @@ class _ReturnFileReader:
         else:
             self.batch_totals.credits += amount
 
-    def _addenda(self, line: str, number: int) -> None:
+    def _addenda(self, line: str, number: int) -> ReturnedItem | None:
         if self.entry is None:
             raise NachaFormatError(f"line {number}: addenda without an entry")
         self.batch_totals.count += 1
-        item = _returned_item(line, self.entry, number)
-        if item is not None:
-            self.items.append(item)
+        return _returned_item(line, self.entry, number)
 
     def _batch_control(self, line: str, number: int) -> None:
         control = parse(BATCH_CONTROL, line)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -64,10 +65,13 @@ class FileItem:
 @dataclass(frozen=True)
 class ReturnFileContent:
     file_format: str
-    items: list[FileItem]
+    count: int  # how many returns and notices it holds
+    read: Callable[[], Iterator[FileItem]]  # each call reads the file again, one item at a time
 
 
 def read_return_file(text: str) -> ReturnFileContent:
+    """The file checked whole (a first pass that keeps nothing of the items), and how to read its items again:
+    memory holds the file's text, never a list of its items."""
     if text.startswith(NACHA_FILE_HEADER):
         try:
             return_file = nacha.read_returns(text)
@@ -76,15 +80,23 @@ def read_return_file(text: str) -> ReturnFileContent:
         check_routing(return_file.immediate_destination, return_file.immediate_origin)
         items, file_format = return_file.items, "nacha"
     elif text.split(",", 1)[0].strip() == CSV_FILE_HEADER:
-        items, file_format = read_csv(text), "csv"
+        items, file_format = csv_items_reader(text), "csv"
     else:
         raise ReturnFileError(
             "line 1 is neither a NACHA file header (record type 1, priority code 01) nor a return CSV's file header"
             f" ({CSV_FILE_HEADER},...; README: Return and NOC CSV format)"
         )
-    for item in items:
-        _account_type_from_transaction_code(item)
-    return ReturnFileContent(file_format, [FileItem(item, parked_reason(item)) for item in items])
+
+    def read() -> Iterator[FileItem]:
+        try:
+            for item in items():
+                _account_type_from_transaction_code(item)
+                yield FileItem(item, parked_reason(item))
+        except nacha.NachaFormatError as exc:
+            raise ReturnFileError(str(exc)) from None
+
+    count = sum(1 for _item in read())
+    return ReturnFileContent(file_format, count, read)
 
 
 def _account_type_from_transaction_code(item: nacha.ReturnedItem) -> None:
@@ -109,9 +121,10 @@ def check_routing(destination: str, origin: str) -> None:
             raise ReturnFileError(f"file header {name} is {found!r}, expected {ours!r}: not a file for us")
 
 
-def read_csv(text: str) -> list[nacha.ReturnedItem]:
+def csv_items_reader(text: str) -> Callable[[], Iterator[nacha.ReturnedItem]]:
     """The file header line (destination, origin, record count, trace hash), then a column header and one row
-    per return or notice; the header's controls must match the rows, as a NACHA file's control records must."""
+    per return or notice; the header's controls must match the rows, as a NACHA file's control records must.
+    Each call of what it returns reads the rows again, checking the controls after the last."""
     header_line, _, body = text.partition("\n")
     header = [value.strip() for value in next(csv.reader([header_line.rstrip("\r")]), [])]
     if len(header) != len(CSV_FILE_HEADER_FIELDS):
@@ -121,29 +134,39 @@ def read_csv(text: str) -> list[nacha.ReturnedItem]:
         )
     _, destination, origin, record_count, trace_hash = header
     check_routing(destination, origin)
-    reader = csv.DictReader(io.StringIO(body), strict=True)
-    try:
-        items = _csv_items(reader)
-    except csv.Error as exc:
-        raise ReturnFileError(f"line {reader.line_num + 1}: malformed CSV ({exc})") from None
-    _check_csv_controls(items, record_count, trace_hash)
-    return items
+
+    def read() -> Iterator[nacha.ReturnedItem]:
+        reader = csv.DictReader(io.StringIO(body), strict=True)
+        count = traces = 0
+        try:
+            for item in _csv_items(reader):
+                count, traces = count + 1, traces + int(item.original_trace)
+                yield item
+        except csv.Error as exc:
+            raise ReturnFileError(f"line {reader.line_num + 1}: malformed CSV ({exc})") from None
+        _check_csv_controls(count, traces, record_count, trace_hash)
+
+    return read
 
 
 def trace_hash(traces: list[str]) -> str:
     """The CSV file header's control of its rows: the sum of their trace numbers, last 10 digits (as NACHA's
     entry hash sums routing numbers)."""
-    return str(sum(int(trace) for trace in traces)).rjust(TRACE_HASH_DIGITS, "0")[-TRACE_HASH_DIGITS:]
+    return _trace_hash_of_sum(sum(int(trace) for trace in traces))
 
 
-def _check_csv_controls(items: list[nacha.ReturnedItem], record_count: str, hash_value: str) -> None:
-    if not numbers.is_ascii_digits(record_count) or int(record_count) != len(items):
-        raise ReturnFileError(f"line 1: the CSV file header's record count differs from the {len(items)} rows")
-    if hash_value != trace_hash([item.original_trace for item in items]):
+def _trace_hash_of_sum(total: int) -> str:
+    return str(total).rjust(TRACE_HASH_DIGITS, "0")[-TRACE_HASH_DIGITS:]
+
+
+def _check_csv_controls(count: int, traces: int, record_count: str, hash_value: str) -> None:
+    if not numbers.is_ascii_digits(record_count) or int(record_count) != count:
+        raise ReturnFileError(f"line 1: the CSV file header's record count differs from the {count} rows")
+    if hash_value != _trace_hash_of_sum(traces):
         raise ReturnFileError("line 1: the CSV file header's trace hash differs from the rows' trace numbers")
 
 
-def _csv_items(reader: csv.DictReader) -> list[nacha.ReturnedItem]:
+def _csv_items(reader: csv.DictReader) -> Iterator[nacha.ReturnedItem]:
     reader.fieldnames = [name.strip().lower() for name in (reader.fieldnames or [])]  # any case: Trace, CODE
     columns = reader.fieldnames
     missing = [name for name in CSV_REQUIRED if name not in columns]
@@ -152,7 +175,6 @@ def _csv_items(reader: csv.DictReader) -> list[nacha.ReturnedItem]:
         raise ReturnFileError(
             f"line 2: CSV columns: missing {missing or 'none'}, {unknown} unknown; allowed: {', '.join(CSV_COLUMNS)}"
         )
-    items = []
     for row in reader:
         number = reader.line_num + 1  # the file header line comes first
         row = {key.strip(): (value or "").strip() for key, value in row.items() if isinstance(key, str)}
@@ -166,8 +188,7 @@ def _csv_items(reader: csv.DictReader) -> list[nacha.ReturnedItem]:
         corrected = {CSV_CORRECTED[column]: row[column] for column in CSV_CORRECTED if row.get(column)}
         if kind == "noc" and Corrected.ACCOUNT_TYPE.value in corrected:
             corrected[Corrected.ACCOUNT_TYPE.value] = corrected[Corrected.ACCOUNT_TYPE.value].capitalize()
-        items.append(nacha.ReturnedItem(kind, row["original_trace_number"], row["code"].upper(), corrected))
-    return items
+        yield nacha.ReturnedItem(kind, row["original_trace_number"], row["code"].upper(), corrected)
 
 
 def parked_reason(item: nacha.ReturnedItem) -> str | None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from itertools import islice
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -423,6 +424,11 @@ def summary_of(ingestion: IngestionFile, applied: _Applied) -> dict:
     }
 
 
+def _chunks(items: Iterator[FileItem], size: int) -> Iterator[list[FileItem]]:
+    while part := list(islice(items, size)):
+        yield part
+
+
 def returns_import(
     *, content: bytes, filename: str, at: datetime, actor: Actor = IMPORT_RETURNS, progress: Progress = no_progress
 ) -> dict:
@@ -441,15 +447,15 @@ def returns_import(
     if not text.strip():
         raise ReturnFileError("the file is empty")
     content_read = read_return_file(text)
-    items = content_read.items
     try:
         with transaction.atomic():
             ingestion = IngestionFile.objects.create(
                 filename=filename[-500:], sha256=digest, file_format=content_read.file_format, received_at=at
             )
             applied = _Applied()
-            chunks = [items[start : start + LOCK_CHUNK] for start in range(0, len(items), LOCK_CHUNK)]
-            for part in progress(chunks, desc="import", unit="chunk"):
+            chunks = _chunks(content_read.read(), LOCK_CHUNK)
+            total = -(-content_read.count // LOCK_CHUNK)
+            for part in progress(chunks, desc="import", unit="chunk", total=total):
                 chunk = _Chunk.lock([entry.item for entry in part], ingestion, at, actor, applied)
                 for entry, pk in zip(part, chunk.matched, strict=True):
                     _apply(entry, chunk.transactions.get(pk), chunk)
