@@ -1,5 +1,6 @@
 """Realistic reporting data for one company: transactions with batches, settlements, returns (real R codes),
-notices of change, holds, exceptions, card data and late returns. COPY on PostgreSQL, bulk_create elsewhere.
+notices of change, holds, exceptions, card data and late returns. In sets on PostgreSQL (reporting.seeding_sql draws
+the same tables of weights in SQL), row by row with bulk_create elsewhere.
 
 Account numbers stay encrypted at rest: a pool of distinct numbers is encrypted once and its ciphertexts reused,
 so a million rows cost a few thousand Fernet operations."""
@@ -20,6 +21,7 @@ from django.db import connections, transaction
 
 from accounts.models import Company
 from reporting.models import PayerName, TransactionCount
+from reporting.seeding_sql import seed_in_sets
 from transactions.methods import method_kind
 from transactions.models import (
     Batch,
@@ -194,16 +196,24 @@ def seed_transactions(
         files = _write_ingestion_files(writer, ids, start_day, days)
         parents = _Parents(company, ids, days, alias)
         txn_start = ids.reserve(Transaction, to_create)
-        sub_start = {
-            model: ids.reserve(model, to_create)
-            for model in (TransactionReturn, ChangeNotice, TransactionHold, TransactionException)
-        }
-        rows = _transaction_rows(
-            rng=rng, company=company, count=to_create, txn_start=txn_start, now=now, days=days, pool=pool,
-            files=files, batch_for=parents.batch_for, settlement_for=parents.settlement_for,
-            sub_start=sub_start, counts=counts, raw_json=writer.copy,
-        )  # fmt: skip
-        written = _write_in_chunks(writer, rows, parents, progress)
+        if writer.copy:
+            written = seed_in_sets(
+                company_id=company.pk, count=to_create, txn_start=txn_start, now=now, days=days, pool=pool,
+                files=files, batch_start=parents.batch_start, settlement_ids=parents.settlement_ids.__next__,
+                existing_settlements=parents.existing_settlements, counts=counts, progress=progress, alias=alias,
+                seed=seed,
+            )  # fmt: skip
+        else:
+            sub_start = {
+                model: ids.reserve(model, to_create)
+                for model in (TransactionReturn, ChangeNotice, TransactionHold, TransactionException)
+            }
+            rows = _transaction_rows(
+                rng=rng, company=company, count=to_create, txn_start=txn_start, now=now, days=days, pool=pool,
+                files=files, batch_for=parents.batch_for, settlement_for=parents.settlement_for,
+                sub_start=sub_start, counts=counts, raw_json=writer.copy,
+            )  # fmt: skip
+            written = _write_in_chunks(writer, rows, parents, progress)
         if writer.copy:
             _advance_sequences(writer)
     vacuumed = vacuum and vacuum_analyze(FILLED_TABLES, using=alias)
@@ -244,7 +254,7 @@ class _Parents:
             .filter(company_id=company.pk)
             .values_list("id", "kind", "settlement_date")
         }
-        self.batch_start = ids.reserve(Batch, days + 2)
+        self.batch_start = ids.reserve(Batch, days + 10)  # a batch id for each effective day (seeding_sql)
         self.settlement_ids = itertools.count(ids.reserve(Settlement, 2 * (days + 10)))
 
     def batch_for(self, day: date) -> int:

@@ -71,3 +71,31 @@ def test_seed_ends_with_vacuum_analyze_of_the_tables_it_filled():
 
 def test_seed_inside_a_transaction_skips_vacuum(company):
     assert _seed(company, 20)["vacuumed"] is False
+
+
+@pytest.mark.postgres
+def test_a_load_that_doubles_the_table_rebuilds_its_indexes_and_keys_as_they_were(company, monkeypatch):
+    from reporting import seeding_sql
+
+    def schema():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid) FROM pg_index "
+                "WHERE indrelid = 'transactions_transaction'::regclass"
+            )
+            indexes = set(cursor.fetchall())
+            cursor.execute(
+                "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid), convalidated FROM pg_constraint "
+                "WHERE conrelid = ANY(%s::regclass[])",
+                [[model._meta.db_table for model in seeding_sql.REBUILT_TABLES]],
+            )
+            return indexes, set(cursor.fetchall())
+
+    before = schema()
+    monkeypatch.setattr(seeding_sql, "REBUILD_MIN_ROWS", 100)
+    monkeypatch.setattr(seeding_sql, "STATEMENT_ROWS", 150)
+    result = _seed(company, 400)
+    assert result["created"] == 400 and result["returns"] > 0
+    assert schema() == before
+    assert Transaction.objects.filter(company=company).count() == 400
+    assert Transaction.objects.filter(company=company, batch__isnull=False).exists()
