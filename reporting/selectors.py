@@ -198,22 +198,43 @@ def _count_sql(matching: QuerySet, *, company: Any, database: str, cap: int | No
     first); without that test the count is an index-only scan of the filter's index, and the few micro-entries are
     counted through their partial index. Exact all the same: below the cap both counts are exact; at the cap the
     matches without micro-entries are at least `cap`."""
-    ones = matching.order_by().values(one=Value(1))
-    ones_sql, params = ones.query.get_compiler(using=database).as_sql()
-    params = list(params)
+    # The matching rows' SQL is compiled once; the micro-entries among them are the same statement with the
+    # micro-entry condition added to its WHERE (the statement ends with its WHERE: no order, no limit).
+    rows_sql, rows_params = matching.order_by().values("company_id").query.get_compiler(using=database).as_sql()
+    head, where = rows_sql.split(" WHERE ", 1)
+    micro, micro_params = _micro_entry_condition(database)
+    params: list[Any] = list(rows_params)
     limit = ""
     if cap is not None:
-        company_micro = _micro_entries(company=company, database=database).order_by().values("pk")
-        company_sql, company_params = company_micro.query.get_compiler(using=database).as_sql()
-        limit = f" LIMIT %s + (SELECT count(*) FROM ({company_sql}) cm)"  # noqa: S608
-        params += [cap, *company_params]
-    micro = matching.filter(MICRO_ENTRY).order_by().values("pk")
-    micro_sql, micro_params = micro.query.get_compiler(using=database).as_sql()
+        company_micro_sql, company_micro_params = _company_micro_entries_sql(company, database)
+        limit = f" LIMIT %s + (SELECT count(*) FROM ({company_micro_sql}) cm)"  # noqa: S608
+        params += [cap, *company_micro_params]
     sql = (
-        f"SELECT (SELECT count(*) FROM (SELECT 1 FROM ({ones_sql}) o{limit}) a)"  # noqa: S608
-        f" - (SELECT count(*) FROM ({micro_sql}) mm) AS n"
+        f"SELECT (SELECT count(*) FROM (SELECT 1 FROM ({rows_sql}) o{limit}) a)"  # noqa: S608
+        f" - (SELECT count(*) FROM ({head} WHERE ({where}) AND {micro}) mm) AS n"
     )
-    return sql, [*params, *micro_params]
+    return sql, [*params, *rows_params, *micro_params]
+
+
+_MICRO_ENTRY_CONDITIONS: dict[str, tuple[str, tuple[Any, ...]]] = {}
+
+
+def _micro_entry_condition(database: str) -> tuple[str, tuple[Any, ...]]:
+    """MICRO_ENTRY as an SQL condition on the transaction table, compiled once per database alias per process."""
+    if database not in _MICRO_ENTRY_CONDITIONS:
+        micro = Transaction.objects.using(database).filter(MICRO_ENTRY).values("company_id")
+        sql, params = micro.query.get_compiler(using=database).as_sql()
+        _MICRO_ENTRY_CONDITIONS[database] = (sql.split(" WHERE ", 1)[1], tuple(params))
+    return _MICRO_ENTRY_CONDITIONS[database]
+
+
+def _company_micro_entries_sql(company: Any, database: str) -> tuple[str, list[Any]]:
+    """The ids of the company's micro-entries (_micro_entries) as SQL, without building a queryset."""
+    micro, micro_params = _micro_entry_condition(database)
+    quote = connections[database].ops.quote_name
+    table = quote(Transaction._meta.db_table)
+    sql = f"SELECT {table}.{quote('id')} FROM {table} WHERE {micro} AND {table}.{quote('company_id')} = %s"  # noqa: S608
+    return sql, [*micro_params, company.pk]
 
 
 def _read_in_steps(*, company: Any, count: _Count, rows: QuerySet) -> tuple[int, int, list[tuple]]:
@@ -243,8 +264,7 @@ def _read_in_one_statement(*, company: Any, count: _Count, rows: QuerySet) -> tu
     figure = "t.n" if count.filtered is None else "f.n"
     # Model names and ORM-compiled SQL only; every value is a parameter.
     sql = [f"SELECT t.n, {figure}, p.* FROM (SELECT (SELECT COALESCE(SUM(row_count), 0)::bigint FROM {counter}"]  # noqa: S608
-    micro = _micro_entries(company=company, database=database).values("pk")
-    micro_sql, micro_params = micro.query.get_compiler(using=database).as_sql()
+    micro_sql, micro_params = _company_micro_entries_sql(company, database)
     sql[0] += f" WHERE company_id = %s) - (SELECT count(*) FROM ({micro_sql}) m) AS n) t"  # noqa: S608
     params: list[Any] = [company.pk, *micro_params]
     if count.filtered is not None:
@@ -319,9 +339,19 @@ def _page_rows(
     return filtered.order_by(*ordering).values_list(*select)[:limit]
 
 
+_DATABASE_TEXTS: dict[tuple[str, str], Any] = {}
+
+
 def _database_text(f: Any) -> Any | None:
     """The SQL that renders a timestamp, date or UUID (projection.DATABASE_RENDERABLE) exactly as
-    reporting.projection does in Python."""
+    reporting.projection does in Python; made once per field and process (a query resolves a copy of it)."""
+    key = (f.query_path, f.type)
+    if key not in _DATABASE_TEXTS:
+        _DATABASE_TEXTS[key] = _new_database_text(f)
+    return _DATABASE_TEXTS[key]
+
+
+def _new_database_text(f: Any) -> Any | None:
     path = f.query_path
     if f.type == FieldType.TIMESTAMP:
         return Func(F(path), template=DATETIME_SQL, output_field=TextField())
