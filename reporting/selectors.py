@@ -10,7 +10,7 @@ from typing import Any
 from django.core.exceptions import EmptyResultSet
 from django.db import connections, transaction
 from django.db.models import BooleanField, Case, F, Func, Q, QuerySet, Subquery, Sum, TextField, Value, When
-from django.db.models.functions import Cast, Concat, NullIf
+from django.db.models.functions import Cast, Concat
 
 from reporting.cursors import SortKey, decode_cursor, encode_cursor
 from reporting.filters import condition_q, parse_filters
@@ -18,7 +18,7 @@ from reporting.models import ReportExport, TransactionCount
 from reporting.projection import Projection, columns_param, projection_for
 from reporting.registry import BY_FILTER, FieldType
 from transactions.models import MICRO_ENTRY, Transaction
-from vault.csv_export import CsvLineWriter, CsvSafe, csv_safe
+from vault.csv_export import CsvLineWriter, CsvText, csv_safe
 from vault.db_router import reporting_database
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, NotFound
@@ -412,8 +412,9 @@ def _copy_expression(column: Any) -> Any:
             output_field=TextField(),
         )
     if f.type == FieldType.STRING:
-        # "" and NULL both print as an empty cell, as Python's csv module writes them.
-        return CsvSafe(NullIf(F(path), Value("")))
+        return CsvText(F(path))
+    if f.type == FieldType.UUID:
+        return F(path)  # COPY writes a uuid as str() does; a cast to text would only convert it twice
     return _database_text(f) or F(path)
 
 

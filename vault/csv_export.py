@@ -41,12 +41,21 @@ class CsvLineWriter:
         return (self._writer.writerow([csv_safe(value) for value in values])[:-2] + "\n").encode()
 
 
-class CsvSafe(Func):
-    """`csv_safe` in PostgreSQL, for cells rendered by COPY; NULL stays NULL. The expression appears once in the
-    SQL (regexp_replace rewrites only a first character that matches), so its parameters are bound once."""
+class CsvText(Func):
+    """A text column as a CSV cell rendered by COPY, as `csv_safe` and Python's csv module write it: "" and NULL
+    are an empty cell, and a cell that starts a formula gets a leading `'`. The first character is compared as a
+    code point (ascii()): a regular expression per cell cost a fifth of an export's time in PostgreSQL."""
 
-    template = r"regexp_replace(%(expressions)s, '^([-=+@\t\r])', '''\1')"
     output_field = TextField()
+
+    def as_sql(self, compiler, connection, **extra_context):
+        sql, params = compiler.compile(self.source_expressions[0])
+        starts = ", ".join(str(ord(start)) for start in FORMULA_STARTS)
+        escape = FORMULA_ESCAPE.replace("'", "''")
+        return (
+            f"(CASE WHEN ascii({sql}) IN ({starts}) THEN '{escape}' || {sql} ELSE NULLIF({sql}, '') END)",
+            (*params, *params, *params),
+        )
 
 
 class CSVRenderer(BaseRenderer):
