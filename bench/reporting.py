@@ -266,13 +266,15 @@ def _load_average() -> str:
     return Path("/proc/loadavg").read_text().split(" ", 1)[0]
 
 
-def _run_mix(conn, merchants, args, phase: str) -> list[dict]:
+def _run_mix(merchants, args, phase: str) -> list[dict]:
     """Each query's p50 for ours and the naive listing (unless --naive-repeat 0), and two bounds on their ratio:
     `ceiling`, naive p50 over the p50 of an empty authenticated GET (bench.floor Empty), the part of any request
     both listings pay (the ratio if our own work cost nothing); and `sql ceiling`, naive p50 over that shared p50
     plus our request's SQL p50 (the ratio if our Python beyond the shared path cost nothing). That sum, `floor`, is
     the least our request can cost; our p50 within 1.5x of it is our ratio within 1.5x of the sql ceiling."""
     print(f"\n== {phase} (1-minute load average {_load_average()}) ==", flush=True)
+    # A connection of its own: gunicorn closes one left idle for `keepalive` seconds (5), as during a VACUUM.
+    conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=600)
     results = []
     for merchant, info in merchants.items():
         shared = _percentiles(_time_http(conn, info["authorization"], SHARED, {}, 2 * args.repeat))[0]
@@ -449,12 +451,11 @@ def main() -> None:
 
     server = _start_server(args, env)
     try:
-        conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=600)
         results = []
         if load:
-            results += _run_mix(conn, merchants, args, "right after the bulk load (ended with VACUUM (ANALYZE))")
+            results += _run_mix(merchants, args, "right after the bulk load (ended with VACUUM (ANALYZE))")
             print(f"VACUUM (ANALYZE) of the filled tables: {_vacuum():.0f} s", flush=True)
-        results += _run_mix(conn, merchants, args, "after a further VACUUM (ANALYZE)")
+        results += _run_mix(merchants, args, "after a further VACUUM (ANALYZE)")
         first = merchants[COMPANY]["authorization"]
         export = None if args.no_csv else _csv_export(args.port, first, server.pid)
         _print_summary(results, export, load)
