@@ -257,12 +257,13 @@ def transaction_create(
     if hold is None and connection.vendor == "postgresql" and _TRANSACTION_INSERT.prebuilt(txn):
         transaction_insert_announced(txn, _TRANSACTION_INSERT)  # the row, its trail and its events: one statement
         return txn
-    _TRANSACTION_INSERT.insert(txn)
-    if hold is not None:
-        hold.transaction = txn
-        hold.save(force_insert=True)
-        txn.hold = hold
-    transaction_created_event(txn)
+    with transaction.atomic(savepoint=False):  # the caller's transaction, or one of its own (a charge without one)
+        _TRANSACTION_INSERT.insert(txn)
+        if hold is not None:
+            hold.transaction = txn
+            hold.save(force_insert=True)
+            txn.hold = hold
+        transaction_created_event(txn)
     return txn
 
 

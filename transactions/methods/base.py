@@ -24,6 +24,7 @@ class PaymentMethodKind:
     in_nacha_file: ClassVar[bool] = False  # `originate` batches it into a NACHA file; it settles with its batch
     returnable: ClassVar[bool] = False  # comes back as an ACH return: retries, return rates, return-rate holds
     settles_at_birth: ClassVar[bool] = False  # settles at creation: no batch, no processing window
+    writes_when_accepted: ClassVar[bool] = False  # `accept` writes rows of its own (RTP: its settlement)
     captured_by_settle: ClassVar[bool] = False  # authorised when accepted, captured by the next `settle`
     same_day_ach: ClassVar[bool] = False  # eligible for Same Day ACH
     sec_codes: ClassVar[tuple[str, ...]] = ()  # the SEC codes a request may name; empty: it takes none

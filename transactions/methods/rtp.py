@@ -32,6 +32,7 @@ def real_time_settle(*, txn: Transaction, now: datetime) -> None:
 class Rtp(PaymentMethodKind):
     code = "RTP"
     settles_at_birth = True
+    writes_when_accepted = True
 
     def accept(self, txn: Transaction, now: datetime) -> Outcome | None:
         if txn.settlement_id is not None:

@@ -357,6 +357,15 @@ def _gate_state(*, company: Company, account: Account, saved: PaymentMethod | No
     return state
 
 
+def web_debit_gate_writes(*, company: Company, txn_type: str) -> bool:
+    """Whether web_debit_gate may lock a saved method or start a prenote (a `prenote_first` company's debit), and so
+    must run in the charge's transaction."""
+    return (
+        company.merchant_settings.account_validation == MerchantSettings.AccountValidation.PRENOTE_FIRST
+        and txn_type == TransactionType.DEBIT
+    )
+
+
 def web_debit_gate(
     *,
     company: Company,

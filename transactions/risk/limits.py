@@ -108,6 +108,16 @@ def debit_hold_reason(*, company: Company, customer: Customer | None) -> str | N
     return hold
 
 
+def _monitored_credit(*, company: Company, type: str) -> bool:
+    return type == TransactionType.CREDIT and credit_monitoring.monitors_credits(company)
+
+
+def risk_assess_locks(*, company: Company, type: str) -> bool:
+    """Whether risk_assess may lock the company row (a daily volume limit, a monitored credit), and so must run in
+    the charge's transaction."""
+    return company.merchant_settings.daily_volume_limit is not None or _monitored_credit(company=company, type=type)
+
+
 def risk_assess(
     *,
     company: Company,
@@ -122,9 +132,7 @@ def risk_assess(
     that concurrent charges sum the volume one after another. `receiver` is the bank account a credit pays
     (transactions.risk.credit_monitoring)."""
     volume = None
-    monitored_credit = (
-        type == TransactionType.CREDIT and receiver is not None and credit_monitoring.monitors_credits(company)
-    )
+    monitored_credit = receiver is not None and _monitored_credit(company=company, type=type)
     if company.merchant_settings.daily_volume_limit is not None or monitored_credit:
         # Concurrent charges then add up one after another: the daily volume, a receiver's credit velocity.
         company = Company.objects.select_for_update(of=("self",)).select_related("merchant_settings").get(pk=company.pk)
