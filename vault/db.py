@@ -6,11 +6,34 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Field, ForeignObject, Lookup, Model, Q
+from django.db.models import (
+    BigIntegerField,
+    BooleanField,
+    CharField,
+    Field,
+    ForeignKey,
+    ForeignObject,
+    IntegerField,
+    Lookup,
+    Model,
+    Q,
+    TextField,
+)
 from django.db.models.base import ModelState
 from django.db.models.expressions import RawSQL
 from django.db.models.signals import post_save, pre_save
 from django.db.models.sql import InsertQuery
+
+# Django's field classes whose pre_save reads the attribute and whose get_db_prep_save gives back a value of this type,
+# and None, as they are (exactly these classes: a subclass may convert, as the encrypted text field does).
+_AS_IS: dict[type[Field], type] = {
+    CharField: str,
+    TextField: str,
+    BooleanField: bool,
+    IntegerField: int,
+    BigIntegerField: int,
+    ForeignKey: int,
+}
 
 
 class RowInsert:
@@ -26,6 +49,7 @@ class RowInsert:
         self.model = model
         self.fields = [f for f in meta.local_concrete_fields if not f.generated and f is not meta.auto_field]
         self.returning = meta.db_returning_fields
+        self._as_is = [_AS_IS.get(type(field)) for field in self.fields]
         self.plain = (
             not meta.parents
             and not meta.order_with_respect_to
@@ -62,7 +86,13 @@ class RowInsert:
         connection = connections[using]
         head, tail, _returning_params, _converters = self._statement(using)
         placeholders, params, compiler = [], [], None
-        for field in self.fields:
+        for field, as_is in zip(self.fields, self._as_is, strict=True):
+            if as_is is not None and ((value := getattr(obj, field.attname)) is None or type(value) is as_is):
+                # What the calls below would give back (about a third of a 56-column row's Python time).
+                placeholders.append("NULL" if value is None else "%s")
+                if value is not None:
+                    params.append(value)
+                continue
             value = field.pre_save(obj, add=True)
             if hasattr(value, "resolve_expression"):
                 compiler = compiler or InsertQuery(self.model).get_compiler(using=using)
