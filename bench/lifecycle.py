@@ -363,11 +363,68 @@ def main() -> None:
     if options.seed_only:
         print(f"VAR_DIR={var_dir}")
         return
+    if options.database_url:
+        _write_ceiling(options.database_url)
     print(
         f"{'command':<18} {'entries':>9} {'wall':>10} {'rate':>11} {'peak RSS':>9}  "
         f"(target >= {TARGET_RATE:,}/s, < {TARGET_RSS_MB} MB)"
     )
     _lifecycle(count, var_dir, read_back=not options.skip_reader)
+
+
+CEILING_ROWS = 20_000
+
+
+def _write_ceiling(url: str) -> None:
+    """What moving an entry costs PostgreSQL at the least: one UPDATE of CEILING_ROWS entries' status by id (as each
+    command's chunk does), timed by the backend's own CPU and rolled back, with the table's indexes and again with
+    its primary key alone (the others dropped inside the rolled-back transaction). A status move rewrites the row
+    and an entry in every index, so this is the floor under originate and settle before any event is written."""
+    import psycopg
+
+    def backend_cpu(connection) -> float:
+        pid = connection.info.backend_pid
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _BackendClock.TICKS
+
+    with psycopg.connect(url) as connection:
+        table = "transactions_transaction"
+        indexes = [
+            name
+            for (name,) in connection.execute(
+                "SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexname NOT IN "
+                "(SELECT conname FROM pg_constraint WHERE conrelid = %s::regclass)",
+                [table, table],
+            )
+        ]
+        connection.rollback()
+        figures = []
+        for keep_indexes in (True, False):
+            best = None
+            for _ in range(3):
+                if not keep_indexes:
+                    for name in indexes:
+                        connection.execute(f'DROP INDEX "{name}"')
+                before = backend_cpu(connection)
+                connection.execute(
+                    f"UPDATE {table} SET status = 'Processing' WHERE id = ANY(ARRAY("
+                    f"SELECT id FROM {table} ORDER BY id LIMIT %s))",
+                    [CEILING_ROWS],
+                )
+                spent = backend_cpu(connection) - before
+                connection.rollback()
+                best = spent if best is None else min(best, spent)
+            figures.append(CEILING_ROWS / max(best, 0.01))
+        total = (
+            len(indexes)
+            + connection.execute(
+                "SELECT count(*) FROM pg_constraint WHERE conrelid = %s::regclass AND contype IN ('p', 'u')", [table]
+            ).fetchone()[0]
+        )
+    print(
+        f"ceiling: one status UPDATE of {CEILING_ROWS:,} entries by id: {figures[0]:,.0f} entries per PostgreSQL "
+        f"CPU-second with the table's {total} indexes, {figures[1]:,.0f} with its constraints' alone"
+    )
 
 
 def _lifecycle(count: int, var_dir: str, *, read_back: bool) -> None:
