@@ -19,7 +19,7 @@ from django.utils import timezone
 from events.models import Delivery, Event, ObjectSequence, WebhookEndpoint
 from events.types import subscribed
 from events.wakeups import deliveries_due_wake
-from vault.db import prepared_cursor
+from vault.db import array_literal, prepared_cursor
 
 SEQUENCE_CHUNK = 500
 COPY_THRESHOLD = 200
@@ -60,7 +60,11 @@ def _sequences(drafts: Sequence[EventDraft]) -> list[int]:
                 f"INSERT INTO {table} (company_id, object_uuid, last_sequence) "  # noqa: S608 - model names
                 f"SELECT * FROM unnest(%s::bigint[], %s::uuid[], %s::bigint[]) ORDER BY 1, 2 {upsert}"
             )
-            params: list[Any] = [[key[0] for key in chunk], [key[1] for key in chunk], [wanted[key] for key in chunk]]
+            params: list[Any] = [
+                array_literal(key[0] for key in chunk),
+                array_literal(key[1] for key in chunk),
+                array_literal(wanted[key] for key in chunk),
+            ]
         else:
             values = ", ".join(["(%s, %s, %s)"] * len(chunk))
             sql = f"INSERT INTO {table} (company_id, object_uuid, last_sequence) VALUES {values} {upsert}"  # noqa: S608

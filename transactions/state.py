@@ -26,7 +26,7 @@ from transactions.events import (
 from transactions.methods import method_kind
 from transactions.models import Status, Transaction, TransactionEvent, TransactionHold, TransactionType
 from vault.commands import Progress, no_progress
-from vault.db import RowInsert, ids_in
+from vault.db import RowInsert, array_literal, ids_in
 from vault.error_codes import ErrorCode
 from vault.errors import Conflict
 
@@ -328,9 +328,9 @@ def _append_moved(move: Move, rows: Sequence[tuple[int, int, str]], *, actor: Ac
                 actor.caller,
                 actor.id,
                 at,
-                [pk for pk, _c, _r in rows],
-                [company_id for _p, company_id, _r in rows],
-                [why for _p, _c, why in rows],
+                array_literal(pk for pk, _c, _r in rows),
+                array_literal(company_id for _p, company_id, _r in rows),
+                array_literal(why for _p, _c, why in rows),
             ],
         )
 
@@ -426,7 +426,11 @@ def rows_move(
             ]
             if postgres:
                 cursor.execute(
-                    sql, [[row[-1] for row in values], *([row[i] for row in values] for i in range(len(columns)))]
+                    sql,
+                    [
+                        array_literal(row[-1] for row in values),
+                        *(array_literal(row[i] for row in values) for i in range(len(columns))),
+                    ],
                 )
             else:
                 cursor.executemany(sql, values)
