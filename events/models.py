@@ -19,7 +19,8 @@ class ObjectSequence(models.Model):
     """The last event sequence number handed out for one object; bumped by an upsert, so concurrent writers on
     one object queue on this row instead of colliding."""
 
-    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+")
+    # No index of its own: the unique (company, object) below leads with it.
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+", db_index=False)
     object_uuid = models.UUIDField()
     last_sequence = models.PositiveBigIntegerField(default=0)
 
@@ -28,7 +29,8 @@ class ObjectSequence(models.Model):
 
 
 class Event(models.Model):
-    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="+")
+    # No index of its own: every (company, ...) index below leads with it, and every event written writes each.
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="+", db_index=False)
     uuid = models.UUIDField(default=uuid4, editable=False)
     type = models.CharField(max_length=64)
     object_uuid = models.UUIDField()
