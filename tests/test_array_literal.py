@@ -25,7 +25,7 @@ AWKWARD_TEXTS = [
     "NULL",
     "null",
     'a "quoted" word',
-    "back\\slash and \\\" both",
+    'back\\slash and \\" both',
     "{braces}, commas, and spaces ",
     "  leading and trailing  ",
     "O'Brien",
