@@ -25,6 +25,9 @@ STATEMENT_ROWS = 500_000
 # A load this large onto a table no larger rebuilds indexes and keys instead of keeping them row by row.
 REBUILD_MIN_ROWS = 100_000
 REBUILT_TABLES = (Transaction, TransactionReturn, ChangeNotice, TransactionHold, TransactionException)
+# Each chunk's statement sorts and hashes its 500,000 rows (the DISTINCT ids, the joins of the child rows); at the
+# default 4MB it spills them to temporary files. Set for the seed's own transaction only.
+SEED_WORK_MEM = "256MB"
 
 
 class _Params:
@@ -70,6 +73,7 @@ def seed_in_sets(
 
     start_day = (now - timedelta(days=days)).date()
     with connections[alias].cursor() as cursor:
+        cursor.execute(f"SET LOCAL work_mem = '{SEED_WORK_MEM}'")
         cursor.execute("SELECT setseed(%s)", [(seed % 1000) / 1000])
         _temp_table(cursor, "seed_account", ("n int", "stored text", "hash text", "last_four text"), "n",
                     [(n, *row) for n, row in enumerate(pool)])  # fmt: skip
