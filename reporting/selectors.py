@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
@@ -138,12 +139,12 @@ def report_page(
         filtered_page = filtered
     rendered = connections[filtered.db].vendor == "postgresql"
     # One row more than the page tells whether another page follows.
-    rows = _page_rows(company, filtered_page, projection, sort, start, page_size + 1, rendered)
+    rows = _PageQuery(company, filtered_page, projection, sort, start, page_size + 1, rendered)
     count = _Count(
         filtered if filtered_any else None, matching=matching, exact=exact_count, start=None if cursor else start
     )
     read = _read_at_once if rendered else _read_in_steps
-    total, counted, tuples = read(company=company, count=count, rows=rows)
+    total, counted, tuples = read(company=company, count=count, rows=rows, first_page=not cursor and not start)
     lower_bound = count.is_lower_bound(counted)
     next_cursor = None
     if len(tuples) > page_size:
@@ -176,10 +177,10 @@ class _Count:
         ids = self.filtered.values("pk")
         return ids if self.exact else ids[: FILTERED_COUNT_LIMIT + 1]
 
-    def sql(self, company: Any, database: str) -> tuple[str, list[Any]]:
-        """PostgreSQL: the same figure as queryset().count() (_count_sql)."""
+    def sql(self, company: Any, database: str, matching: _Compiled) -> tuple[str, list[Any]]:
+        """PostgreSQL: the same figure as queryset().count() (_count_sql), from `matching` compiled."""
         cap = None if self.exact else FILTERED_COUNT_LIMIT + 1
-        return _count_sql(self.matching, company=company, database=database, cap=cap)
+        return _count_sql_of(matching, company=company, database=database, cap=cap)
 
     def is_lower_bound(self, counted: int) -> bool:
         return self.filtered is not None and not self.exact and counted > FILTERED_COUNT_LIMIT
@@ -198,10 +199,37 @@ def _count_sql(matching: QuerySet, *, company: Any, database: str, cap: int | No
     first); without that test the count is an index-only scan of the filter's index, and the few micro-entries are
     counted through their partial index. Exact all the same: below the cap both counts are exact; at the cap the
     matches without micro-entries are at least `cap`."""
+    return _count_sql_of(_compiled_matching(matching, database), company=company, database=database, cap=cap)
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """The SQL of a report's matching rows (company_transactions with its filters), split at its WHERE: the
+    statement ends with its WHERE (no order, no limit)."""
+
+    head: str
+    where: str
+    params: list[Any]
+
+    @property
+    def sql(self) -> str:
+        return f"{self.head} WHERE {self.where}"
+
+    @property
+    def joins(self) -> bool:
+        return " JOIN " in self.head
+
+
+def _compiled_matching(matching: QuerySet, database: str) -> _Compiled:
+    sql, params = matching.order_by().values("company_id").query.get_compiler(using=database).as_sql()
+    head, where = sql.split(" WHERE ", 1)
+    return _Compiled(head, where, list(params))
+
+
+def _count_sql_of(compiled: _Compiled, *, company: Any, database: str, cap: int | None) -> tuple[str, list[Any]]:
     # The matching rows' SQL is compiled once; the micro-entries among them are the same statement with the
-    # micro-entry condition added to its WHERE (the statement ends with its WHERE: no order, no limit).
-    rows_sql, rows_params = matching.order_by().values("company_id").query.get_compiler(using=database).as_sql()
-    head, where = rows_sql.split(" WHERE ", 1)
+    # micro-entry condition added to its WHERE.
+    rows_sql, rows_params, head, where = compiled.sql, compiled.params, compiled.head, compiled.where
     micro, micro_params = _micro_entry_condition(database)
     params: list[Any] = list(rows_params)
     limit = ""
@@ -237,28 +265,31 @@ def _company_micro_entries_sql(company: Any, database: str) -> tuple[str, list[A
     return sql, [*micro_params, company.pk]
 
 
-def _read_in_steps(*, company: Any, count: _Count, rows: QuerySet) -> tuple[int, int, list[tuple]]:
+def _read_in_steps(*, company: Any, count: _Count, rows: _PageQuery, first_page: bool) -> tuple[int, int, list[tuple]]:
     """(totalRows, matches counted, the page's tuples) in one statement each: SQLite, where a statement costs no
     round trip."""
-    total = company_total_rows(company=company, database=rows.db)
+    page = rows.queryset()
+    total = company_total_rows(company=company, database=page.db)
     counted = total if count.filtered is None else count.queryset().count()
-    return total, counted, list(rows) if count.page_can_have_rows(counted) else []
+    return total, counted, list(page) if count.page_can_have_rows(counted) else []
 
 
-def _read_at_once(*, company: Any, count: _Count, rows: QuerySet) -> tuple[int, int, list[tuple]]:
+def _read_at_once(*, company: Any, count: _Count, rows: _PageQuery, first_page: bool) -> tuple[int, int, list[tuple]]:
     """PostgreSQL: the company's counter, the (capped) match count and the page in one statement, sent in one
     message after the report's planner settings (report_read), so a page costs one round trip to the database
     instead of six (BEGIN, settings, counter, count, page, COMMIT). On a selective filter those round trips, not
     the reads, were most of the time. Outside a transaction the message is its own implicit transaction, which
     ends the settings with it."""
     try:
-        return _read_in_one_statement(company=company, count=count, rows=rows)
+        return _read_in_one_statement(company=company, count=count, rows=rows, first_page=first_page)
     except EmptyResultSet:  # filters no row can match (Django runs no query for them): nothing to save
-        return _read_in_steps(company=company, count=count, rows=rows)
+        return _read_in_steps(company=company, count=count, rows=rows, first_page=first_page)
 
 
-def _read_in_one_statement(*, company: Any, count: _Count, rows: QuerySet) -> tuple[int, int, list[tuple]]:
-    database = rows.db
+def _read_in_one_statement(
+    *, company: Any, count: _Count, rows: _PageQuery, first_page: bool
+) -> tuple[int, int, list[tuple]]:
+    database = rows.database
     connection = connections[database]
     counter = connection.ops.quote_name(TransactionCount._meta.db_table)
     figure = "t.n" if count.filtered is None else "f.n"
@@ -267,12 +298,18 @@ def _read_in_one_statement(*, company: Any, count: _Count, rows: QuerySet) -> tu
     micro_sql, micro_params = _company_micro_entries_sql(company, database)
     sql[0] += f" WHERE company_id = %s) - (SELECT count(*) FROM ({micro_sql}) m) AS n) t"  # noqa: S608
     params: list[Any] = [company.pk, *micro_params]
+    matching = _compiled_matching(count.matching, database) if count.filtered is not None or first_page else None
     if count.filtered is not None:
-        count_sql, count_params = count.sql(company, database)
+        count_sql, count_params = count.sql(company, database, matching)
         sql.append(f"CROSS JOIN ({count_sql}) f")
         params += count_params
-    compiler = rows.query.get_compiler(using=database)
-    page_sql, page_params = compiler.as_sql()
+    statement = rows.first_page_statement(matching) if first_page else None
+    if statement is None:
+        compiler = rows.queryset().query.get_compiler(using=database)
+        page_sql, page_params = compiler.as_sql()
+        converters = compiler.get_converters([s[0] for s in compiler.select[: compiler.col_count]])
+    else:
+        page_sql, page_params, converters = statement
     gate, gate_params = _page_gate(count)
     # OFFSET 0 keeps the page a subquery of its own, so the gate is a one-time filter that skips it entirely, not a
     # join filter applied after it ran.
@@ -288,10 +325,23 @@ def _read_in_one_statement(*, company: Any, count: _Count, rows: QuerySet) -> tu
             cursor.execute(_SET_PLANNER, previous)
     total, counted = fetched[0][:2]
     page_rows = [row[2:] for row in fetched if row[-1] is not None]  # the last column is the row's id
-    converters = compiler.get_converters([s[0] for s in compiler.select[: compiler.col_count]])
     if converters:
-        page_rows = [tuple(row) for row in compiler.apply_converters(page_rows, converters)]
+        page_rows = _converted(page_rows, converters, connection)
     return total, counted, page_rows
+
+
+def _converted(rows: list[tuple], converters: dict[int, tuple[list[Any], Any]], connection: Any) -> list[tuple]:
+    """SQLCompiler.apply_converters on fetched rows, with the connection of this thread."""
+    converted = []
+    for row in rows:
+        values = list(row)
+        for position, (functions, expression) in converters.items():
+            value = values[position]
+            for convert in functions:
+                value = convert(value, expression, connection)
+            values[position] = value
+        converted.append(tuple(values))
+    return converted
 
 
 def _page_gate(count: _Count) -> tuple[str, list[int]]:
@@ -306,37 +356,125 @@ def _page_gate(count: _Count) -> tuple[str, list[int]]:
     return "(f.n > %s OR f.n > %s)", [count.start, FILTERED_COUNT_LIMIT]
 
 
-def _page_rows(
-    company: Any,
-    filtered: QuerySet,
-    projection: Projection,
-    sort: SortKey,
-    start: int,
-    limit: int,
-    rendered: bool,
-) -> QuerySet:
+class _PageQuery:
     """The page's query (not run): the projection's values of each row, then the row's sort key (when not id) and
-    id, for its cursor."""
-    ordering = sort.ordering
-    select = [
-        _database_text(c.field) if rendered and c.database_renderable else c.field.query_path
-        for c in projection.selected
-    ]
-    select += [sort.path, "id"] if sort.path else ["id"]
-    if start:
-        # Past the first page, find the page's ids first: skipping `start` rows then walks an index rather than the
-        # table, and only the rows kept are read and joined.
-        ids = filtered.order_by(*ordering).values("pk")[start : start + limit]
-        on_page = Q(pk__in=ids)
-        if rendered:
-            # The page's ids as an array computed once, up front: `id IN (subquery)` under the report's fixed join
-            # order (join_collapse_limit 1) became a hash semi-join behind a scan of the whole company (0.9 s).
-            on_page = Func(
-                F("pk"), Subquery(ids), template="(%(expressions)s))", arg_joiner=" = ANY(ARRAY",
-                output_field=BooleanField(),
-            )  # fmt: skip
-        return report_queryset(company=company).filter(on_page).order_by(*ordering).values_list(*select)
-    return filtered.order_by(*ordering).values_list(*select)[:limit]
+    id, for its cursor; `limit` rows from `start` of `filtered` in the sort's order."""
+
+    def __init__(
+        self,
+        company: Any,
+        filtered: QuerySet,
+        projection: Projection,
+        sort: SortKey,
+        start: int,
+        limit: int,
+        rendered: bool,
+    ) -> None:
+        self.company, self.filtered, self.projection, self.sort = company, filtered, projection, sort
+        self.start, self.limit, self.rendered = start, limit, rendered
+        self.database = filtered.db
+
+    def _select(self) -> list[Any]:
+        select = [
+            _database_text(c.field) if self.rendered and c.database_renderable else c.field.query_path
+            for c in self.projection.selected
+        ]
+        return select + ([self.sort.path, "id"] if self.sort.path else ["id"])
+
+    def queryset(self) -> QuerySet:
+        ordering, select, start, limit = self.sort.ordering, self._select(), self.start, self.limit
+        if start:
+            # Past the first page, find the page's ids first: skipping `start` rows then walks an index rather than
+            # the table, and only the rows kept are read and joined.
+            ids = self.filtered.order_by(*ordering).values("pk")[start : start + limit]
+            on_page = Q(pk__in=ids)
+            if self.rendered:
+                # The page's ids as an array computed once, up front: `id IN (subquery)` under the report's fixed
+                # join order (join_collapse_limit 1) became a hash semi-join behind a scan of the whole company
+                # (0.9 s).
+                on_page = Func(
+                    F("pk"), Subquery(ids), template="(%(expressions)s))", arg_joiner=" = ANY(ARRAY",
+                    output_field=BooleanField(),
+                )  # fmt: skip
+            return report_queryset(company=self.company).filter(on_page).order_by(*ordering).values_list(*select)
+        return self.filtered.order_by(*ordering).values_list(*select)[:limit]
+
+    def first_page_statement(self, matching: _Compiled) -> tuple[str, list[Any], dict] | None:
+        """PostgreSQL, the first page (no offset, no cursor): (SQL, params, converters) from the company's page
+        statement for these columns and this sort, compiled once per process (_page_statement), and the matching
+        rows' WHERE; None when the matching rows' SQL joins another table (its aliases are its own)."""
+        if matching.joins:
+            return None
+        statement = _page_statement(self.company, self.database, self.projection, self.sort, self._select)
+        if statement is None:
+            return None
+        sql = f"{statement.head} WHERE ({statement.where}) AND ({matching.where}){statement.order} LIMIT %s"
+        params = [*statement.head_params, *statement.where_params, *matching.params, *statement.order_params]
+        return sql, [*params, self.limit], statement.converters
+
+
+@dataclass(frozen=True)
+class _PageStatement:
+    """A company's report rows (report_queryset) with a projection's columns in a sort's order, compiled, in three
+    parts: up to the WHERE, the WHERE, and the ORDER BY; and the converters of the selected values."""
+
+    head: str
+    head_params: tuple[Any, ...]
+    where: str
+    where_params: tuple[Any, ...]
+    order: str
+    order_params: tuple[Any, ...]
+    converters: dict[int, tuple[list[Any], Any]]
+
+
+# Per process: (database, company, columns, sort) -> its page statement; cleared when full (a few shapes repeat).
+_PAGE_STATEMENTS: dict[tuple[Any, ...], _PageStatement | None] = {}
+PAGE_STATEMENTS_KEPT = 512
+
+
+def _page_statement(
+    company: Any, database: str, projection: Projection, sort: SortKey, select: Any
+) -> _PageStatement | None:
+    """Building the page's queryset and compiling it was a millisecond or more of a selective request's ~10; the
+    SQL is the same for every request with these columns and sort, only the filters' WHERE differs. None when the
+    compiled SQL cannot be split where expected."""
+    key = (database, company.pk, tuple(projection.keys), sort.path, sort.descending)
+    if key not in _PAGE_STATEMENTS:
+        if len(_PAGE_STATEMENTS) >= PAGE_STATEMENTS_KEPT:
+            _PAGE_STATEMENTS.clear()
+        _PAGE_STATEMENTS[key] = _new_page_statement(company, database, sort, select())
+    return _PAGE_STATEMENTS[key]
+
+
+def _new_page_statement(company: Any, database: str, sort: SortKey, select: list[Any]) -> _PageStatement | None:
+    queryset = report_queryset(company=company).using(database).order_by(*sort.ordering).values_list(*select)
+    compiler = queryset.query.get_compiler(using=database)
+    sql, params = compiler.as_sql()
+    if sql.count(" WHERE ") != 1 or sql.count(" ORDER BY ") != 1:
+        return None
+    head, rest = sql.split(" WHERE ")
+    where, order = rest.split(" ORDER BY ")
+    order = f" ORDER BY {order}"
+    if order.find(" WHERE ") != -1 or " LIMIT " in order or " OFFSET " in order:
+        return None
+    n_head, n_where = _placeholders(head), _placeholders(where)
+    if n_head + n_where + _placeholders(order) != len(params):
+        return None
+    converters = compiler.get_converters([s[0] for s in compiler.select[: compiler.col_count]])
+    return _PageStatement(
+        head=head, head_params=tuple(params[:n_head]),
+        where=where, where_params=tuple(params[n_head : n_head + n_where]),
+        order=order, order_params=tuple(params[n_head + n_where :]),
+        converters=converters,
+    )  # fmt: skip
+
+
+def _placeholders(sql: str) -> int:
+    """How many parameters a piece of compiled SQL takes (%s; %% is a literal percent sign)."""
+    return _PLACEHOLDER.findall(sql).count("%s")
+
+
+_PLACEHOLDER = re.compile(r"%%|%s")
 
 
 _DATABASE_TEXTS: dict[tuple[str, str], Any] = {}

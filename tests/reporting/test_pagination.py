@@ -148,6 +148,37 @@ def test_a_page_is_one_statement_on_postgresql(api_client, build):
 
 
 @pytest.mark.postgres
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"amount:gt": "150"},
+        {"name:like": "a", "sort": "amount", "sortDir": "ASC", "columns": "amount,name,createdAt,batchUuid"},
+        {"returncode:nn": "", "columns": "returnCode,returnReason"},
+        {"columns": "amount,name,cardNumber", "sort": "name"},
+    ],
+)
+def test_a_first_page_from_the_cached_page_statement_is_the_compiled_page(api_client, rows, params, monkeypatch):
+    """A first page is built from the page statement its columns and sort compiled once per process, with the
+    filters' WHERE added: the same page, counts and cursor as the queryset compiled for the request.."""
+    from reporting import selectors
+
+    selectors._PAGE_STATEMENTS.clear()
+
+    def page() -> tuple:
+        body = report(api_client, pageSize=5, **params).json()
+        pagination = body["meta"]["pagination"]
+        cursor = pagination.pop("nextCursor")  # signed with the time
+        return body["data"], pagination, cursor and cursor.split(":")[0]
+
+    cached = [page(), page()]
+    assert list(selectors._PAGE_STATEMENTS.values()) != [None]
+    monkeypatch.setattr(selectors, "_page_statement", lambda *args: None)
+    compiled = page()
+    assert cached[0] == cached[1] == compiled
+    assert compiled[0]
+
+
+@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_planner_settings_end_with_a_report_read_outside_a_transaction(api_client, build):
     """Outside a transaction the report's message is its own implicit transaction: its settings end with it."""
