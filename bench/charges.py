@@ -65,7 +65,8 @@ for n, customer in enumerate(customers):
     number = str(100000000 + n)
     methods.append(PaymentMethod(
         company=company, customer=customer, account_type="Checking", account_number=number,
-        account_hash=crypto.account_pair_hash("021000021", number), last_four=number[-4:],
+        account_hash=crypto.account_pair_hash("021000021", number),
+        account_number_hash=crypto.account_number_hash(number), last_four=number[-4:],
         routing_number="021000021", is_default=True,
     ))
 PaymentMethod.objects.bulk_create(methods)

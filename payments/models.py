@@ -39,6 +39,9 @@ class PaymentMethod(models.Model):
     account_type = models.CharField(max_length=10, choices=AccountType.choices)
     account_number = EncryptedTextField()
     account_hash = models.CharField(max_length=64, editable=False, help_text="Keyed hash of routing + account.")
+    # As Transaction.account_number_hash (crypto.account_number_hash): a charge's debit rules find the account's
+    # returned debits in the same statement that reads the method, without decrypting it first.
+    account_number_hash = models.CharField(max_length=64, editable=False, help_text="Keyed hash of the account number.")
     last_four = models.CharField(max_length=4)
     routing_number = models.CharField(max_length=9)
     nickname = models.CharField(max_length=100, blank=True)
@@ -69,6 +72,8 @@ class PaymentMethod(models.Model):
                 condition=Q(deleted_at__isnull=True),
                 name="payment_method_unique_account_per_customer",
             ),
+            # A method saved without it would escape the re-initiation rule (CONTRACT 12) unnoticed.
+            models.CheckConstraint(condition=~Q(account_number_hash=""), name="payment_method_account_number_hash_set"),
         ]
         indexes = [models.Index(fields=["company", "customer", "created_at"], name="pm_company_customer_created")]
 

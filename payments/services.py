@@ -95,6 +95,7 @@ def payment_method_create(
                 account_type=account_type,
                 account_number=account_number,
                 account_hash=account_hash,
+                account_number_hash=crypto.account_number_hash(account_number),
                 last_four=account_number[-4:],
                 routing_number=routing_number,
                 nickname=nickname,
@@ -228,12 +229,21 @@ def payment_method_correct(
     method.routing_number = routing
     method.account_number = account
     method.account_hash = account_hash
+    method.account_number_hash = crypto.account_number_hash(account)
     method.last_four = account[-4:]
     method.account_type = method.account_type if account_type is None else account_type
     if changed_account:
         _validation_set(method, PaymentMethod.ValidationStatus.UNVALIDATED, kind="")
     method.save(
-        update_fields=["routing_number", "account_number", "account_hash", "last_four", "account_type", *_VALIDATION]
+        update_fields=[
+            "routing_number",
+            "account_number",
+            "account_hash",
+            "account_number_hash",
+            "last_four",
+            "account_type",
+            *_VALIDATION,
+        ]
     )
     payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
     return True

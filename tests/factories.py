@@ -81,6 +81,7 @@ class PaymentMethodFactory(factory.django.DjangoModelFactory):
     routing_number = "021000021"
     last_four = factory.LazyAttribute(lambda o: o.account_number[-4:])
     account_hash = factory.LazyAttribute(lambda o: crypto.account_pair_hash(o.routing_number, o.account_number))
+    account_number_hash = factory.LazyAttribute(lambda o: crypto.account_number_hash(o.account_number))
     is_default = False
 
 

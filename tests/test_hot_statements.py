@@ -118,7 +118,7 @@ def saved_method(company) -> PaymentMethod:
 
 def test_saved_method_lookup_reads_method_and_customer_in_one_query(company, saved_method, django_assert_num_queries):
     with django_assert_num_queries(1):
-        customer, method = saved_method_for_charge(
+        customer, method, _ = saved_method_for_charge(
             company=company, customer_uuid=saved_method.customer.uuid, payment_method_uuid=saved_method.uuid
         )
         assert (method.pk, method.account_number, method.routing_number) == (
@@ -131,7 +131,7 @@ def test_saved_method_lookup_reads_method_and_customer_in_one_query(company, sav
 
 
 def test_saved_method_lookup_reads_a_deferred_field_on_demand(company, saved_method):
-    _, method = saved_method_for_charge(
+    _, method, _ = saved_method_for_charge(
         company=company, customer_uuid=saved_method.customer.uuid, payment_method_uuid=saved_method.uuid
     )
     assert method.last_four == saved_method.account_number[-4:]
@@ -139,7 +139,7 @@ def test_saved_method_lookup_reads_a_deferred_field_on_demand(company, saved_met
 
 def test_saved_method_lookup_finds_no_deleted_method(company, saved_method):
     PaymentMethod.objects.filter(pk=saved_method.pk).update(deleted_at=timezone.now())
-    customer, method = saved_method_for_charge(
+    customer, method, _ = saved_method_for_charge(
         company=company, customer_uuid=saved_method.customer.uuid, payment_method_uuid=saved_method.uuid
     )
     assert (customer.pk, method) == (saved_method.customer.pk, None)
@@ -147,7 +147,7 @@ def test_saved_method_lookup_finds_no_deleted_method(company, saved_method):
 
 def test_saved_method_lookup_finds_no_other_customers_method(company, saved_method):
     someone_else = factories.CustomerFactory(company=company)
-    customer, method = saved_method_for_charge(
+    customer, method, _ = saved_method_for_charge(
         company=company, customer_uuid=someone_else.uuid, payment_method_uuid=saved_method.uuid
     )
     assert (customer.pk, method) == (someone_else.pk, None)

@@ -14,7 +14,7 @@ from customers.selectors import customer_get
 from payments.models import PaymentMethod
 from transactions.models import Transaction, TransactionEvent
 from transactions.rules import DUPLICATE_WINDOW_HOURS
-from vault.db import RowLookup
+from vault.db import RowColumn, RowLookup
 from vault.errors import NotFound
 
 TRANSACTION_NOT_FOUND = "Transaction not found"
@@ -60,17 +60,18 @@ _SAVED_METHOD = RowLookup(
 
 
 def saved_method_for_charge(
-    *, company: Company, customer_uuid: UUID, payment_method_uuid: UUID
-) -> tuple[Customer, PaymentMethod | None]:
+    *, company: Company, customer_uuid: UUID, payment_method_uuid: UUID, also: RowColumn | None = None
+) -> tuple[Customer, PaymentMethod | None, Any]:
     """The customer and their live saved method in one query on the common path (customer_get followed by
-    payment_method_get would be two, with the same scoping: this company, live, owned by that customer).
+    payment_method_get would be two, with the same scoping: this company, live, owned by that customer), and
+    `also`'s value read in the same statement (None without it, or without the method).
 
-    Returns (customer, None) when the method is unknown, deleted or another customer's; raises 404 for an
+    Returns (customer, None, None) when the method is unknown, deleted or another customer's; raises 404 for an
     unknown customer, which the charge reports first (SPEC 4.7 order)."""
-    method = _SAVED_METHOD.get(company.pk, company.pk, payment_method_uuid)
+    method, value = _SAVED_METHOD.get_with(also, company.pk, company.pk, payment_method_uuid)
     if method is not None and method.customer.uuid == customer_uuid:
-        return method.customer, method
-    return customer_get(company=company, customer_uuid=customer_uuid), None
+        return method.customer, method, value
+    return customer_get(company=company, customer_uuid=customer_uuid), None, None
 
 
 def duplicate_of(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -155,6 +156,16 @@ def _has_save_receivers(obj: Model) -> bool:
     return pre_save.has_listeners(sender) or post_save.has_listeners(sender)
 
 
+@dataclass(frozen=True)
+class RowColumn:
+    """One more value a RowLookup reads with its row, in the same statement: an SQL expression that may name the
+    looked-up row's columns as `m.<column>` and the related row's as `r.<column>`, with its own parameters. It comes
+    back as the driver reads it (no field converters)."""
+
+    sql: str
+    params: Sequence[Any] = ()
+
+
 class RowLookup:
     """A hot path's read of one row found by a unique key, with the row one of its foreign keys points at:
     `model.objects.select_related(related).only(*fields, *related fields).filter(...)[:1]`, as a statement built
@@ -180,7 +191,7 @@ class RowLookup:
         self.related_fields = _with_pk(self.related_model, related_fields)
         self.where = [self._column(name) for name in where]
         self.null = [self._column(name) for name in null]
-        self._statements: dict[str, tuple[str, list]] = {}
+        self._statements: dict[tuple[str, str | None], tuple[str, list]] = {}
 
     def _column(self, name: str) -> tuple[str, Field]:
         table, _, field = name.rpartition(".")
@@ -188,25 +199,35 @@ class RowLookup:
         return ("r" if table == "related" else "m"), model._meta.get_field(field)
 
     def get(self, *values: Any, using: str = DEFAULT_DB_ALIAS) -> Model | None:
+        return self.get_with(None, *values, using=using)[0]
+
+    def get_with(
+        self, column: RowColumn | None, *values: Any, using: str = DEFAULT_DB_ALIAS
+    ) -> tuple[Model | None, Any]:
+        """The row (None when nothing matches) and `column`'s value read with it (None without a column)."""
         connection = connections[using]
-        sql, converters = self._statement(using)
-        params = [
+        sql, converters = self._statement(using, None if column is None else column.sql)
+        params = [] if column is None else list(column.params)
+        params += [
             field.get_db_prep_value(value, connection) for (_, field), value in zip(self.where, values, strict=True)
         ]
         with prepared_cursor(connection) as cursor:
             cursor.execute(sql, params)
             row = cursor.fetchone()
         if row is None:
-            return None
+            return None, None
         values = _converted(row, converters, connection)
-        width = len(self.fields)
+        width, related_width = len(self.fields), len(self.related_fields)
         obj = self.model.from_db(using, [f.attname for f in self.fields], values[:width])
-        related = self.related_model.from_db(using, [f.attname for f in self.related_fields], values[width:])
+        related = self.related_model.from_db(
+            using, [f.attname for f in self.related_fields], values[width : width + related_width]
+        )
         self.link.set_cached_value(obj, related)
-        return obj
+        return obj, (None if column is None else values[-1])
 
-    def _statement(self, using: str) -> tuple[str, list]:
-        if using not in self._statements:
+    def _statement(self, using: str, column_sql: str | None = None) -> tuple[str, list]:
+        key = (using, column_sql)
+        if key not in self._statements:
             connection = connections[using]
             quote = connection.ops.quote_name
             selected = [("m", f) for f in self.fields] + [("r", f) for f in self.related_fields]
@@ -214,14 +235,17 @@ class RowLookup:
             converters = _converters([field.get_col(alias) for alias, field in selected], connection)
             conditions = [f"{alias}.{quote(field.column)} = %s" for alias, field in self.where]
             conditions += [f"{alias}.{quote(field.column)} IS NULL" for alias, field in self.null]
+            columns = [f"{alias}.{quote(field.column)}" for alias, field in selected]
+            if column_sql is not None:
+                columns.append(column_sql)
             sql = (
-                f"SELECT {', '.join(f'{alias}.{quote(field.column)}' for alias, field in selected)} "  # noqa: S608 (names only)
+                f"SELECT {', '.join(columns)} "  # noqa: S608 (names and our own SQL only)
                 f"FROM {quote(tables['m'])} m INNER JOIN {quote(tables['r'])} r "
                 f"ON r.{quote(self.related_model._meta.pk.column)} = m.{quote(self.link.column)} "
                 f"WHERE {' AND '.join(conditions)} LIMIT 1"
             )
-            self._statements[using] = (sql, converters)
-        return self._statements[using]
+            self._statements[key] = (sql, converters)
+        return self._statements[key]
 
 
 def _with_pk(model: type[Model], names: Sequence[str]) -> list[Field]:

@@ -21,6 +21,7 @@ from transactions.models import (
     TransactionHold,
     TransactionReturn,
 )
+from vault import crypto
 
 URL = "/reporting/transactions"
 FORWARD = {
@@ -47,7 +48,15 @@ def _related_defaults(model: type, company: Any) -> dict[str, Any]:
         return {"company": company, "settlement_date": date(2020, 1, 1) + timedelta(days=next(_days))}
     if model is PaymentMethod:
         customer = factories.CustomerFactory(company=company)
-        return {"company": company, "customer": customer, "account_type": "Checking", "account_number": "123456789"}
+        return {
+            "company": company,
+            "customer": customer,
+            "account_type": "Checking",
+            "account_number": "123456789",
+            "account_hash": crypto.account_pair_hash("021000021", "123456789"),
+            "account_number_hash": crypto.account_number_hash("123456789"),
+            "routing_number": "021000021",
+        }
     if model is IngestionFile:
         return {"filename": "returns.ach", "sha256": uuid.uuid4().hex * 2, "file_format": "nacha"}
     if model is TransactionReturn:

@@ -55,3 +55,21 @@ def test_a_charge_whose_risk_locks_the_company_runs_in_a_transaction(api_client,
 
     assert status == 201
     assert writes == [("transactions_transaction", False)]
+
+
+def test_a_saved_method_debit_reads_its_method_and_its_account_rules_in_one_statement(
+    api_client, customer, saved_method
+):
+    """The method, its customer, the account's blocks and returned debits and the company's debit holds: one
+    round trip before the insert (transactions.risk.account_rules.saved_account_rows)."""
+    statements = []
+
+    def watch(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(watch):
+        assert put_charge(api_client, saved_charge(customer, saved_method)).status_code == 201
+
+    reads = [sql for sql in statements if '"payments_paymentmethod"' in sql or '"transactions_accountblock"' in sql]
+    assert len(reads) == 1 and '"transactions_accountblock"' in reads[0] and '"payments_paymentmethod"' in reads[0]

@@ -24,6 +24,7 @@ from transactions.rules import (
     STANDARD_DESCRIPTIONS,
 )
 from transactions.selectors import saved_method_for_charge
+from vault.db import RowColumn
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, NotFound
 
@@ -64,23 +65,24 @@ def saved_payer(*, method: PaymentMethodKind, customer: Customer, saved: Payment
 
 
 def payer_resolve(
-    *, company: Company, customer_uuid: UUID | None, payment_method_uuid: UUID | None
-) -> tuple[Customer | None, PaymentMethod | None]:
+    *, company: Company, customer_uuid: UUID | None, payment_method_uuid: UUID | None, also: RowColumn | None = None
+) -> tuple[Customer | None, PaymentMethod | None, Any]:
     """Rules 7 and 8: the customer first (404, inactive), then the saved method (404). customerUuid alone only
-    links the customer: no saved method is pulled, not even the default."""
+    links the customer: no saved method is pulled, not even the default. With a saved method, `also`'s value is
+    read in the same statement (transactions.selectors.saved_method_for_charge), else it is None."""
     if customer_uuid is None:
-        return None, None
+        return None, None, None
     if payment_method_uuid is None:
-        customer, method = customer_get(company=company, customer_uuid=customer_uuid), None
+        customer, method, value = customer_get(company=company, customer_uuid=customer_uuid), None, None
     else:
-        customer, method = saved_method_for_charge(
-            company=company, customer_uuid=customer_uuid, payment_method_uuid=payment_method_uuid
+        customer, method, value = saved_method_for_charge(
+            company=company, customer_uuid=customer_uuid, payment_method_uuid=payment_method_uuid, also=also
         )
     if customer.status != Customer.Status.ACTIVE:
         raise CustomerInactive(CUSTOMER_INACTIVE)
     if payment_method_uuid is not None and method is None:
         raise NotFound("Payment method not found", field="paymentMethodUuid")
-    return customer, method
+    return customer, method, value
 
 
 def payer_fields(
