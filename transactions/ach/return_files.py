@@ -79,7 +79,7 @@ def read_return_file(text: str) -> ReturnFileContent:
             raise ReturnFileError(str(exc)) from None
         check_routing(return_file.immediate_destination, return_file.immediate_origin)
         items, file_format = return_file.items, "nacha"
-    elif text.split(",", 1)[0].strip() == CSV_FILE_HEADER:
+    elif text[:1024].split(",", 1)[0].strip() == CSV_FILE_HEADER:  # the head: a split of the text copies all of it
         items, file_format = csv_items_reader(text), "csv"
     else:
         raise ReturnFileError(

@@ -444,7 +444,7 @@ def returns_import(
         raise ReturnFileError("the file is not UTF-8 / ASCII text") from None
     if "\0" in text:
         raise ReturnFileError("the file holds a NUL character: not a return file")
-    if not text.strip():
+    if not text or text.isspace():  # not text.strip(): that copies the whole file for a moment
         raise ReturnFileError("the file is empty")
     content_read = read_return_file(text)
     try:
