@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from django.db.models import BooleanField, Expression, QuerySet
+from django.db.models import BooleanField, Expression, Field, QuerySet
 
 from accounts.models import Company
 from customers.models import Customer
@@ -106,14 +106,25 @@ class RecentSameCharge(Expression):
         self.equal, self.since = equal, since
 
     def as_sql(self, compiler, connection):
-        meta, quote = Transaction._meta, connection.ops.quote_name
-        compared = [(name, "=", value) for name, value in self.equal.items()] + [("created_at", ">=", self.since)]
-        conditions, params = [], []
-        for name, operator, value in compared:
-            field = meta.get_field(name)
-            conditions.append(f"U0.{quote(field.column)} {operator} %s")
-            params.append(field.get_db_prep_value(value, connection))
-        # Never an account validation's entry: a micro-deposit's amount must not answer isDuplicate (CONTRACT 12).
-        conditions.append(f"U0.{quote(meta.get_field('account_validation').column)} IS NULL")
-        table = quote(meta.db_table)
-        return f"EXISTS(SELECT 1 FROM {table} U0 WHERE {' AND '.join(conditions)})", params  # noqa: S608 (names only)
+        names = (*self.equal, "created_at")
+        key = (connection.alias, names)
+        if key not in _RECENT_SAME_CHARGE_SQL:
+            _RECENT_SAME_CHARGE_SQL[key] = _recent_same_charge_sql(names, connection)
+        sql, fields = _RECENT_SAME_CHARGE_SQL[key]
+        values = (*self.equal.values(), self.since)
+        return sql, [field.get_db_prep_value(value, connection) for field, value in zip(fields, values, strict=True)]
+
+
+# (alias, compared column names) -> RecentSameCharge's SQL and its fields: written once per process.
+_RECENT_SAME_CHARGE_SQL: dict[tuple[str, tuple[str, ...]], tuple[str, list[Field]]] = {}
+
+
+def _recent_same_charge_sql(names: tuple[str, ...], connection) -> tuple[str, list[Field]]:
+    meta, quote = Transaction._meta, connection.ops.quote_name
+    fields = [meta.get_field(name) for name in names]
+    conditions = [f"U0.{quote(field.column)} = %s" for field in fields[:-1]]
+    conditions.append(f"U0.{quote(fields[-1].column)} >= %s")
+    # Never an account validation's entry: a micro-deposit's amount must not answer isDuplicate (CONTRACT 12).
+    conditions.append(f"U0.{quote(meta.get_field('account_validation').column)} IS NULL")
+    table = quote(meta.db_table)
+    return f"EXISTS(SELECT 1 FROM {table} U0 WHERE {' AND '.join(conditions)})", fields  # noqa: S608 (names only)

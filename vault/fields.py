@@ -7,13 +7,28 @@ from django.db import models
 from vault import crypto
 
 
+class Sealed(str):
+    """A value read from an encrypted column, with the ciphertext it was read from (`token`). Written to an
+    encrypted column again unchanged (a saved method's account number onto its charge), it is stored as that
+    ciphertext: the same keys read it, and the hot path encrypts nothing. Any new or changed value is a plain str
+    and is encrypted as ever."""
+
+    token: str
+
+
 class EncryptedTextField(models.TextField):
     description = "Text encrypted at rest with FIELD_ENCRYPTION_KEYS"
 
     def from_db_value(self, value, expression, connection):
-        return None if value is None else crypto.decrypt(value)
+        if value is None:
+            return None
+        sealed = Sealed(crypto.decrypt(value))
+        sealed.token = value
+        return sealed
 
     def get_prep_value(self, value):
+        if type(value) is Sealed:
+            return value.token
         value = super().get_prep_value(value)
         return None if value in (None, "") else crypto.encrypt(value)
 
