@@ -344,6 +344,7 @@ LOGGING = {
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
         },
     },
+    "filters": {"database_outage_in_one_line": {"()": "vault.log_filters.DatabaseOutageInOneLine"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     # Each task's start and finish at INFO would be two lines per webhook wake-up: run_worker writes a summary of
@@ -352,6 +353,6 @@ LOGGING = {
     "loggers": {
         "django": {"handlers": [], "level": "INFO"},
         "django.db.backends": {"level": "WARNING"},
-        "django_tasks": {"level": "WARNING"},
+        "django_tasks": {"level": "WARNING", "filters": ["database_outage_in_one_line"]},
     },
 }

@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 import orjson
 import urllib3
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 from standardwebhooks import Webhook
@@ -404,6 +404,12 @@ def _wake_worker_at(moment: datetime | None) -> None:
 def _record_safely(token: str, delivery: Delivery, outcome: Outcome | None) -> None:
     try:
         _record(token, delivery, outcome)
+    except (OperationalError, InterfaceError) as exc:
+        # The database went away mid-record: an outage the worker's loop waits out, not a bug, so one line and no
+        # traceback. The lease lapses and the delivery is sent again.
+        logger.warning(
+            "recording webhook delivery %s failed: the database went away (%s)", delivery.pk, type(exc).__name__
+        )
     except Exception:
         # The lease lapses and the delivery is sent again; the loop goes on for everyone else.
         logger.exception("recording webhook delivery %s failed", delivery.pk)
