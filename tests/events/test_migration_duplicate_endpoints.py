@@ -4,8 +4,8 @@ live endpoints for one URL must still migrate, keeping the oldest and deleting t
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.migration_steps import latest_migrations_after, migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -13,18 +13,9 @@ BEFORE = [("events", "0002_grant_webhook_actions")]
 AFTER = [("events", "0003_fair_fanout")]
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    executor = MigrationExecutor(connection)  # the models as the tables now stand, every app included
-    return executor._create_project_state(with_applied_migrations=True).apps
-
-
 def test_duplicate_live_endpoints_migrate_to_one_the_oldest():
-    leaf = MigrationExecutor(connection).loader.graph.leaf_nodes()
-    try:
-        apps = _migrate(BEFORE)
+    with latest_migrations_after():
+        apps = migrate(BEFORE)
         company = apps.get_model("accounts", "Company").objects.create(name="Dup Co")
         endpoints = apps.get_model("events", "WebhookEndpoint")
         fields = {field.name for field in endpoints._meta.get_fields()}
@@ -34,11 +25,9 @@ def test_duplicate_live_endpoints_migrate_to_one_the_oldest():
         )
         other = endpoints.objects.create(company=company, url="https://hooks.example.com/y", **extra)
 
-        apps = _migrate(AFTER)
+        apps = migrate(AFTER)
 
         endpoints = apps.get_model("events", "WebhookEndpoint")
         live = set(endpoints.objects.filter(deleted_at__isnull=True).values_list("pk", flat=True))
         assert live == {oldest.pk, other.pk}
         assert endpoints.objects.get(pk=copy.pk).deleted_at is not None
-    finally:
-        _migrate(leaf)

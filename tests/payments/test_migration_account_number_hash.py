@@ -4,9 +4,9 @@ number, so the debit rules (transactions.risk.account_rules.saved_account_rows) 
 from __future__ import annotations
 
 import pytest
-from django.db import IntegrityError, connection, transaction
-from django.db.migrations.executor import MigrationExecutor
+from django.db import IntegrityError, transaction
 
+from tests.migration_steps import latest_migrations_after, migrate
 from vault import crypto
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -15,18 +15,9 @@ BEFORE = [("payments", "0003_payment_method_corrected_name")]
 AFTER = [("payments", "0004_payment_method_account_number_hash")]
 
 
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    executor = MigrationExecutor(connection)  # the models as the tables now stand, every app included
-    return executor._create_project_state(with_applied_migrations=True).apps
-
-
 def test_methods_saved_before_get_their_account_number_hash_and_none_may_lack_it():
-    leaf = MigrationExecutor(connection).loader.graph.leaf_nodes()
-    try:
-        apps = _migrate(BEFORE)
+    with latest_migrations_after():
+        apps = migrate(BEFORE)
         company = apps.get_model("accounts", "Company").objects.create(name="Hash Co")
         customer = apps.get_model("customers", "Customer").objects.create(
             company=company, first_name="Ada", last_name="Lovelace"
@@ -45,12 +36,10 @@ def test_methods_saved_before_get_their_account_number_hash_and_none_may_lack_it
             for number in ("123456789", "987654321")
         }
 
-        apps = _migrate(AFTER)
+        apps = migrate(AFTER)
 
         methods = apps.get_model("payments", "PaymentMethod")
         for number, pk in saved.items():
             assert methods.objects.get(pk=pk).account_number_hash == crypto.account_number_hash(number)
         with pytest.raises(IntegrityError), transaction.atomic():
             methods.objects.filter(pk=saved["123456789"]).update(account_number_hash="")
-    finally:
-        _migrate(leaf)
