@@ -107,10 +107,12 @@ def _rows_sql(account: dict[str, str], *, retry: bool) -> str:
     return (sql + _HOLDS_SQL).format(**tables, **account)
 
 
-def _returned_params(*, company_id: int, amount: int, now: datetime) -> list[Any]:
+def _returned_params(*, company_id: int, amount: int, now: datetime, account: Sequence[str] = ()) -> list[Any]:
+    """_RETURNED_SQL's parameters; `account` (number hash, routing number) when the SQL names it by parameters."""
     earliest = calendar.eastern_now(now).date() - REINITIATION_WINDOW
     return [
         company_id,
+        *account,
         TransactionType.DEBIT.value,
         amount,
         *_REINITIATION_CODES,
@@ -125,9 +127,8 @@ def _account_rows(
     and ("holds", company id, None, None) when the company has debit holds."""
     params: list[Any] = [company_id, account.account_hash]
     if not retry:
-        returned = _returned_params(company_id=company_id, amount=amount, now=now)
-        params += [returned[0], crypto.account_number_hash(account.account_number), account.routing_number]
-        params += returned[1:]
+        named = (crypto.account_number_hash(account.account_number), account.routing_number)
+        params += _returned_params(company_id=company_id, amount=amount, now=now, account=named)
     params.append(company_id)
     with prepared_cursor(connection) as cursor:
         cursor.execute(_rows_sql(_PARAMETERS, retry=retry), params)
