@@ -3,9 +3,14 @@ path encrypts nothing, the value reads back the same, and anything new or change
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from pathlib import Path
+
 import pytest
 from django.db import connection
 
+from tests.lifecycle import nacha_reader
+from tests.lifecycle.conftest import run
 from tests.transactions.conftest import bank_details, put_charge, saved_charge
 from transactions.models import Transaction
 
@@ -42,3 +47,19 @@ def test_a_one_off_charge_and_a_changed_value_are_encrypted_afresh(api_client, s
     txn.save(update_fields=["account_number"])
     txn.refresh_from_db()
     assert txn.account_number.endswith("0") and txn.account_number != saved_method.account_number
+
+
+def test_the_nacha_file_debits_the_saved_methods_account(api_client, customer, saved_method, ordinary_banking_day):
+    """The money moves from the right account: the entry `originate` writes, read back by an independent reader,
+    carries the method's routing and account number, decrypted from the ciphertext the charge took over."""
+    response = put_charge(api_client, saved_charge(customer, saved_method, amount=4321))
+    assert response.status_code == 201
+    summary = run("originate", "--at", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+    (path,) = summary["files"]
+    (entry,) = [entry for batch in nacha_reader.read(Path(path).read_text()).batches for entry in batch.entries]
+    assert (entry.routing, entry.account.strip(), entry.amount) == (
+        saved_method.routing_number,
+        saved_method.account_number,
+        4321,
+    )
