@@ -5,9 +5,9 @@ Every record is 94 characters; each record type is one layout table of (field, w
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -483,27 +483,28 @@ class _Totals:
                 raise NachaFormatError(f"line {line}: {what} {name} is {found}, the entries add up to {value}")
 
 
-def read_returns(text: str) -> ReturnFile:
+def read_returns(lines: Callable[[], Iterator[str]]) -> ReturnFile:
     """The file header's routing numbers, and an iterator over its returns and NOCs in file order that checks the
     structure and every batch and file control record (counts, entry hash, totals) as it reads, raising
-    NachaFormatError naming the line. Nothing is kept of a record once read: each pass reads the text again."""
-    lines = _return_file_records(text)
-    first = next(lines, None)
+    NachaFormatError naming the line. `lines` reads the file from its start, a line at a time, each call: nothing
+    is kept of a record once read, and each pass reads the file again."""
+    with closing(lines()) as text:  # the header only: `items` reads the rest
+        first = next(_return_file_records(text), None)
     if first is None or not first[1].startswith("1"):
         raise NachaFormatError("line 1: not a NACHA file header (record type 1)")
     header = parse(FILE_HEADER, first[1])
     return ReturnFile(
         immediate_destination=header["immediate_destination"].strip(),
         immediate_origin=header["immediate_origin"].strip(),
-        items=lambda: _returned_items(text),
+        items=lambda: _returned_items(lines()),
     )
 
 
-def _returned_items(text: str) -> Iterator[ReturnedItem]:
+def _returned_items(lines: Iterable[str]) -> Iterator[ReturnedItem]:
     reader = _ReturnFileReader()
-    lines = _return_file_records(text)
-    next(lines)  # the file header
-    for number, line in lines:
+    records = _return_file_records(lines)
+    next(records)  # the file header
+    for number, line in records:
         item = reader.read(line, number)
         if item is not None:
             yield item
@@ -511,14 +512,13 @@ def _returned_items(text: str) -> Iterator[ReturnedItem]:
         raise NachaFormatError("the file has no file control record (record type 9)")
 
 
-def _return_file_records(text: str) -> Iterator[tuple[int, str]]:
+def _return_file_records(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
     """(line number, record) of each record, trailing blank lines dropped, after checking no record is longer than
-    the NACHA length. Shorter records are padded with spaces: banks trim them."""
+    the NACHA length. Shorter records are padded with spaces: banks trim them. A line ends at a newline; carriage
+    returns before it are dropped."""
     blank = 0  # blank lines held back until a record follows them
-    for number, match in enumerate(re.finditer(r"([^\n]*)(?:\n|\Z)", text), start=1):
-        line = match.group(1).rstrip("\r")
-        if match.end() == len(text) and not match.group(0):
-            return  # the empty match at the very end
+    for number, raw in enumerate(lines, start=1):
+        line = (raw[:-1] if raw.endswith("\n") else raw).rstrip("\r")
         if line == "":
             blank += 1
             continue

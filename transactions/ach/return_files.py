@@ -9,11 +9,15 @@ number that passed their shape check (an operator may point the command at any f
 
 from __future__ import annotations
 
+import codecs
 import csv
+import hashlib
 import io
 import re
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from django.conf import settings
 
@@ -69,18 +73,85 @@ class ReturnFileContent:
     read: Callable[[], Iterator[FileItem]]  # each call reads the file again, one item at a time
 
 
-def read_return_file(text: str) -> ReturnFileContent:
-    """The file checked whole (a first pass that keeps nothing of the items), and how to read its items again:
-    memory holds the file's text, never a list of its items."""
-    if text.startswith(NACHA_FILE_HEADER):
+class ReturnFileSource:
+    """A return file's bytes, read from the start for each pass (the checks, then the import): a file on disk is
+    never held in memory whole, however many items it has. `digest` (the first pass, which also refuses what is
+    too large, not UTF-8 text, holds a NUL or is empty) names it; `unchanged` tells whether it still has that
+    digest when the import is done."""
+
+    READ_BYTES = 64 * 1024
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+
+    @classmethod
+    def of(cls, content: bytes) -> ReturnFileSource:
+        return cls(io.BytesIO(content))
+
+    def digest(self, limit: int) -> str:
+        decoder = codecs.getincrementaldecoder("utf-8-sig")()
+        size, has_text, sha256 = 0, False, hashlib.sha256()
+        for chunk in self._chunks():
+            size += len(chunk)
+            if size > limit:
+                raise ReturnFileError(f"the file is larger than {limit} bytes")
+            sha256.update(chunk)
+            try:
+                text = decoder.decode(chunk)
+            except UnicodeDecodeError:
+                raise ReturnFileError("the file is not UTF-8 / ASCII text") from None
+            if "\0" in text:
+                raise ReturnFileError("the file holds a NUL character: not a return file")
+            has_text = has_text or not (text.isspace() or not text)
         try:
-            return_file = nacha.read_returns(text)
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            raise ReturnFileError("the file is not UTF-8 / ASCII text") from None
+        if not has_text:
+            raise ReturnFileError("the file is empty")
+        return sha256.hexdigest()
+
+    def unchanged(self, digest: str) -> bool:
+        sha256 = hashlib.sha256()
+        for chunk in self._chunks():
+            sha256.update(chunk)
+        return sha256.hexdigest() == digest
+
+    def lines(self) -> Iterator[str]:
+        """The text from its start, a line at a time (split at newlines only, as the file was written)."""
+        self.handle.seek(0)
+        text = io.TextIOWrapper(self.handle, encoding="utf-8-sig", newline="\n")
+        try:
+            for line in text:  # not `yield from`: closing this generator would close the wrapper, and the handle
+                yield line
+        finally:
+            if not self.handle.closed:  # a pass a reader error left unfinished may end after the import did
+                text.detach()  # the handle stays open for the next pass
+
+    def _chunks(self) -> Iterator[bytes]:
+        self.handle.seek(0)
+        while chunk := self.handle.read(self.READ_BYTES):
+            yield chunk
+
+
+def first_line(lines: Callable[[], Iterator[str]]) -> str:
+    with closing(lines()) as text:
+        return next(text, "")
+
+
+def read_return_file(source: ReturnFileSource) -> ReturnFileContent:
+    """The file checked whole (a first pass that keeps nothing of the items), and how to read its items again:
+    memory holds a line of the file at a time, never the file or a list of its items."""
+    head = first_line(source.lines)[:1024]
+    if head.startswith(NACHA_FILE_HEADER):
+        try:
+            return_file = nacha.read_returns(source.lines)
         except nacha.NachaFormatError as exc:
             raise ReturnFileError(str(exc)) from None
         check_routing(return_file.immediate_destination, return_file.immediate_origin)
         items, file_format = return_file.items, "nacha"
-    elif text[:1024].split(",", 1)[0].strip() == CSV_FILE_HEADER:  # the head: a split of the text copies all of it
-        items, file_format = csv_items_reader(text), "csv"
+    elif head.split(",", 1)[0].strip() == CSV_FILE_HEADER:
+        items, file_format = csv_items_reader(source.lines), "csv"
     else:
         raise ReturnFileError(
             "line 1 is neither a NACHA file header (record type 1, priority code 01) nor a return CSV's file header"
@@ -121,12 +192,12 @@ def check_routing(destination: str, origin: str) -> None:
             raise ReturnFileError(f"file header {name} is {found!r}, expected {ours!r}: not a file for us")
 
 
-def csv_items_reader(text: str) -> Callable[[], Iterator[nacha.ReturnedItem]]:
+def csv_items_reader(lines: Callable[[], Iterator[str]]) -> Callable[[], Iterator[nacha.ReturnedItem]]:
     """The file header line (destination, origin, record count, trace hash), then a column header and one row
     per return or notice; the header's controls must match the rows, as a NACHA file's control records must.
     Each call of what it returns reads the rows again, checking the controls after the last."""
-    header_line, _, body = text.partition("\n")
-    header = [value.strip() for value in next(csv.reader([header_line.rstrip("\r")]), [])]
+    first = first_line(lines).rstrip("\n").rstrip("\r")
+    header = [value.strip() for value in next(csv.reader([first]), [])]
     if len(header) != len(CSV_FILE_HEADER_FIELDS):
         raise ReturnFileError(
             f"line 1: the CSV file header has {len(header)} fields, expected {len(CSV_FILE_HEADER_FIELDS)}: "
@@ -136,7 +207,9 @@ def csv_items_reader(text: str) -> Callable[[], Iterator[nacha.ReturnedItem]]:
     check_routing(destination, origin)
 
     def read() -> Iterator[nacha.ReturnedItem]:
-        reader = csv.DictReader(io.StringIO(body), strict=True)
+        body = lines()
+        next(body, None)  # the file header line
+        reader = csv.DictReader(body, strict=True)
         count = traces = 0
         try:
             for item in _csv_items(reader):

@@ -1,15 +1,15 @@
 """`import_returns`: apply an RDFI's return / notice-of-change file (NACHA or CSV) to the transactions it
 names by original entry trace number.
 
-The file is read and checked whole first (transactions.ach.return_files); then one database transaction
-records the IngestionFile (unique by SHA-256, so a re-import answers the first summary) and applies every item it
-can: returns, notices of change, and dishonored / contested dishonored returns, which are recorded beside the
-return they answer and change nothing else. What it cannot apply is parked (ParkedReturnItem) and listed under
-`exceptions`. A crash midway rolls the whole file back and a rerun applies it afresh."""
+The file is checked whole first (transactions.ach.return_files), read from disk a line at a time and never held
+whole; then one database transaction records the IngestionFile (unique by SHA-256, so a re-import answers the first
+summary) and applies every item it can: returns, notices of change, and dishonored / contested dishonored returns,
+which are recorded beside the return they answer and change nothing else. What it cannot apply is parked
+(ParkedReturnItem) and listed under `exceptions`. A crash midway rolls the whole file back and a rerun applies it
+afresh."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +23,7 @@ from payments.models import PaymentMethod
 from payments.services import payment_method_block, payment_method_correct, payment_methods_lock
 from transactions import calendar
 from transactions.ach import nacha
-from transactions.ach.return_files import CODE, FileItem, ReturnFileError, read_return_file
+from transactions.ach.return_files import CODE, FileItem, ReturnFileError, ReturnFileSource, read_return_file
 from transactions.models import (
     Batch,
     ChangeNotice,
@@ -430,23 +430,18 @@ def _chunks(items: Iterator[FileItem], size: int) -> Iterator[list[FileItem]]:
 
 
 def returns_import(
-    *, content: bytes, filename: str, at: datetime, actor: Actor = IMPORT_RETURNS, progress: Progress = no_progress
+    *,
+    source: ReturnFileSource,
+    filename: str,
+    at: datetime,
+    actor: Actor = IMPORT_RETURNS,
+    progress: Progress = no_progress,
 ) -> dict:
-    if len(content) > settings.IMPORT_RETURNS_MAX_BYTES:
-        raise ReturnFileError(f"the file is larger than {settings.IMPORT_RETURNS_MAX_BYTES} bytes")
-    digest = hashlib.sha256(content).hexdigest()
+    digest = source.digest(settings.IMPORT_RETURNS_MAX_BYTES)
     existing = IngestionFile.objects.filter(sha256=digest).first()
     if existing is not None:
         return {**existing.summary, "alreadyImported": True}
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ReturnFileError("the file is not UTF-8 / ASCII text") from None
-    if "\0" in text:
-        raise ReturnFileError("the file holds a NUL character: not a return file")
-    if not text or text.isspace():  # not text.strip(): that copies the whole file for a moment
-        raise ReturnFileError("the file is empty")
-    content_read = read_return_file(text)
+    content_read = read_return_file(source)
     try:
         with transaction.atomic():
             ingestion = IngestionFile.objects.create(
@@ -461,6 +456,8 @@ def returns_import(
                     _apply(entry, chunk.transactions.get(pk), chunk)
                 chunk.flush()
             return_rate_alerts_evaluate(company_ids=applied.touched, at=at)
+            if not source.unchanged(digest):  # what was applied is not the file its digest names: undo it all
+                raise ReturnFileError("the file changed while it was being imported; nothing was applied")
             ingestion.summary = summary_of(ingestion, applied)
             ingestion.save(update_fields=["summary"])
     except IntegrityError:

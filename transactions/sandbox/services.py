@@ -17,6 +17,7 @@ from django.utils import timezone
 from accounts.models import Company
 from transactions import calendar
 from transactions.ach.origination import transactions_originate
+from transactions.ach.return_files import ReturnFileSource
 from transactions.ach.returns import returns_import
 from transactions.ach.settlement import transactions_settle
 from transactions.models import Status, Transaction
@@ -53,7 +54,9 @@ def sandbox_clock_now(company: Company) -> datetime:
 
 def _import(entries: Sequence[tuple[Transaction, str, dict[str, str]]], *, at: datetime, label: str) -> dict:
     text = return_file_for(entries, at=at)
-    return returns_import(content=text.encode("ascii"), filename=f"sandbox-{label}-{uuid4().hex}.ach", at=at)
+    return returns_import(
+        source=ReturnFileSource.of(text.encode("ascii")), filename=f"sandbox-{label}-{uuid4().hex}.ach", at=at
+    )
 
 
 def _simulated_entry(company: Company, transaction_uuid: UUID) -> Transaction:

@@ -6,12 +6,13 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
-from transactions.ach.returns import ReturnFileError, returns_import
+from transactions.ach.return_files import ReturnFileError, ReturnFileSource
+from transactions.ach.returns import returns_import
 from vault.commands import add_at_argument, emit, parse_at, progress_for
 
 
@@ -24,24 +25,26 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         path = Path(options["file"])
-        limit = settings.IMPORT_RETURNS_MAX_BYTES
-        content = _read_regular_file(path, limit)
-        if len(content) > limit:
-            raise CommandError(f"{path.name}: the file is larger than {limit} bytes (IMPORT_RETURNS_MAX_BYTES)")
-        try:
-            summary = returns_import(
-                content=content, filename=path.name, at=parse_at(options["at"]), progress=progress_for(self)
-            )
-        except ReturnFileError as exc:
-            raise CommandError(f"{path.name}: {exc}") from None
-        except DatabaseError as exc:  # one line, never a traceback; nothing was applied (one transaction)
-            raise CommandError(f"{path.name}: the database refused the import ({type(exc).__name__})") from None
+        with _open_regular_file(path) as handle:
+            try:
+                summary = returns_import(
+                    source=ReturnFileSource(handle),
+                    filename=path.name,
+                    at=parse_at(options["at"]),
+                    progress=progress_for(self),
+                )
+            except ReturnFileError as exc:
+                raise CommandError(f"{path.name}: {exc}") from None
+            except DatabaseError as exc:  # one line, never a traceback; nothing was applied (one transaction)
+                raise CommandError(f"{path.name}: the database refused the import ({type(exc).__name__})") from None
+            except OSError as exc:
+                raise CommandError(f"cannot read {path}: {exc.strerror}") from None
         emit(self, summary)
 
 
-def _read_regular_file(path: Path, limit: int) -> bytes:
-    """At most limit + 1 bytes (one more shows it is over) of a regular file: never through a symlink, and never a
-    FIFO or device, which would hang the command or read what is not a bank file."""
+def _open_regular_file(path: Path) -> BinaryIO:
+    """A regular file, read a pass at a time (never held whole): never through a symlink, and never a FIFO or
+    device, which would hang the command or read what is not a bank file."""
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
@@ -50,8 +53,4 @@ def _read_regular_file(path: Path, limit: int) -> bytes:
     if not stat.S_ISREG(os.fstat(descriptor).st_mode):
         os.close(descriptor)
         raise CommandError(f"cannot read {path}: not a regular file")
-    with os.fdopen(descriptor, "rb") as handle:
-        try:
-            return handle.read(limit + 1)
-        except OSError as exc:
-            raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+    return os.fdopen(descriptor, "rb")

@@ -1,0 +1,61 @@
+"""`import_returns` reads the file from disk a line at a time: a return file is never held in memory whole, so a
+day's returns cost the same memory as ten of them; and since it reads the file more than once, a file that changes
+while it is imported is refused whole rather than applied as something its digest does not name."""
+
+from __future__ import annotations
+
+import tracemalloc
+from datetime import UTC, datetime
+
+import pytest
+from django.conf import settings
+
+from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, return_csv, run
+from transactions.ach.return_files import ReturnFileError, ReturnFileSource, read_return_file
+from transactions.ach.returns import returns_import
+from transactions.models import IngestionFile, Transaction, TransactionReturn
+from transactions.sandbox.bank_files import return_file_for
+
+RETURN_AT = datetime(2026, 12, 8, 14, tzinfo=UTC)
+
+
+def test_a_large_file_is_checked_and_read_a_line_at_a_time(tmp_path):
+    rows = [f"return,{index:015d},R01,,,," for index in range(1, 100_001)]
+    path = tmp_path / "returns.csv"
+    path.write_text(return_csv(rows))
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        with path.open("rb") as handle:
+            source = ReturnFileSource(handle)
+            source.digest(settings.IMPORT_RETURNS_MAX_BYTES)
+            content = read_return_file(source)  # the check pass: every row and the header's controls
+            items = sum(1 for _item in content.read())  # the pass the import applies
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (content.count, items) == (100_000, 100_000)
+    assert size > 3_000_000
+    assert peak < size / 8, f"{peak} bytes held at once for a {size}-byte file"
+
+
+@pytest.mark.django_db
+def test_a_file_that_changes_while_it_is_imported_is_refused_whole(company, tmp_path):
+    txns = [bank_txn(company, amount=1200), bank_txn(company, amount=3400)]
+    run("originate", "--at", MONDAY_MORNING)
+    for txn in txns:
+        txn.refresh_from_db()
+    path = tmp_path / "returns.ach"
+    path.write_text(return_file_for([(txn, "R01", {}) for txn in txns], at=RETURN_AT))
+
+    def changed_midway(chunks, **_options):
+        for part in chunks:
+            with path.open("a") as handle:  # someone writes to the file the import is reading
+                handle.write("9" * 94 + "\n")
+            yield part
+
+    with path.open("rb") as handle, pytest.raises(ReturnFileError, match="changed while it was being imported"):
+        returns_import(source=ReturnFileSource(handle), filename=path.name, at=RETURN_AT, progress=changed_midway)
+    assert not IngestionFile.objects.exists()
+    assert not TransactionReturn.objects.exists()
+    assert set(Transaction.objects.values_list("status", flat=True)) == {"Processing"}
