@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import date
 
 import pytest
-from django.http import StreamingHttpResponse
+from django.db import connection
+from django.http import QueryDict, StreamingHttpResponse
 
 from reporting.projection import projection_for
 from reporting.registry import FIELDS
 from reporting.seeding import seed_transactions
-from reporting.selectors import report_queryset, report_sort, report_stream
+from reporting.selectors import report_csv_chunks, report_csv_query, report_queryset, report_sort, report_stream
 from tests.reporting.conftest import build_transaction, report
 
 pytestmark = pytest.mark.django_db
@@ -118,3 +120,34 @@ def test_postgres_copy_csv_is_byte_identical_to_the_python_rendering(api_client,
 class _Lines:
     def write(self, value):
         return value
+
+
+@pytest.mark.postgres
+def test_an_export_the_client_leaves_mid_stream_leaves_the_connection_for_the_next_one(api_client, company):
+    """The COPY is read at the libpq level (vault.copy_out): closing the export's pieces after the first (as the
+    server does when the client goes) cancels the COPY, and the next export on the same database connection is
+    whole."""
+    seed_transactions(company=company, count=1000, seed=7)
+    left = report_csv_chunks(report_csv_query(company=company, params=QueryDict("")))
+    first = next(left)
+    left.close()
+    whole = b"".join(report(api_client, format="csv").streaming_content)
+    assert len(first) < len(whole) and whole.startswith(first)
+    assert whole.count(b"\n") == 1001
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("datestyle", ["German", "SQL, DMY", "Postgres, MDY"])
+def test_postgres_copy_csv_writes_dates_as_iso_whatever_the_datestyle(company, build, datestyle):
+    made = build(effective_date=date(2026, 3, 4))
+    params = QueryDict("columns=effectiveDate,createdAt")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('DateStyle', %s, false)", [datestyle])
+    body = b"".join(report_csv_chunks(report_csv_query(company=company, params=params))).decode()
+    header, row = csv.reader(io.StringIO(body))
+    values = dict(zip(header, row, strict=True))
+    assert values["effectiveDate"] == "2026-03-04"
+    assert values["numericId"] == str(made.pk)
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW DateStyle")
+        assert cursor.fetchone()[0].startswith(datestyle.split(",")[0])  # the export's own setting ended with it
