@@ -60,6 +60,17 @@ NOT_SEEDED = Q(seeded__isnull=True)
 # The credits and the offsetting debit of a micro-deposit validation: their amounts are the payer's secret
 # (CONTRACT 12), so no merchant-facing surface shows them (records show `amount: null`, reporting leaves them out).
 MICRO_ENTRY = Q(account_validation__isnull=False, amount__gt=0)
+PARTIALLY_INDEXED_LINKS = (
+    "customer",
+    "payment_method",
+    "retry_of",
+    "refund_of",
+    "account_validation",
+    "batch",
+    "settlement",
+    "late_return_settlement",
+    "ingestion_file",
+)
 
 
 class Transaction(models.Model):
@@ -69,9 +80,11 @@ class Transaction(models.Model):
     uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
     sequence_uuid = models.UUIDField(default=uuid4, editable=False)
     historical_id = models.CharField(max_length=255, blank=True)
-    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions")
+    customer = models.ForeignKey(
+        Customer, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions", db_index=False
+    )
     payment_method = models.ForeignKey(
-        PaymentMethod, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions"
+        PaymentMethod, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions", db_index=False
     )
     method = models.CharField(max_length=3, choices=Method.choices)
     type = models.CharField(max_length=6, choices=TransactionType.choices)
@@ -104,18 +117,18 @@ class Transaction(models.Model):
     # A re-presentment of a returned debit (Nacha 2.12.4) points at the first presentment. Nullable without a
     # default (as entry_description), so adding them never rebuilds this table on SQLite.
     retry_of = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="retries", editable=False
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="retries", editable=False, db_index=False
     )
     # A refund credit points at the debit it refunds (CONTRACT 12); the debit may have several, up to its amount.
     refund_of = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="refunds", editable=False
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="refunds", editable=False, db_index=False
     )
     entry_description = models.CharField(max_length=10, null=True, blank=True, help_text="Company Entry Description.")
     # What the charge pays for (CONTRACT 11): with the SEC code and direction it fixes some entry descriptions.
     purpose = models.CharField(max_length=10, choices=Purpose.choices, null=True, blank=True)
     # A prenote or micro-entry of an account validation; a prenote is the only entry whose amount is 0.
     account_validation = models.ForeignKey(
-        AccountValidation, on_delete=models.PROTECT, null=True, blank=True, related_name="entries"
+        AccountValidation, on_delete=models.PROTECT, null=True, blank=True, related_name="entries", db_index=False
     )
 
     # Payment details as charged (a saved method's stored values replace the request's, SPEC 4.7 rule 3).
@@ -135,21 +148,28 @@ class Transaction(models.Model):
     auth_response_code = models.CharField(max_length=8, blank=True)
     captured_at = models.DateTimeField(null=True, blank=True)
 
-    batch = models.ForeignKey(Batch, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions")
+    batch = models.ForeignKey(
+        Batch, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions", db_index=False
+    )
     trace_number = models.CharField(max_length=15, blank=True)
     # The processing day of the file that carried the entry: trace numbers are unique per originating DFI and
     # this day (the sequence starts again every day), and a return is matched inside its window by it.
     trace_date = models.DateField(null=True, blank=True)
     settlement = models.ForeignKey(
-        Settlement, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions"
+        Settlement, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions", db_index=False
     )
     expected_to_settle_at = models.DateTimeField(null=True, blank=True)
     late_return_settlement = models.ForeignKey(
-        Settlement, on_delete=models.PROTECT, null=True, blank=True, related_name="late_return_transactions"
+        Settlement,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="late_return_transactions",
+        db_index=False,
     )
     late_returned_at = models.DateTimeField(null=True, blank=True)
     ingestion_file = models.ForeignKey(
-        IngestionFile, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions"
+        IngestionFile, on_delete=models.PROTECT, null=True, blank=True, related_name="transactions", db_index=False
     )
     # A copy of return_entry.return_code that a database trigger keeps (migration 0003): "has a return" and
     # "returned with R01" read one index of this table instead of joining every return of the company.
@@ -186,6 +206,13 @@ class Transaction(models.Model):
             models.Index(fields=["status", "method", "effective_date"], name="txn_status_method_effective"),
             # Reporting leaves micro-entries out and takes their count off totalRows: a few rows per company.
             models.Index(fields=["company"], condition=MICRO_ENTRY, name="txn_company_micro_entries"),
+            # Each link to another row, indexed only where it is set (transactions/0020): most rows have no retry,
+            # refund, validation or return, and none has a batch or settlement until the lifecycle gives it one, so
+            # a status move writes no entry in these. Lookups are by a linked row (`link = X`, which implies set).
+            *(
+                models.Index(fields=[link], condition=Q(**{f"{link}__isnull": False}), name=f"txn_{link}")
+                for link in PARTIALLY_INDEXED_LINKS
+            ),
         ]
         # The back-office operator actions (transactions/ach/admin.py): each its own grant, not view.
         permissions = [
