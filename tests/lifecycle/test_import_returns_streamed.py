@@ -40,6 +40,25 @@ def test_a_large_file_is_checked_and_read_a_line_at_a_time(tmp_path):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["nacha", "csv"])
+def test_a_file_with_a_byte_order_mark_and_crlf_line_ends_is_applied(company, tmp_path, kind):
+    """What a bank's Windows tooling writes: the reader splits at newlines only and drops the carriage returns and
+    the mark, read a line at a time as when it held the whole text."""
+    txn = bank_txn(company, amount=1200)
+    run("originate", "--at", MONDAY_MORNING)
+    txn.refresh_from_db()
+    if kind == "nacha":
+        text = return_file_for([(txn, "R01", {})], at=RETURN_AT)
+    else:
+        text = return_csv([f"return,{txn.trace_number},R01,,,,"])
+    path = tmp_path / f"returns.{kind}"
+    path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("ascii"))
+    summary = run("import_returns", str(path), "--at", "2026-12-08T14:00:00Z")
+    assert (summary["returns"], summary["unmatched"], summary["exceptions"]) == (1, [], [])
+    assert Transaction.objects.get(pk=txn.pk).status == "Returned"
+
+
+@pytest.mark.django_db
 def test_a_file_that_changes_while_it_is_imported_is_refused_whole(company, tmp_path):
     txns = [bank_txn(company, amount=1200), bank_txn(company, amount=3400)]
     run("originate", "--at", MONDAY_MORNING)
