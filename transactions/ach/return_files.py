@@ -89,33 +89,29 @@ class ReturnFileSource:
         return cls(io.BytesIO(content))
 
     def digest(self, limit: int) -> str:
+        return _sha256(self._checked_chunks(limit))
+
+    def unchanged(self, digest: str) -> bool:
+        return _sha256(self._chunks()) == digest
+
+    def _checked_chunks(self, limit: int) -> Iterator[bytes]:
         decoder = codecs.getincrementaldecoder("utf-8-sig")()
-        size, has_text, sha256 = 0, False, hashlib.sha256()
-        for chunk in self._chunks():
-            size += len(chunk)
-            if size > limit:
-                raise ReturnFileError(f"the file is larger than {limit} bytes")
-            sha256.update(chunk)
-            try:
-                text = decoder.decode(chunk)
-            except UnicodeDecodeError:
-                raise ReturnFileError("the file is not UTF-8 / ASCII text") from None
-            if "\0" in text:
-                raise ReturnFileError("the file holds a NUL character: not a return file")
-            has_text = has_text or not (text.isspace() or not text)
+        size, has_text = 0, False
         try:
+            for chunk in self._chunks():
+                size += len(chunk)
+                if size > limit:
+                    raise ReturnFileError(f"the file is larger than {limit} bytes")
+                text = decoder.decode(chunk)
+                if "\0" in text:
+                    raise ReturnFileError("the file holds a NUL character: not a return file")
+                has_text = has_text or (bool(text) and not text.isspace())
+                yield chunk
             decoder.decode(b"", final=True)
         except UnicodeDecodeError:
             raise ReturnFileError("the file is not UTF-8 / ASCII text") from None
         if not has_text:
             raise ReturnFileError("the file is empty")
-        return sha256.hexdigest()
-
-    def unchanged(self, digest: str) -> bool:
-        sha256 = hashlib.sha256()
-        for chunk in self._chunks():
-            sha256.update(chunk)
-        return sha256.hexdigest() == digest
 
     def lines(self) -> Iterator[str]:
         """The text from its start, a line at a time (split at newlines only, as the file was written)."""
@@ -132,6 +128,13 @@ class ReturnFileSource:
         self.handle.seek(0)
         while chunk := self.handle.read(self.READ_BYTES):
             yield chunk
+
+
+def _sha256(chunks: Iterator[bytes]) -> str:
+    sha256 = hashlib.sha256()
+    for chunk in chunks:
+        sha256.update(chunk)
+    return sha256.hexdigest()
 
 
 def first_line(lines: Callable[[], Iterator[str]]) -> str:
