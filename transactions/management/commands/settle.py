@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from transactions.ach.settlement import transactions_settle
 from transactions.sandbox.services import sandbox_outcomes_apply
@@ -17,9 +17,17 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         add_at_argument(parser)
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=None,
+            help="companies settled at once, each on its own database connection (default: SETTLE_WORKERS, 2)",
+        )
 
     def handle(self, *args, **options):
         at = parse_at(options["at"])
         sandbox = sandbox_outcomes_apply(at=at)
-        result = transactions_settle(at=at, progress=progress_for(self))
+        if options["workers"] is not None and options["workers"] < 1:
+            raise CommandError("--workers must be 1 or more")
+        result = transactions_settle(at=at, progress=progress_for(self), workers=options["workers"])
         emit(self, {**result.as_json(), "sandbox": sandbox.as_json()})
