@@ -72,7 +72,14 @@ def test_a_company_waiting_on_a_lock_does_not_hold_up_the_next_company():
     holder.start()
     locked.wait(10)
     outcome = {}
-    settler = threading.Thread(target=lambda: outcome.update(run("settle", "--at", MONDAY_SETTLED, "--workers", "2")))
+
+    def settle():
+        try:
+            outcome.update(run("settle", "--at", MONDAY_SETTLED, "--workers", "2"))
+        finally:
+            connection.close()
+
+    settler = threading.Thread(target=settle)
     settler.start()
     try:
         deadline = time.monotonic() + 20
@@ -84,7 +91,6 @@ def test_a_company_waiting_on_a_lock_does_not_hold_up_the_next_company():
         release.set()
         holder.join()
         settler.join(30)
-        connection.close()
     assert outcome["transactions"] == 2
     assert not Transaction.objects.exclude(status=Status.SETTLED).exists()
 
