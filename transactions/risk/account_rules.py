@@ -14,7 +14,7 @@ from django.db import connection, transaction
 from django.db.models import QuerySet
 
 from accounts.models import MerchantSettings
-from events.outbox import EventDraft, events_record
+from events.outbox import EventDraft, events_record_many
 from events.types import EventType
 from payments.models import PaymentMethod
 from payments.services import payment_methods_unblock
@@ -207,8 +207,8 @@ def account_block_record(block: AccountBlock) -> dict[str, Any]:
 
 def _announce(blocks: Sequence[tuple[AccountBlock, str]], type: str, *, action: str, at: datetime) -> None:
     """The merchant's events and the return program's evidence log of blocks placed or lifted, (block, detail)
-    each: one insert of the events and one of the risk actions, however many blocks."""
-    events_record(
+    each: one insert of the events (a COPY when there are many) and one of the risk actions, however many blocks."""
+    events_record_many(
         [
             EventDraft(company_id=block.company_id, type=type, object_uuid=block.uuid, data=account_block_record(block))
             for block, _detail in blocks
@@ -227,6 +227,9 @@ def _announce(blocks: Sequence[tuple[AccountBlock, str]], type: str, *, action: 
             for block, detail in blocks
         ]
     )
+
+
+BLOCK_FIELDS = tuple(field.name for field in AccountBlock._meta.concrete_fields)
 
 
 def account_blocks_place(returns: Sequence[tuple[Transaction, str]], *, at: datetime) -> list[AccountBlock]:
@@ -264,10 +267,13 @@ def account_blocks_place(returns: Sequence[tuple[Transaction, str]], *, at: date
     new = [block for key, block in blocks.items() if key not in live]
     # A block placed by a concurrent import of another file stays; the unique index keeps it one.
     AccountBlock.objects.bulk_create(new, ignore_conflicts=True)
+    # Of the returned entry only its uuid is read (the whole wide row would decrypt its account number again).
     placed = list(
         AccountBlock.objects.filter(
             transaction_id__in=[block.transaction_id for block in new], blocked_at=at, lifted_at__isnull=True
-        ).select_related("transaction")
+        )
+        .select_related("transaction")
+        .only(*BLOCK_FIELDS, "transaction__uuid", "transaction__company_id")
     )
     details = [
         (block, f"{block_reason(block.return_code, block.transaction.uuid)} ({mask(block.account_last_four)})")
