@@ -15,13 +15,13 @@ from django.db.models.functions import Cast, Concat
 
 from reporting.cursors import SortKey, decode_cursor, encode_cursor
 from reporting.filters import condition_q, parse_filters
+from reporting.matching import Compiled, ReportMatching, company_transactions, compiled_matching
 from reporting.models import ReportExport, TransactionCount
 from reporting.projection import Projection, columns_param, projection_for
 from reporting.registry import BY_FILTER, FieldType
 from transactions.models import MICRO_ENTRY, Transaction
 from vault.copy_out import copy_out_pieces
 from vault.csv_export import CsvLineWriter, CsvText, csv_safe
-from vault.db_router import reporting_database
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, NotFound
 from vault.records import DATETIME_SQL, MASK_PREFIX
@@ -62,12 +62,6 @@ _PLANNER_FOR_REPORTS = (
     "set_config('join_collapse_limit', '1', true), set_config('jit', 'off', true)"
 )
 _SET_PLANNER = "SELECT set_config('join_collapse_limit', %s, true), set_config('jit', %s, true)"
-
-
-def company_transactions(*, company: Any) -> QuerySet:
-    """Every transaction of the company on the reporting database (the replica when REPORTING_DATABASE_URL is set),
-    micro-entries included: what a report's counts read, subtracting the micro-entries they match (report_page)."""
-    return Transaction.objects.using(reporting_database()).filter(company_id=company.pk)
 
 
 def report_rows(matching: QuerySet) -> QuerySet:
@@ -120,7 +114,7 @@ class ReportPage:
 def report_page(
     *,
     company: Any,
-    matching: QuerySet,
+    matching: ReportMatching,
     filtered_any: bool,
     projection: Projection,
     sort: SortKey,
@@ -132,18 +126,14 @@ def report_page(
 ) -> ReportPage:
     """One page of `matching` (company_transactions with the request's filters) without its micro-entries: from
     `cursor` when given (keyset), else the zero-based `page` (offset)."""
-    filtered = report_rows(matching)
     start = page * page_size
+    after = None
     if cursor:
-        filtered_page, start = filtered.filter(decode_cursor(cursor, digest=digest, sort=sort)), 0
-    else:
-        filtered_page = filtered
-    rendered = connections[filtered.db].vendor == "postgresql"
+        after, start = decode_cursor(cursor, digest=digest, sort=sort), 0
+    rendered = connections[matching.db].vendor == "postgresql"
     # One row more than the page tells whether another page follows.
-    rows = _PageQuery(company, filtered_page, projection, sort, start, page_size + 1, rendered)
-    count = _Count(
-        filtered if filtered_any else None, matching=matching, exact=exact_count, start=None if cursor else start
-    )
+    rows = _PageQuery(company, matching, after, projection, sort, start, page_size + 1, rendered)
+    count = _Count(matching, filtered_any=filtered_any, exact=exact_count, start=None if cursor else start)
     read = _read_at_once if rendered else _read_in_steps
     total, counted, tuples = read(company=company, count=count, rows=rows, first_page=not cursor and not start)
     lower_bound = count.is_lower_bound(counted)
@@ -153,9 +143,8 @@ def report_page(
         *_, last_key, last_id = tuples[-1]
         next_cursor = encode_cursor(digest=digest, key=last_key if sort.path else None, last_id=last_id)
     build = projection.row_builder(company, database_rendered=rendered)
-    width = len(projection.selected)
     return ReportPage(
-        rows=[build(values[:width]) for values in tuples],
+        rows=[build(values) for values in tuples],
         total_filtered=FILTERED_COUNT_LIMIT if lower_bound else counted,
         total_filtered_is_lower_bound=lower_bound,
         total=total,
@@ -165,26 +154,26 @@ def report_page(
 
 @dataclass(frozen=True)
 class _Count:
-    """How a page counts its matches: `filtered` None when the request has no filters (the company's total is the
-    figure), capped at FILTERED_COUNT_LIMIT + 1 unless `exact`; `start` is the page's offset (None after a cursor),
-    which tells whether any row can be on the page at all."""
+    """How a page counts its matches (its rows without the micro-entries): the company's total is the figure when
+    the request has no filters (not `filtered_any`), capped at FILTERED_COUNT_LIMIT + 1 unless `exact`; `start` is
+    the page's offset (None after a cursor), which tells whether any row can be on the page at all."""
 
-    filtered: QuerySet | None
-    matching: QuerySet  # `filtered` with the micro-entries (Count.sql)
+    matching: ReportMatching  # with the micro-entries (Count.sql)
+    filtered_any: bool
     exact: bool
     start: int | None
 
     def queryset(self) -> QuerySet:
-        ids = self.filtered.values("pk")
+        ids = report_rows(self.matching.queryset).values("pk")
         return ids if self.exact else ids[: FILTERED_COUNT_LIMIT + 1]
 
-    def sql(self, company: Any, database: str, matching: _Compiled) -> tuple[str, list[Any]]:
+    def sql(self, company: Any, database: str, matching: Compiled) -> tuple[str, list[Any]]:
         """PostgreSQL: the same figure as queryset().count() (_count_sql), from `matching` compiled."""
         cap = None if self.exact else FILTERED_COUNT_LIMIT + 1
         return _count_sql_of(matching, company=company, database=database, cap=cap)
 
     def is_lower_bound(self, counted: int) -> bool:
-        return self.filtered is not None and not self.exact and counted > FILTERED_COUNT_LIMIT
+        return self.filtered_any and not self.exact and counted > FILTERED_COUNT_LIMIT
 
     def page_can_have_rows(self, counted: int) -> bool:
         return self.start is None or self.start < counted or self.is_lower_bound(counted)
@@ -200,34 +189,10 @@ def _count_sql(matching: QuerySet, *, company: Any, database: str, cap: int | No
     first); without that test the count is an index-only scan of the filter's index, and the few micro-entries are
     counted through their partial index. Exact all the same: below the cap both counts are exact; at the cap the
     matches without micro-entries are at least `cap`."""
-    return _count_sql_of(_compiled_matching(matching, database), company=company, database=database, cap=cap)
+    return _count_sql_of(compiled_matching(matching, database), company=company, database=database, cap=cap)
 
 
-@dataclass(frozen=True)
-class _Compiled:
-    """The SQL of a report's matching rows (company_transactions with its filters), split at its WHERE: the
-    statement ends with its WHERE (no order, no limit)."""
-
-    head: str
-    where: str
-    params: list[Any]
-
-    @property
-    def sql(self) -> str:
-        return f"{self.head} WHERE {self.where}"
-
-    @property
-    def joins(self) -> bool:
-        return " JOIN " in self.head
-
-
-def _compiled_matching(matching: QuerySet, database: str) -> _Compiled:
-    sql, params = matching.order_by().values("company_id").query.get_compiler(using=database).as_sql()
-    head, where = sql.split(" WHERE ", 1)
-    return _Compiled(head, where, list(params))
-
-
-def _count_sql_of(compiled: _Compiled, *, company: Any, database: str, cap: int | None) -> tuple[str, list[Any]]:
+def _count_sql_of(compiled: Compiled, *, company: Any, database: str, cap: int | None) -> tuple[str, list[Any]]:
     # The matching rows' SQL is compiled once; the micro-entries among them are the same statement with the
     # micro-entry condition added to its WHERE.
     rows_sql, rows_params, head, where = compiled.sql, compiled.params, compiled.head, compiled.where
@@ -271,7 +236,7 @@ def _read_in_steps(*, company: Any, count: _Count, rows: _PageQuery, first_page:
     round trip."""
     page = rows.queryset()
     total = company_total_rows(company=company, database=page.db)
-    counted = total if count.filtered is None else count.queryset().count()
+    counted = count.queryset().count() if count.filtered_any else total
     return total, counted, list(page) if count.page_can_have_rows(counted) else []
 
 
@@ -293,14 +258,14 @@ def _read_in_one_statement(
     database = rows.database
     connection = connections[database]
     counter = connection.ops.quote_name(TransactionCount._meta.db_table)
-    figure = "t.n" if count.filtered is None else "f.n"
+    figure = "f.n" if count.filtered_any else "t.n"
     # Model names and ORM-compiled SQL only; every value is a parameter.
     sql = [f"SELECT t.n, {figure}, p.* FROM (SELECT (SELECT COALESCE(SUM(row_count), 0)::bigint FROM {counter}"]  # noqa: S608
     micro_sql, micro_params = _company_micro_entries_sql(company, database)
     sql[0] += f" WHERE company_id = %s) - (SELECT count(*) FROM ({micro_sql}) m) AS n) t"  # noqa: S608
     params: list[Any] = [company.pk, *micro_params]
-    matching = _compiled_matching(count.matching, database) if count.filtered is not None or first_page else None
-    if count.filtered is not None:
+    matching = count.matching.compiled() if count.filtered_any or first_page else None
+    if count.filtered_any:
         count_sql, count_params = count.sql(company, database, matching)
         sql.append(f"CROSS JOIN ({count_sql}) f")
         params += count_params
@@ -350,7 +315,7 @@ def _page_gate(count: _Count) -> tuple[str, list[int]]:
     nothing rather than an offset walk over every match."""
     if count.start is None:
         return "true", []
-    if count.filtered is None:
+    if not count.filtered_any:
         return "t.n > %s", [count.start]
     if count.exact:
         return "f.n > %s", [count.start]
@@ -364,23 +329,32 @@ class _PageQuery:
     def __init__(
         self,
         company: Any,
-        filtered: QuerySet,
+        matching: ReportMatching,
+        after: Q | None,
         projection: Projection,
         sort: SortKey,
         start: int,
         limit: int,
         rendered: bool,
     ) -> None:
-        self.company, self.filtered, self.projection, self.sort = company, filtered, projection, sort
+        self.company, self.matching, self.after, self.projection, self.sort = company, matching, after, projection, sort
         self.start, self.limit, self.rendered = start, limit, rendered
-        self.database = filtered.db
+        self.database = matching.db
+
+    @property
+    def filtered(self) -> QuerySet:
+        """The matching rows the report shows (report_rows), after the cursor's row when there is one."""
+        filtered = report_rows(self.matching.queryset)
+        return filtered if self.after is None else filtered.filter(self.after)
 
     def _select(self) -> list[Any]:
         select = [
             _database_text(c.field) if self.rendered and c.database_renderable else c.field.query_path
             for c in self.projection.selected
         ]
-        return select + ([self.sort.path, "id"] if self.sort.path else ["id"])
+        return select + (
+            [_cursor_key(self.sort) if self.rendered else self.sort.path, "id"] if self.sort.path else ["id"]
+        )
 
     def queryset(self) -> QuerySet:
         ordering, select, start, limit = self.sort.ordering, self._select(), self.start, self.limit
@@ -400,7 +374,7 @@ class _PageQuery:
             return report_queryset(company=self.company).filter(on_page).order_by(*ordering).values_list(*select)
         return self.filtered.order_by(*ordering).values_list(*select)[:limit]
 
-    def first_page_statement(self, matching: _Compiled) -> tuple[str, list[Any], dict] | None:
+    def first_page_statement(self, matching: Compiled) -> tuple[str, list[Any], dict] | None:
         """PostgreSQL, the first page (no offset, no cursor): (SQL, params, converters) from the company's page
         statement for these columns and this sort, compiled once per process (_page_statement), and the matching
         rows' WHERE; None when the matching rows' SQL joins another table (its aliases are its own)."""
@@ -499,6 +473,29 @@ def _new_database_text(f: Any) -> Any | None:
     if f.type == FieldType.UUID:
         return Cast(F(path), TextField())
     return None
+
+
+_CURSOR_KEYS: dict[str, Any] = {}
+
+
+def _cursor_key(sort: SortKey) -> Any:
+    """PostgreSQL: what a page reads of its rows' sort key, which only its last row's nextCursor uses. A timestamp
+    is read as the text the cursor holds (reporting.cursors: `isoformat()` of the UTC time) rather than loaded
+    as a datetime for every row of the page (~2 us a row in psycopg's Python loader, which Django's time zone
+    loader extends)."""
+    if sort.field.type != FieldType.TIMESTAMP:
+        return sort.path
+    if sort.path not in _CURSOR_KEYS:
+        _CURSOR_KEYS[sort.path] = Func(F(sort.path), template=_ISOFORMAT_SQL, output_field=TextField())
+    return _CURSOR_KEYS[sort.path]
+
+
+# datetime.isoformat() of a UTC time: seconds, then microseconds unless they are zero, then the offset.
+_ISOFORMAT_SQL = (
+    "to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || CASE WHEN date_trunc('second', "
+    "%(expressions)s AT TIME ZONE 'UTC') = %(expressions)s AT TIME ZONE 'UTC' THEN '' "
+    "ELSE to_char(%(expressions)s AT TIME ZONE 'UTC', '.US') END || '+00:00'"
+)
 
 
 def report_stream(

@@ -16,11 +16,11 @@ from rest_framework.views import APIView
 from reporting.cursors import request_digest
 from reporting.exports import report_export_file
 from reporting.filters import ReportFilterBackend
+from reporting.matching import ReportMatching
 from reporting.openapi import REPORT_ROW, report_parameters
 from reporting.projection import columns_param, projection_for
 from reporting.records import export_record
 from reporting.selectors import (
-    company_transactions,
     report_csv_chunks,
     report_csv_query,
     report_export_get,
@@ -81,7 +81,7 @@ class TransactionReportView(APIView):
         company = request.company
         if wants_csv:
             return _csv_response(company=company, params=params)
-        matching = company_transactions(company=company)
+        matching = ReportMatching(company)  # the filter backends filter it as they would a queryset
         for backend in self.filter_backends:
             matching = backend().filter_queryset(request, matching, self)
         result = report_page(

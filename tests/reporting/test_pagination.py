@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 import pytest
+from django.core import signing
 
-from tests.reporting.conftest import report
+from tests.reporting.conftest import BASE_TIME, report
 
 pytestmark = pytest.mark.django_db
 
@@ -279,3 +281,18 @@ def test_another_companys_cursor_reads_only_this_company(api_client, other_api_c
     cursor = report(api_client, pageSize=1).json()["meta"]["pagination"]["nextCursor"]
     ids = {r["numericId"] for r in report(other_api_client, page=None, pageSize=10, cursor=cursor).json()["data"]}
     assert ids <= {mine.pk, mine.pk + 1} and not ids & {t.pk for t in rows}
+
+
+@pytest.mark.parametrize("microsecond", [0, 120000])
+@pytest.mark.parametrize("direction", ["ASC", "DESC"])
+def test_a_cursor_after_a_timestamp_holds_it_as_isoformat_writes_it(api_client, build, microsecond, direction):
+    """nextCursor names its row's sort key as `datetime.isoformat()` writes it (without microseconds when they are
+    zero), whichever database read it, and the next page starts right after it."""
+    moments = [BASE_TIME.replace(microsecond=microsecond) + timedelta(minutes=n) for n in range(3)]
+    made = [build(created_at=moment) for moment in moments]
+    order = made if direction == "ASC" else made[::-1]
+    params = {"pageSize": 2, "sort": "createdat", "sortDir": direction, "columns": "createdAt"}
+    cursor = report(api_client, **params).json()["meta"]["pagination"]["nextCursor"]
+    assert signing.loads(cursor, salt="reporting.cursor")["k"] == order[1].created_at.isoformat()
+    following = report(api_client, cursor=cursor, **params).json()["data"]
+    assert [row["numericId"] for row in following] == [order[2].pk]
