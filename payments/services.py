@@ -7,7 +7,7 @@ default per customer" holds under concurrency; the partial unique constraints ke
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
@@ -16,7 +16,7 @@ from django.utils import timezone
 from accounts.models import Company
 from customers.models import Customer
 from customers.services import customer_lock
-from events.outbox import event_record
+from events.outbox import EventDraft, events_record, events_record_many
 from events.types import EventType
 from payments import numbers
 from payments.models import PaymentMethod
@@ -46,12 +46,17 @@ def _live_methods(*, company: Company, customer: Customer):
     return PaymentMethod.objects.filter(company=company, customer=customer, deleted_at__isnull=True)
 
 
-def payment_method_event(method: PaymentMethod, type: str) -> None:
-    """The outbox event for a change to a saved method (call inside the change's transaction): the method as
-    its GET route shows it, with the account number masked."""
+def _method_draft(method: PaymentMethod, type: str) -> EventDraft:
+    """The outbox event of a change to a saved method: the method as its GET route shows it, with the account
+    number masked."""
     data = PaymentMethodOutput(method).data
     data["accountNumber"] = mask(method.last_four)
-    event_record(company_id=method.company_id, type=type, object_uuid=method.uuid, data=data)
+    return EventDraft(company_id=method.company_id, type=type, object_uuid=method.uuid, data=data)
+
+
+def payment_method_event(method: PaymentMethod, type: str) -> None:
+    """The outbox event for a change to a saved method (call inside the change's transaction)."""
+    events_record([_method_draft(method, type)])
 
 
 def _clear_default(*, company: Company, customer: Customer) -> None:
@@ -174,14 +179,22 @@ def payment_method_delete(*, company: Company, customer: Customer, payment_metho
 
 def payment_method_block(method: PaymentMethod, *, return_code: str, reason: str, at: datetime) -> bool:
     """A return's policy blocks the method: every new debit to it is refused until the block is lifted. False when
-    it was blocked already (the first block stays)."""
+    it was blocked already (the first block stays). Marked on the instance only: `payment_methods_blocked_save`
+    writes the marked methods and their events, many at once."""
     if method.blocked_at is not None:
         return False
-    method.blocked_at = at
-    method.blocked_reason = f"{return_code} {reason}"
-    method.save(update_fields=["blocked_at", "blocked_reason"])
-    payment_method_event(method, EventType.PAYMENT_METHOD_BLOCKED)
+    method.blocked_at, method.blocked_reason = at, f"{return_code} {reason}"
     return True
+
+
+def payment_methods_blocked_save(methods: Sequence[PaymentMethod]) -> None:
+    """The blocks `payment_method_block` marked: one UPDATE per (time, reason) and one insert of the events."""
+    by_block: dict[tuple[datetime, str], list[int]] = {}
+    for method in methods:
+        by_block.setdefault((method.blocked_at, method.blocked_reason), []).append(method.pk)
+    for (blocked_at, blocked_reason), ids in by_block.items():
+        PaymentMethod.objects.filter(pk__in=ids).update(blocked_at=blocked_at, blocked_reason=blocked_reason)
+    events_record_many([_method_draft(method, EventType.PAYMENT_METHOD_BLOCKED) for method in methods])
 
 
 def payment_methods_unblock(*, company_id: int, account_hash: str, return_code: str) -> int:

@@ -42,10 +42,12 @@ def _day(company, tmp_path, tag: str) -> tuple[list, list]:
     sent = {txn.amount: txn for txn in Transaction.objects.filter(pk__in=[txn.pk for txn in entries])}
     at = datetime(2026, 12, 8, 15, tzinfo=UTC)
     returned = tmp_path / f"returns-{tag}.ach"
-    returned.write_text(return_file_for([(sent[1001], "R01", {}), (sent[1002], "R03", {})], at=at))
+    returned.write_text(
+        return_file_for([(sent[1001], "R01", {}), (sent[1002], "R03", {}), (sent[1006], "R02", {})], at=at)
+    )
     noticed = tmp_path / f"nocs-{tag}.ach"
     noticed.write_text(return_file_for([(sent[1003], "C05", {"accountType": "Checking"})], at=at))
-    assert run("import_returns", str(returned), "--at", RETURNS_AT)["returns"] == 2
+    assert run("import_returns", str(returned), "--at", RETURNS_AT)["returns"] == 3
     assert run("import_returns", str(noticed), "--at", RETURNS_AT)["notices"] == 1
     run("settle", "--at", "2026-12-08T22:00:01Z")
     names = {txn.pk: txn.amount for txn in Transaction.objects.filter(company=company)}
@@ -61,7 +63,7 @@ def _day(company, tmp_path, tag: str) -> tuple[list, list]:
             sorted((key, str(value)) for key, value in event.data.items() if key not in VOLATILE),
         )
         for event in Event.objects.filter(company=company)
-        if event.type.startswith(("transaction.", "account."))
+        if event.type.startswith(("transaction.", "account.", "payment_method."))
     )
     return trail, outbox
 
@@ -84,4 +86,4 @@ def test_a_day_in_chunks_of_one_writes_what_a_day_in_one_piece_writes(tmp_path, 
 
     assert chunked[0] == whole[0]
     assert chunked[1] == whole[1]
-    assert (len(whole[0]), len(whole[1])) == (20, 15)  # trail: created, originated, settled, returned
+    assert (len(whole[0]), len(whole[1])) == (21, 18)  # trail: created, originated, settled, returned

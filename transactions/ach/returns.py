@@ -20,7 +20,12 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from payments.models import PaymentMethod
-from payments.services import payment_method_block, payment_method_correct, payment_methods_lock
+from payments.services import (
+    payment_method_block,
+    payment_method_correct,
+    payment_methods_blocked_save,
+    payment_methods_lock,
+)
 from transactions import calendar
 from transactions.ach import nacha
 from transactions.ach.return_files import CODE, FileItem, ReturnFileError, ReturnFileSource, read_return_file
@@ -30,6 +35,7 @@ from transactions.models import (
     DishonoredReturn,
     IngestionFile,
     ParkedReturnItem,
+    RiskAction,
     Status,
     Transaction,
     TransactionReturn,
@@ -50,7 +56,7 @@ from transactions.risk.policies import (
     ReturnFollowUp,
     return_followups_apply,
     return_rate_alerts_evaluate,
-    risk_action_record,
+    risk_action,
 )
 from transactions.state import Actor, Event, moves_announce, rows_move, transaction_lock, transition_many
 from vault.commands import Progress, no_progress
@@ -149,6 +155,7 @@ class _Chunk:
     late_ids: list[int] = field(default_factory=list)
     returned_reversals: list = field(default_factory=list)
     followups: list[ReturnFollowUp] = field(default_factory=list)
+    method_blocks: list[tuple[PaymentMethod, Transaction, str]] = field(default_factory=list)
 
     @classmethod
     def lock(
@@ -206,7 +213,18 @@ class _Chunk:
             )
         )
 
+    def methods_block(self) -> None:
+        """The saved methods the returns' policies blocked, and the evidence of each."""
+        payment_methods_blocked_save([method for method, _txn, _code in self.method_blocks])
+        RiskAction.objects.bulk_create(
+            [
+                risk_action(company_id=txn.company_id, action=PolicyAction.BLOCK_METHOD, at=self.at, txn=txn, code=code)
+                for _method, txn, code in self.method_blocks
+            ]
+        )
+
     def flush(self) -> None:
+        self.methods_block()
         # One UPDATE per returned row, before its return is inserted: the row already carries the return code the
         # insert's trigger copies (so the trigger writes nothing), and a late return its late_returned_at. Each write
         # of a row rewrites every one of its indexes, so one write instead of three is most of the import's cost.
@@ -306,9 +324,7 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
     method = chunk.methods.get(txn.payment_method_id)
     blocked = PolicyAction.BLOCK_METHOD in actions and method is not None
     if blocked and payment_method_block(method, return_code=item.code, reason=code.reason, at=chunk.at):
-        risk_action_record(
-            company_id=txn.company_id, action=PolicyAction.BLOCK_METHOD, at=chunk.at, txn=txn, code=item.code
-        )
+        chunk.method_blocks.append((method, txn, item.code))  # written by methods_block, with their evidence
     if actions - {PolicyAction.BLOCK_METHOD}:
         chunk.followups.append(ReturnFollowUp(txn=txn, code=item.code, actions=actions))
     return True
