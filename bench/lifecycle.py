@@ -186,7 +186,7 @@ def _statements_print() -> None:
             )
 
 
-def _seed(entries: int, companies: int) -> None:
+def _seed(entries: int, companies: int, *, saved_methods: bool = False) -> None:
     from django.db import connection
 
     from accounts.models import Company, MerchantSettings
@@ -201,7 +201,9 @@ def _seed(entries: int, companies: int) -> None:
         number = str(10_000_000 + rng.randrange(10**9))
         pool.append((n, crypto.encrypt(number), crypto.account_number_hash(number), number[-4:]))
     if connection.vendor == "postgresql":
-        _seed_postgresql(entries, [company.pk for company in made], pool)
+        company_ids = [company.pk for company in made]
+        methods = _saved_methods(entries, company_ids, pool) if saved_methods else []
+        _seed_postgresql(entries, company_ids, pool, methods)
         return
     Transaction.objects.bulk_create(
         [
@@ -236,8 +238,41 @@ def crypto_plain(account: tuple) -> str:
     return crypto.decrypt(account[1])
 
 
-def _seed_postgresql(entries: int, company_ids: list[int], pool: list[tuple]) -> None:
-    """One INSERT ... SELECT from generate_series: a template row (every column as the ORM writes it) varied per n."""
+def _saved_methods(entries: int, company_ids: list[int], pool: list[tuple]) -> list[tuple[int, int, int, int]]:
+    """A customer with a saved method for each (company, account) the entries use: (company, account, customer,
+    method) each."""
+    from customers.models import Customer
+    from payments.models import PaymentMethod
+    from vault import crypto
+
+    pairs = sorted({(company_ids[n % len(company_ids)], n % ACCOUNTS) for n in range(min(entries, 10**6))})
+    customers = Customer.objects.bulk_create(
+        [Customer(company_id=company_id, first_name="Payer", last_name=str(k)) for company_id, k in pairs],
+        batch_size=5000,
+    )
+    methods = []
+    for (company_id, k), customer in zip(pairs, customers, strict=True):
+        number = crypto.decrypt(pool[k][1])
+        methods.append(
+            PaymentMethod(
+                company_id=company_id,
+                customer=customer,
+                account_type="Checking",
+                account_number=number,
+                account_hash=crypto.account_pair_hash("021000021", number),
+                account_number_hash=pool[k][2],
+                last_four=pool[k][3],
+                routing_number="021000021",
+                is_default=True,
+            )
+        )
+    PaymentMethod.objects.bulk_create(methods, batch_size=5000)
+    return [(c, k, customer.pk, method.pk) for (c, k), customer, method in zip(pairs, customers, methods, strict=True)]
+
+
+def _seed_postgresql(entries: int, company_ids: list[int], pool: list[tuple], methods: list[tuple]) -> None:
+    """One INSERT ... SELECT from generate_series: a template row (every column as the ORM writes it) varied per n,
+    with its saved method's customer and method when `methods` has them."""
     from django.db import connection
 
     from transactions.models import Transaction
@@ -257,6 +292,8 @@ def _seed_postgresql(entries: int, company_ids: list[int], pool: list[tuple]) ->
         "account_number": "a.encrypted",
         "account_number_hash": "a.hashed",
         "account_last_four": "a.last_four",
+        "customer_id": "m.customer_id",
+        "payment_method_id": "m.method_id",
     }
     columns, values, params = [], [], {"companies": company_ids, "company_count": len(company_ids)}
     for field in fields:
@@ -274,9 +311,17 @@ def _seed_postgresql(entries: int, company_ids: list[int], pool: list[tuple]) ->
             for row in pool:
                 copy.write_row(row)
         cursor.execute(
+            "CREATE TEMP TABLE bench_method (company_id bigint, k int, customer_id bigint, method_id bigint)"
+        )
+        with cursor.cursor.copy("COPY bench_method FROM STDIN") as copy:
+            for row in methods:
+                copy.write_row(row)
+        cursor.execute(
             f"INSERT INTO {meta.db_table} ({', '.join(columns)}) "
             f"SELECT {', '.join(values)} FROM generate_series(0, %(last)s) AS n "
-            f"JOIN bench_account a ON a.k = n %% {ACCOUNTS}",
+            f"JOIN bench_account a ON a.k = n %% {ACCOUNTS} "
+            f"LEFT JOIN bench_method m ON m.k = a.k "
+            f"AND m.company_id = (%(companies)s::bigint[])[1 + n %% %(company_count)s]",
             {**params, "last": entries - 1},
         )
         cursor.execute(f"VACUUM (ANALYZE) {meta.db_table}")
@@ -338,7 +383,15 @@ def main() -> None:
     parser.add_argument("--statements", type=int, default=0, help="print each command's N costliest statements")
     parser.add_argument("--profile-dir", help="run each command under cProfile, its stats written here (no RSS)")
     parser.add_argument("--skip-reader", action="store_true", help="do not read the files back (achkit is slow)")
+    parser.add_argument(
+        "--saved-methods",
+        action="store_true",
+        help="each account is a customer's saved method and its entries charge it (PostgreSQL): returns block "
+        "methods and hold customers by the return policies, notices correct the methods",
+    )
     options = parser.parse_args()
+    if options.saved_methods and not options.database_url:
+        parser.error("--saved-methods needs --database-url")
 
     global URL, STATEMENTS, PROFILE_DIR
     URL, STATEMENTS, PROFILE_DIR = options.database_url, options.statements, options.profile_dir
@@ -354,11 +407,13 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     started = time.perf_counter()
-    _seed(options.entries, options.companies)
+    _seed(options.entries, options.companies, saved_methods=options.saved_methods)
     count = options.entries
     engine = "PostgreSQL" if options.database_url else "SQLite"
+    saved = ", charged from saved methods" if options.saved_methods else ""
     print(
-        f"{count:,} entries, {options.companies} companies, {engine}; seeded in {time.perf_counter() - started:.0f} s"
+        f"{count:,} entries, {options.companies} companies{saved}, {engine}; "
+        f"seeded in {time.perf_counter() - started:.0f} s"
     )
     if options.seed_only:
         print(f"VAR_DIR={var_dir}")

@@ -137,7 +137,13 @@ def payment_method_lock(*, company: Company, customer: Customer, payment_method:
 def payment_methods_lock(*, ids: Iterable[int]) -> dict[int, PaymentMethod]:
     """Methods by id, locked in id order, deleted ones too: a return, a notice or a reversal may come for a method
     deleted since its entry went out."""
-    methods = PaymentMethod.objects.select_for_update().filter(pk__in=set(ids)).order_by("pk")
+    # The customer comes with each (only the method is locked): a method's event names its customer's uuid.
+    methods = (
+        PaymentMethod.objects.select_for_update(of=("self",))
+        .select_related("customer")
+        .filter(pk__in=set(ids))
+        .order_by("pk")
+    )
     return {method.pk: method for method in methods}
 
 

@@ -119,3 +119,37 @@ def test_the_customer_hold_holds_that_customers_next_debit_only(tmp_path, method
 
     assert (held["status"], held["holdCode"]) == ("HELD", "RTN")
     assert free["status"] == "Pending"
+
+
+def test_two_returns_of_one_customer_in_a_file_block_and_hold_once(tmp_path, method, company):
+    """Two R10s of the same saved method in one file: the first blocks the method, the account and the customer's
+    debits, with one risk action each; the second finds all three done. A later file's R10 adds nothing."""
+    from events.models import Event
+
+    first, second, later = (saved_method_txn(method, amount=amount) for amount in (101, 102, 103))
+    run("originate", "--at", MONDAY_MORNING)
+    for txn in (first, second, later):
+        txn.refresh_from_db()
+    at = datetime(2026, 12, 8, 13, tzinfo=UTC)
+    path = tmp_path / "returns.ach"
+    path.write_text(return_file_for([(first, "R10", {}), (second, "R10", {})], at=at))
+    assert run("import_returns", str(path), "--at", RETURN_TIME)["returns"] == 2
+
+    method.refresh_from_db()
+    assert method.blocked_reason.startswith("R10 ")
+    hold = DebitHold.objects.get(customer=method.customer, lifted_at__isnull=True)
+    assert "R10" in hold.reason and hold.company_id == company.pk
+    assert sorted(RiskAction.objects.values_list("action", "transaction_id")) == [
+        ("block_account", first.pk),
+        ("block_method", first.pk),
+        ("hold_customer_debits", first.pk),
+    ]
+    assert Event.objects.filter(type="payment_method.blocked", object_uuid=method.uuid).count() == 1
+    company.merchant_settings.refresh_from_db()
+    assert company.merchant_settings.has_debit_holds
+
+    path = tmp_path / "later.ach"
+    path.write_text(return_file_for([(later, "R10", {})], at=at))
+    assert run("import_returns", str(path), "--at", "2026-12-08T15:00:00Z")["returns"] == 1
+    assert DebitHold.objects.filter(customer=method.customer).count() == 1
+    assert RiskAction.objects.count() == 3

@@ -126,7 +126,40 @@ class ReturnFollowUp:
     actions: frozenset[PolicyAction]
 
 
+def customer_debit_holds_place(wanted: Iterable[tuple[int, int, str]], *, at: datetime) -> set[tuple[int, int]]:
+    """`debit_hold_place` for many customers at once, (company, customer, reason) each: the (company, customer)
+    pairs it placed a hold on. A customer already held keeps its hold; the first reason of a customer wins."""
+    reasons: dict[tuple[int, int], str] = {}
+    for company_id, customer_id, reason in wanted:
+        reasons.setdefault((company_id, customer_id), reason)
+    if not reasons:
+        return set()
+    companies, customers = {pair[0] for pair in reasons}, {pair[1] for pair in reasons}
+    live = DebitHold.objects.filter(company_id__in=companies, customer_id__in=customers, lifted_at__isnull=True)
+    new = {
+        pair: reason
+        for pair, reason in reasons.items()
+        if pair not in set(live.values_list("company_id", "customer_id"))
+    }
+    if not new:
+        return set()
+    MerchantSettings.objects.filter(pk__in={pair[0] for pair in new}, has_debit_holds=False).update(
+        has_debit_holds=True
+    )
+    # A hold a concurrent import placed first stays (the partial unique constraints keep one per customer).
+    DebitHold.objects.bulk_create(
+        [
+            DebitHold(company_id=company_id, customer_id=customer_id, reason=reason[:255], created_at=at)
+            for (company_id, customer_id), reason in new.items()
+        ],
+        ignore_conflicts=True,
+    )
+    ours = live.filter(created_at=at, customer_id__in={pair[1] for pair in new})
+    return set(ours.values_list("company_id", "customer_id")) & set(new)
+
+
 def return_followups_apply(followups: Iterable[ReturnFollowUp], *, at: datetime) -> None:
+    held: list[tuple[Transaction, str, str]] = []  # (entry, code, why) of each return that holds its customer
     for follow in followups:
         txn, code = follow.txn, follow.code
         why = f"{code} {RETURN_CODES[code].reason}"
@@ -152,16 +185,24 @@ def return_followups_apply(followups: Iterable[ReturnFollowUp], *, at: datetime)
                     company_id=txn.company_id, action=PolicyAction.DEACTIVATE_CUSTOMER, at=at, txn=txn, code=code
                 )
         if PolicyAction.HOLD_CUSTOMER_DEBITS in follow.actions:
-            placed = debit_hold_place(
-                company_id=txn.company_id,
-                customer_id=txn.customer_id,
-                reason=f"the customer's new debits are held after a return {why}",
-                at=at,
-            )
-            if placed is not None:
-                risk_action_record(
+            held.append((txn, code, why))
+    placed = customer_debit_holds_place(
+        [
+            (txn.company_id, txn.customer_id, f"the customer's new debits are held after a return {why}")
+            for txn, _code, why in held
+        ],
+        at=at,
+    )
+    actions = []
+    for txn, code, _why in held:
+        if (txn.company_id, txn.customer_id) in placed:
+            placed.discard((txn.company_id, txn.customer_id))  # one action per hold, for the return that placed it
+            actions.append(
+                risk_action(
                     company_id=txn.company_id, action=PolicyAction.HOLD_CUSTOMER_DEBITS, at=at, txn=txn, code=code
                 )
+            )
+    RiskAction.objects.bulk_create(actions)
 
 
 # Level order: a change upwards is an alert with an event; a change downwards is recorded (warning, cleared).
