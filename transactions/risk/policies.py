@@ -136,11 +136,8 @@ def customer_debit_holds_place(wanted: Iterable[tuple[int, int, str]], *, at: da
         return set()
     companies, customers = {pair[0] for pair in reasons}, {pair[1] for pair in reasons}
     live = DebitHold.objects.filter(company_id__in=companies, customer_id__in=customers, lifted_at__isnull=True)
-    new = {
-        pair: reason
-        for pair, reason in reasons.items()
-        if pair not in set(live.values_list("company_id", "customer_id"))
-    }
+    held = set(live.values_list("company_id", "customer_id"))
+    new = {pair: reason for pair, reason in reasons.items() if pair not in held}
     if not new:
         return set()
     MerchantSettings.objects.filter(pk__in={pair[0] for pair in new}, has_debit_holds=False).update(
