@@ -7,7 +7,8 @@ default per customer" holds under concurrency; the partial unique constraints ke
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import copy
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
@@ -46,11 +47,12 @@ def _live_methods(*, company: Company, customer: Customer):
     return PaymentMethod.objects.filter(company=company, customer=customer, deleted_at__isnull=True)
 
 
-def _method_drafts(methods: Sequence[PaymentMethod], type: str) -> list[EventDraft]:
-    """The outbox events of a change to saved methods: each method as its GET route shows it, with the account
-    number masked (one serializer for all: DRF builds its fields once)."""
+def _method_drafts(changes: Sequence[tuple[PaymentMethod, str]]) -> list[EventDraft]:
+    """The outbox events of changes to saved methods, (method, event type) each: the method as its GET route shows
+    it, with the account number masked (one serializer for all: DRF builds its fields once)."""
+    methods = [method for method, _type in changes]
     drafts = []
-    for method, data in zip(methods, PaymentMethodOutput(methods, many=True).data, strict=True):
+    for (method, type), data in zip(changes, PaymentMethodOutput(methods, many=True).data, strict=True):
         data["accountNumber"] = mask(method.last_four)
         drafts.append(EventDraft(company_id=method.company_id, type=type, object_uuid=method.uuid, data=data))
     return drafts
@@ -58,7 +60,22 @@ def _method_drafts(methods: Sequence[PaymentMethod], type: str) -> list[EventDra
 
 def payment_method_event(method: PaymentMethod, type: str) -> None:
     """The outbox event for a change to a saved method (call inside the change's transaction)."""
-    events_record(_method_drafts([method], type))
+    events_record(_method_drafts([(method, type)]))
+
+
+class MethodEvents:
+    """The events of many changes to saved methods, written together (`write`): each change is announced with the
+    method as it is at that moment (a copy), so two changes of one method show each its own state."""
+
+    def __init__(self) -> None:
+        self.changes: list[tuple[PaymentMethod, str]] = []
+
+    def __call__(self, method: PaymentMethod, type: str) -> None:
+        self.changes.append((copy.copy(method), type))
+
+    def write(self) -> None:
+        events_record_many(_method_drafts(self.changes))
+        self.changes = []
 
 
 def _clear_default(*, company: Company, customer: Customer) -> None:
@@ -185,24 +202,26 @@ def payment_method_delete(*, company: Company, customer: Customer, payment_metho
 # payment_methods_lock) inside its transaction; each change is saved with its webhook event (CONTRACT 9).
 
 
-def payment_method_block(method: PaymentMethod, *, return_code: str, reason: str, at: datetime) -> bool:
+def payment_method_block(
+    method: PaymentMethod, *, return_code: str, reason: str, at: datetime, announce: MethodEvents
+) -> bool:
     """A return's policy blocks the method: every new debit to it is refused until the block is lifted. False when
-    it was blocked already (the first block stays). Marked on the instance only: `payment_methods_blocked_save`
-    writes the marked methods and their events, many at once."""
+    it was blocked already (the first block stays). Marked on the instance and announced to `announce`;
+    `payment_methods_blocked_save` writes the marked methods, many at once."""
     if method.blocked_at is not None:
         return False
     method.blocked_at, method.blocked_reason = at, f"{return_code} {reason}"
+    announce(method, EventType.PAYMENT_METHOD_BLOCKED)
     return True
 
 
 def payment_methods_blocked_save(methods: Sequence[PaymentMethod]) -> None:
-    """The blocks `payment_method_block` marked: one UPDATE per (time, reason) and one insert of the events."""
+    """The blocks `payment_method_block` marked: one UPDATE per (time, reason)."""
     by_block: dict[tuple[datetime, str], list[int]] = {}
     for method in methods:
         by_block.setdefault((method.blocked_at, method.blocked_reason), []).append(method.pk)
     for (blocked_at, blocked_reason), ids in by_block.items():
         PaymentMethod.objects.filter(pk__in=ids).update(blocked_at=blocked_at, blocked_reason=blocked_reason)
-    events_record_many(_method_drafts(methods, EventType.PAYMENT_METHOD_BLOCKED))
 
 
 def payment_methods_unblock(*, company_id: int, account_hash: str, return_code: str) -> int:
@@ -230,15 +249,17 @@ def payment_method_correct(
     account_number: str | None = None,
     account_type: str | None = None,
     holder_name: str | None = None,
+    announce: Callable[[PaymentMethod, str], None] = payment_method_event,
 ) -> bool:
     """A notice of change: the bank's corrected values replace the method's (what is not given stays). Another
     account or routing number is a new account to the rules, so it needs validating again. The holder's name (C04,
     which corrects nothing else) is kept beside the customer's. False, and the method left as it is, when the
-    customer already saved the corrected account: that method is the one to charge now."""
+    customer already saved the corrected account: that method is the one to charge now. `announce` writes the
+    change's event (an import gathers them: `MethodEvents`)."""
     if holder_name is not None:
         method.corrected_name = holder_name
         method.save(update_fields=["corrected_name"])
-        payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
+        announce(method, EventType.PAYMENT_METHOD_UPDATED)
         return True
     routing = method.routing_number if routing_number is None else routing_number
     account = method.account_number if account_number is None else account_number
@@ -266,7 +287,7 @@ def payment_method_correct(
             *_VALIDATION,
         ]
     )
-    payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
+    announce(method, EventType.PAYMENT_METHOD_UPDATED)
     return True
 
 

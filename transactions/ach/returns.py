@@ -21,6 +21,7 @@ from django.db import IntegrityError, transaction
 
 from payments.models import PaymentMethod
 from payments.services import (
+    MethodEvents,
     payment_method_block,
     payment_method_correct,
     payment_methods_blocked_save,
@@ -156,6 +157,7 @@ class _Chunk:
     returned_reversals: list = field(default_factory=list)
     followups: list[ReturnFollowUp] = field(default_factory=list)
     method_blocks: list[tuple[PaymentMethod, Transaction, str]] = field(default_factory=list)
+    method_events: MethodEvents = field(default_factory=MethodEvents)  # blocks and corrections, in file order
 
     @classmethod
     def lock(
@@ -225,6 +227,7 @@ class _Chunk:
 
     def flush(self) -> None:
         self.methods_block()
+        self.method_events.write()
         # One UPDATE per returned row, before its return is inserted: the row already carries the return code the
         # insert's trigger copies (so the trigger writes nothing), and a late return its late_returned_at. Each write
         # of a row rewrites every one of its indexes, so one write instead of three is most of the import's cost.
@@ -323,7 +326,9 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
     actions = chunk.policies.actions(txn.company_id, item.code)
     method = chunk.methods.get(txn.payment_method_id)
     blocked = PolicyAction.BLOCK_METHOD in actions and method is not None
-    if blocked and payment_method_block(method, return_code=item.code, reason=code.reason, at=chunk.at):
+    if blocked and payment_method_block(
+        method, return_code=item.code, reason=code.reason, at=chunk.at, announce=chunk.method_events
+    ):
         chunk.method_blocks.append((method, txn, item.code))  # written by methods_block, with their evidence
     if actions - {PolicyAction.BLOCK_METHOD}:
         chunk.followups.append(ReturnFollowUp(txn=txn, code=item.code, actions=actions))
@@ -397,15 +402,15 @@ def _apply_notice(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
         )
     )
     if method is not None and Corrected.NAME.value in corrected:
-        _correct_name(method, corrected[Corrected.NAME.value])
+        _correct_name(method, corrected[Corrected.NAME.value], chunk.method_events)
     elif method is not None and corrected:
-        _correct_method(method, corrected)
+        _correct_method(method, corrected, chunk.method_events)
     return True
 
 
-def _correct_name(method: PaymentMethod, name: str) -> None:
+def _correct_name(method: PaymentMethod, name: str, announce: MethodEvents) -> None:
     """C04: later charges of the method go out in the corrected name, and so do its entries not yet in a file."""
-    payment_method_correct(method, holder_name=name)
+    payment_method_correct(method, holder_name=name, announce=announce)
     Transaction.objects.filter(
         company_id=method.company_id,
         payment_method=method,
@@ -414,13 +419,14 @@ def _correct_name(method: PaymentMethod, name: str) -> None:
     ).update(name=name)
 
 
-def _correct_method(method: PaymentMethod, corrected: dict[str, str]) -> None:
+def _correct_method(method: PaymentMethod, corrected: dict[str, str], announce: MethodEvents) -> None:
     """Another account number, routing number or account type."""
     applied = payment_method_correct(
         method,
         routing_number=corrected.get(Corrected.ROUTING.value),
         account_number=corrected.get(Corrected.ACCOUNT.value),
         account_type=corrected.get(Corrected.ACCOUNT_TYPE.value),
+        announce=announce,
     )
     if not applied:
         # The customer already saved the corrected account: that method is the one to charge now.
