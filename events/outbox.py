@@ -347,6 +347,45 @@ def events_record_many(drafts: Sequence[EventDraft]) -> int:
     return len(drafts)
 
 
+# The outbox write of a lifecycle command's events when PostgreSQL renders their data (`events_record_selected`):
+# `select` gives (company_id, object_uuid, data, ord) per event, and the events are numbered and inserted in `ord`
+# order, as `events_record_many` writes its drafts; nothing travels back but the count.
+_SELECTED_SQL = """WITH drafts AS MATERIALIZED ({select}),
+counted AS MATERIALIZED (
+    SELECT d.*, count(*) OVER (PARTITION BY company_id, object_uuid ORDER BY ord DESC) - 1 AS back FROM drafts d
+),
+reserved AS (
+    INSERT INTO {sequence} AS s (company_id, object_uuid, last_sequence)
+    SELECT company_id, object_uuid, count(*) FROM drafts GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (company_id, object_uuid) DO UPDATE SET last_sequence = s.last_sequence + excluded.last_sequence
+    RETURNING company_id, object_uuid, last_sequence
+),
+written AS (
+    INSERT INTO {event} (company_id, uuid, type, object_uuid, sequence, data, created_at, fanout_pending)
+    SELECT d.company_id, gen_random_uuid(), %s, d.object_uuid, r.last_sequence - d.back, d.data, %s,
+           d.company_id IN (SELECT company_id FROM {endpoint} WHERE enabled AND deleted_at IS NULL)
+    FROM counted d JOIN reserved r ON r.company_id = d.company_id AND r.object_uuid = d.object_uuid
+    ORDER BY d.ord
+    RETURNING fanout_pending
+)
+SELECT count(*), coalesce(bool_or(fanout_pending), false) FROM written"""
+
+
+def events_record_selected(select: str, params: Sequence[Any], *, type: str) -> int:
+    """PostgreSQL only, in the caller's transaction: the events of type `type` whose rows `select` (SQL and its
+    `params`) gives as (company_id, object_uuid, data, ord), written by one statement that reserves their sequence
+    numbers as `events_record_many` does. The data never leaves the server. Returns how many were written."""
+    if not connection.in_atomic_block:
+        with transaction.atomic():
+            return events_record_selected(select, params, type=type)
+    with connection.cursor() as cursor:
+        cursor.execute(_SELECTED_SQL.format(**_tables(select=select)), [*params, type, timezone.now()])
+        written, fanout_pending = cursor.fetchone()
+    if fanout_pending:
+        wake_worker_after_commit()
+    return written
+
+
 def events_fan_out(*, limit: int = FANOUT_CHUNK) -> int:
     """Worker side of the outbox: turn up to `limit` events marked for fan-out into one delivery per endpoint
     that is live and subscribed (and existed when the event happened). Rows another worker is fanning out are

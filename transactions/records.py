@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from transactions.methods import method_kind
-from transactions.models import Status, Transaction, TransactionEvent
-from vault.records import iso_utc, mask, text_or_none
+from transactions.methods import METHODS, method_kind
+from transactions.models import Status, Transaction, TransactionEvent, TransactionHold, TransactionReturn
+from vault.records import DATETIME_SQL, MASK_PREFIX, iso_utc, mask, text_or_none
 
 
 def payment_details(txn: Transaction) -> dict[str, Any]:
@@ -139,3 +139,95 @@ def transaction_event_record(event: TransactionEvent) -> dict[str, Any]:
         "reason": text_or_none(event.reason),
         "at": iso_utc(event.at),
     }
+
+
+def _sql_text(value: str) -> str:
+    """A constant of this code as an SQL literal (never a value from a request)."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _iso_sql(column: str) -> str:
+    return DATETIME_SQL % {"expressions": column}
+
+
+def _object_sql(pairs: list[tuple[str, str]]) -> str:
+    """jsonb_build_object of (JSON name, SQL expression) pairs (at most 50: the function takes 100 arguments)."""
+    return "jsonb_build_object(" + ", ".join(f"{_sql_text(name)}, {expression}" for name, expression in pairs) + ")"
+
+
+_IS_CARD = "t.method IN (" + ", ".join(_sql_text(code) for code, kind in METHODS.items() if kind.pays_by_card) + ")"
+_IS_HELD = f"t.status = {_sql_text(Status.HELD)}"
+_CARD_DETAILS = [
+    ("name", "t.name"),
+    ("cardNumber", "t.card_masked"),
+    ("panFirstSix", "t.card_first_six"),
+    ("panLastFour", "t.card_last_four"),
+    ("expirationDate", "t.card_expiration"),
+]
+_BANK_DETAILS = [
+    ("name", "t.name"),
+    ("accountType", "t.account_type"),
+    ("accountNumber", f"{_sql_text(MASK_PREFIX)} || t.account_last_four"),
+    ("routingNumber", "t.routing_number"),
+]
+_RECORD_PAIRS = [
+    ("uuid", "t.uuid::text"),
+    ("numericId", "t.id"),
+    ("status", "t.status"),
+    ("amount", "CASE WHEN t.amount > 0 AND t.account_validation_id IS NOT NULL THEN NULL ELSE t.amount END"),
+    ("method", "t.method"),
+    ("type", "t.type"),
+    ("effectiveDate", "to_char(t.effective_date, 'YYYY-MM-DD')"),
+    ("customerUuid", "customer.uuid::text"),
+    ("paymentMethodUuid", "method.uuid::text"),
+    ("standardEntryClassCode", "NULLIF(t.standard_entry_class_code, '')"),
+    ("paymentDetails", f"CASE WHEN {_IS_CARD} THEN {_object_sql(_CARD_DETAILS)} ELSE {_object_sql(_BANK_DETAILS)} END"),
+    ("createdAt", _iso_sql("t.created_at")),
+    ("isSameDay", "t.is_same_day"),
+    ("isDuplicate", "t.is_duplicate"),
+    ("externalUniqueId", "NULLIF(t.external_unique_id, '')"),
+    ("idempotencyKey", "NULLIF(t.idempotency_key, '')"),
+    ("sequenceUuid", "t.sequence_uuid::text"),
+    ("rtpTransactionId", "NULLIF(t.rtp_transaction_id, '')"),
+    ("description", "NULLIF(t.description, '')"),
+    ("entryDescription", "t.entry_description"),
+    ("purpose", "t.purpose"),
+    ("failureReason", f"CASE WHEN {_IS_HELD} THEN NULL ELSE NULLIF(t.failure_reason, '') END"),
+    ("returnCode", "returned.return_code"),
+    ("returnReason", "returned.return_reason"),
+    ("returnedAt", _iso_sql("returned.returned_at")),
+    ("voidedAt", _iso_sql("t.voided_at")),
+    ("reversalUuid", "t.reversal_uuid::text"),
+    ("reversedAt", _iso_sql("t.reversed_at")),
+    ("refundOfUuid", "refunded.uuid::text"),
+]
+_CARD_PAIRS = [("authorizedAt", _iso_sql("t.authorized_at")), ("authResponseCode", "NULLIF(t.auth_response_code, '')")]
+_HOLD_PAIRS = [("holdCode", "NULLIF(hold.hold_code, '')"), ("holdReason", "NULLIF(hold.hold_reason, '')")]
+
+# `transaction_record` written by PostgreSQL, for the rows of a lifecycle command's moves (transactions.events):
+# the same JSON, key for key, without a round trip of each row to Python and back. A change to one form is a
+# change to the other: tests/transactions/test_record_sql.py compares them on every kind of transaction.
+# `t` is the transaction; its linked rows are joined in the tenant's own rows only (`RECORD_SQL_JOINS`).
+RECORD_SQL = (
+    _object_sql(_RECORD_PAIRS)
+    + f" || CASE WHEN {_IS_CARD} THEN {_object_sql(_CARD_PAIRS)} ELSE '{{}}'::jsonb END"
+    + f" || CASE WHEN {_IS_HELD} THEN {_object_sql(_HOLD_PAIRS)} ELSE '{{}}'::jsonb END"
+)
+
+
+def _joined(alias: str, model, on: str) -> str:
+    return f"LEFT JOIN {model._meta.db_table} {alias} ON {alias}.company_id = t.company_id AND {on}"
+
+
+RECORD_SQL_JOINS = " ".join(
+    (
+        _joined("customer", Transaction._meta.get_field("customer").related_model, "customer.id = t.customer_id"),
+        _joined(
+            "method", Transaction._meta.get_field("payment_method").related_model, "method.id = t.payment_method_id"
+        ),
+        _joined("refunded", Transaction, "refunded.id = t.refund_of_id"),
+        # Only a returned transaction reads its return row (return_details).
+        _joined("returned", TransactionReturn, "returned.transaction_id = t.id AND COALESCE(t.return_code, '') <> ''"),
+        _joined("hold", TransactionHold, f"hold.transaction_id = t.id AND {_IS_HELD}"),
+    )
+)

@@ -1,0 +1,106 @@
+"""On PostgreSQL the lifecycle commands' events carry a record the server renders (transactions.records.RECORD_SQL),
+not transaction_record's: a webhook must read the same, key for key, whichever wrote it, for every kind of
+transaction and every key the record can carry."""
+
+import uuid
+from datetime import date, datetime, timedelta
+
+import pytest
+from django.utils import timezone
+
+from events.models import Event, ObjectSequence
+from tests import factories
+from transactions.events import transactions_event
+from transactions.models import AccountValidation, Transaction, TransactionHold, TransactionReturn
+from transactions.records import transaction_record
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+
+
+def every_kind_of_transaction(company) -> list[Transaction]:
+    customer = factories.CustomerFactory(company=company)
+    method = factories.PaymentMethodFactory(customer=customer)
+    validation = AccountValidation.objects.create(
+        company=company, payment_method=method, kind="micro", effective_date=date(2026, 11, 10)
+    )
+    moment = datetime(2026, 11, 12, 14, 0, 0, 5, tzinfo=timezone.get_fixed_timezone(-300))
+    make = factories.TransactionFactory
+    plain = make(company=company, effective_date=date(999, 1, 2), created_at=moment)
+    saved = make(
+        company=company,
+        customer=customer,
+        payment_method=method,
+        type="Credit",
+        standard_entry_class_code="",
+        external_unique_id="ext-1",
+        idempotency_key="key-1",
+        description='O\'Brien "rent" \\ é',
+        entry_description="PAYROLL",
+        purpose="rent",
+        is_same_day=True,
+    )
+    returned = make(company=company, status="Returned", trace_number="021000020000001", failure_reason="R01")
+    TransactionReturn.objects.create(
+        company=company, transaction=returned, return_code="R01", return_reason="Insufficient Funds", returned_at=moment
+    )
+    coded_without_row = make(company=company, status="Returned", return_code="R02")
+    refund = make(company=company, refund_of=saved, type="Credit", entry_description="REFUND")
+    card = make(
+        company=company,
+        method="CRD",
+        card_masked="411111******1111",
+        card_first_six="411111",
+        card_last_four="1111",
+        card_expiration="12/29",
+        authorized_at=moment,
+        auth_response_code="00",
+    )
+    card_unauthorized = make(company=company, method="CRD", card_masked="5555********4444")
+    micro = make(company=company, amount=7, account_validation=validation)
+    prenote = make(company=company, amount=0, account_validation=validation)
+    voided = make(company=company, status="Voided", voided_at=moment, reversal_uuid=uuid.uuid4(), reversed_at=moment)
+    rtp = make(company=company, method="RTP", rtp_transaction_id="RTP-9", standard_entry_class_code="")
+    held = make(company=company, status="HELD", failure_reason="over the limit")
+    TransactionHold.objects.create(company=company, transaction=held, hold_code="H1", hold_reason="Over the limit")
+    held_without_row = make(company=company, status="HELD")
+    kinds = [plain, saved, returned, coded_without_row, refund, card, card_unauthorized, micro, prenote, voided, rtp]
+    return [*kinds, held, held_without_row]
+
+
+def fresh(pk: int) -> Transaction:
+    return Transaction.objects.select_related("customer", "payment_method", "refund_of", "return_entry").get(pk=pk)
+
+
+def test_the_server_renders_the_record_transaction_record_renders():
+    company = factories.CompanyFactory()
+    txns = every_kind_of_transaction(company)
+    factories.TransactionFactory(company=factories.CompanyFactory())  # another tenant's row is not read
+
+    transactions_event([txn.pk for txn in reversed(txns)], "transaction.updated")
+
+    events = list(Event.objects.filter(type="transaction.updated").order_by("id"))
+    assert [event.object_uuid for event in events] == [txn.uuid for txn in txns]  # id order, whatever was passed
+    for txn, event in zip(txns, events, strict=True):
+        assert event.data == transaction_record(fresh(txn.pk)), txn.status
+        assert event.company_id == company.pk
+    assert {key for event in events for key in event.data} >= {"holdCode", "authorizedAt", "returnCode"}
+
+
+def test_server_rendered_events_are_numbered_after_the_objects_earlier_events():
+    company = factories.CompanyFactory()
+    first, second = factories.TransactionFactory(company=company), factories.TransactionFactory(company=company)
+    ObjectSequence.objects.create(company=company, object_uuid=first.uuid, last_sequence=4)
+
+    transactions_event([first.pk, second.pk], "transaction.originated")
+    transactions_event([first.pk], "transaction.settled")
+
+    sequences = {(event.object_uuid, event.type): event.sequence for event in Event.objects.filter(company=company)}
+    assert sequences == {
+        (first.uuid, "transaction.originated"): 5,
+        (second.uuid, "transaction.originated"): 1,
+        (first.uuid, "transaction.settled"): 6,
+    }
+    assert Event.objects.filter(company=company, fanout_pending=True).count() == 0
+    assert all(
+        event.created_at > timezone.now() - timedelta(minutes=1) for event in Event.objects.filter(company=company)
+    )
