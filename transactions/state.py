@@ -350,7 +350,29 @@ def transition_many(
     """The bulk form: lock `rows`, move those the table allows with one UPDATE per move and append their events
     in one insert. Rows the table refuses stay as they are. Each event's reason is `reasons[pk]`, else `reason`.
     Returns (pk, *read) of the moved rows. Rows are read as tuples, never as model instances."""
-    locked = transaction_lock(rows, skip_locked=skip_locked).order_by("pk").values_list(*CHECKED_FIELDS, *read)
+    locked = rows_lock_checked(rows, skip_locked=skip_locked, read=read)
+    return locked_transition(locked, event, actor=actor, at=at, changes=changes, reason=reason, reasons=reasons)
+
+
+def rows_lock_checked(
+    rows: QuerySet[Transaction], *, skip_locked: bool = False, read: Sequence[str] = ()
+) -> list[tuple]:
+    """`rows` locked in id order, as (*CHECKED_FIELDS, *read) tuples: what `locked_transition` moves."""
+    return list(transaction_lock(rows, skip_locked=skip_locked).order_by("pk").values_list(*CHECKED_FIELDS, *read))
+
+
+def locked_transition(
+    locked: Sequence[tuple],
+    event: str,
+    *,
+    actor: Actor,
+    at,
+    changes: Mapping | None = None,
+    reason: str = "",
+    reasons: Mapping[int, str] | None = None,
+) -> list[tuple]:
+    """The second half of `transition_many`, for rows the caller locked with `rows_lock_checked` (a caller that
+    reads the locked rows itself locks them once, not twice)."""
     moved: dict[Move, list[tuple]] = {}
     for values in locked:
         row = _Row(*values[: len(CHECKED_FIELDS)])

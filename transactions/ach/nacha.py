@@ -145,8 +145,15 @@ class NachaFieldError(ValueError):
     """A value the writer cannot put into its field exactly; the message names the field, never the value."""
 
 
+def _is_printable_ascii(text: str) -> bool:
+    """Every character in 32-126 (isprintable is False for the control characters and DEL)."""
+    return text.isascii() and text.isprintable()
+
+
 def ascii_upper(value: str) -> str:
     """NACHA alphanumeric fields: upper-case ASCII only (accents folded, other characters dropped)."""
+    if _is_printable_ascii(value):  # most names and descriptions: nothing to fold or drop
+        return value.upper()
     folded = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
     return "".join(ch for ch in folded.upper() if 32 <= ord(ch) < 127)
 
@@ -163,7 +170,7 @@ def render(layout: Sequence[tuple[str, int, str]], values: dict[str, object]) ->
                 raise NachaFieldError(f"{name} does not fit in {width} digits")
             parts.append(text.rjust(width, "0"))
         elif kind == X:
-            if not all(32 <= ord(ch) < 127 for ch in text):
+            if not _is_printable_ascii(text):
                 raise NachaFieldError(f"{name} must be printable ASCII")
             if len(text) > width:
                 raise NachaFieldError(f"{name} does not fit in {width} characters")

@@ -20,7 +20,7 @@ from transactions.methods import CAPTURED_BY_SETTLE_METHODS
 from transactions.models import NOT_SEEDED, Batch, Settlement, Status, Transaction
 from transactions.risk.account_validation import validations_settle
 from transactions.rules import signed_amount
-from transactions.state import Actor, Event, transaction_lock, transition_many
+from transactions.state import Actor, Event, locked_transition, rows_lock_checked
 from vault.commands import Progress, no_progress
 from vault.db import ids_in, statistics_refresh
 from vault.threads import on_threads
@@ -88,8 +88,8 @@ def _id_chunks(guard: Q) -> Iterator[list[int]]:
 def _settle_group(
     *, company_id: int, day: date, ids: list[int], kind: str, at: datetime, guard: Q, changes: dict, actor: Actor
 ) -> tuple[Settlement | None, int]:
-    rows = Transaction.objects.filter(guard, ids_in(ids))
-    locked = list(transaction_lock(rows, skip_locked=True).values_list("pk", "type", "amount"))
+    # Locked once, with what the move checks and what the settlement adds up (pk, company, status, method, type).
+    locked = rows_lock_checked(Transaction.objects.filter(guard, ids_in(ids)), skip_locked=True, read=("amount",))
     if not locked:
         return None, 0
     settlement, _created = Settlement.objects.get_or_create(
@@ -98,14 +98,13 @@ def _settle_group(
     late = kind == Settlement.Kind.LATE_RETURN
     net = sum(
         -signed_amount(txn_type, amount) if late else signed_amount(txn_type, amount)
-        for _pk, txn_type, amount in locked
+        for _pk, _company, _status, _method, txn_type, amount in locked
     )
-    ours = Transaction.objects.filter(ids_in([pk for pk, _t, _a in locked]))
     if late:
         # Money back from a settled debit: the status stays Returned, the row joins the late-return settlement.
-        ours.update(late_return_settlement=settlement)
+        Transaction.objects.filter(ids_in([values[0] for values in locked])).update(late_return_settlement=settlement)
     else:
-        transition_many(ours, Event.SETTLED, actor=actor, at=at, changes={"settlement": settlement, **changes})
+        locked_transition(locked, Event.SETTLED, actor=actor, at=at, changes={"settlement": settlement, **changes})
     Settlement.objects.filter(pk=settlement.pk).update(
         transaction_count=F("transaction_count") + len(locked), net_amount=F("net_amount") + net
     )
