@@ -477,6 +477,12 @@ def _write_ceiling(url: str) -> None:
         constrained = connection.execute(
             "SELECT count(*) FROM pg_constraint WHERE conrelid = %s::regclass AND contype IN ('p', 'u')", [table]
         ).fetchone()[0]
+        settings = connection.execute(
+            "SELECT string_agg(name || ' ' || current_setting(name), ', ' ORDER BY name) FROM pg_settings "
+            "WHERE name IN ('shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'autovacuum')"
+        ).fetchone()[0]
+    # At a million entries these decide much of the figures (docs/operations.md section 8).
+    print(f"server: {settings}")
     print(
         f"ceiling: one UPDATE of an indexed column of {CEILING_ROWS:,} entries by id: {figures[0]:,.0f} entries per "
         f"PostgreSQL CPU-second with the table's {len(indexes) + constrained} indexes, {figures[1]:,.0f} with the "
