@@ -82,7 +82,10 @@ def test_notice_with_superscript_digits_in_the_account_is_not_applied(company, t
     assert method.account_number == "000123456789"
 
 
-@pytest.mark.parametrize("account_number", ["12345678" + ARABIC_NINE, "１２３４５６７８９", "12345678901234567890"])
+@pytest.mark.parametrize(
+    "account_number",
+    ["12345678" + ARABIC_NINE, "１２３４５６７８９", "12345678901234567890", "1234\t5678", "12345678\x7f"],
+)
 def test_nacha_writer_refuses_an_account_number_it_cannot_write_exactly(account_number):
     values = {"record_type": "6", "transaction_code": "27", "account_number": account_number}
     with pytest.raises(nacha.NachaFieldError, match="account_number") as raised:
@@ -105,3 +108,12 @@ def test_originate_with_an_unwritable_account_number_writes_no_file(company, tmp
         run("originate", "--at", MONDAY_MORNING)
     assert OriginationFile.objects.get().path == ""
     assert not settings.OUTBOUND_DIR.exists() or list(settings.OUTBOUND_DIR.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "written"),
+    [("Ada Lovelace", "ADA LOVELACE"), ("Zoë O'Brien", "ZOE O'BRIEN"), ("Ada\tLove\x7flace", "ADALOVELACE")],
+)
+def test_nacha_writer_upper_cases_names_and_drops_what_it_cannot_write(name, written):
+    record = nacha.render(nacha.ENTRY_DETAIL, {"record_type": "6", "individual_name": name})
+    assert nacha.parse(nacha.ENTRY_DETAIL, record)["individual_name"].rstrip() == written
