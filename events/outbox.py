@@ -372,12 +372,10 @@ SELECT count(*), coalesce(bool_or(fanout_pending), false) FROM written"""
 
 
 def events_record_selected(select: str, params: Sequence[Any], *, type: str) -> int:
-    """PostgreSQL only, in the caller's transaction: the events of type `type` whose rows `select` (SQL and its
-    `params`) gives as (company_id, object_uuid, data, ord), written by one statement that reserves their sequence
-    numbers as `events_record_many` does. The data never leaves the server. Returns how many were written."""
-    if not connection.in_atomic_block:
-        with transaction.atomic():
-            return events_record_selected(select, params, type=type)
+    """PostgreSQL only, in the caller's transaction (one statement, so atomic without one): the events of type
+    `type` whose rows `select` (SQL and its `params`) gives as (company_id, object_uuid, data, ord), written by one
+    statement that reserves their sequence numbers as `events_record_many` does. The data never leaves the server.
+    Returns how many were written."""
     with connection.cursor() as cursor:
         cursor.execute(_SELECTED_SQL.format(**_tables(select=select)), [*params, type, timezone.now()])
         written, fanout_pending = cursor.fetchone()
