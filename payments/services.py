@@ -8,7 +8,7 @@ default per customer" holds under concurrency; the partial unique constraints ke
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
@@ -23,6 +23,7 @@ from payments import numbers
 from payments.models import PaymentMethod
 from payments.serializers import PaymentMethodOutput
 from vault import crypto
+from vault.db import rows_update
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict, NotFound
 from vault.records import mask
@@ -242,53 +243,99 @@ def payment_methods_unblock(*, company_id: int, account_hash: str, return_code: 
     return lifted
 
 
-def payment_method_correct(
-    method: PaymentMethod,
-    *,
-    routing_number: str | None = None,
-    account_number: str | None = None,
-    account_type: str | None = None,
-    holder_name: str | None = None,
-    announce: Callable[[PaymentMethod, str], None] = payment_method_event,
-) -> bool:
-    """A notice of change: the bank's corrected values replace the method's (what is not given stays). Another
-    account or routing number is a new account to the rules, so it needs validating again. The holder's name (C04,
-    which corrects nothing else) is kept beside the customer's. False, and the method left as it is, when the
-    customer already saved the corrected account: that method is the one to charge now. `announce` writes the
-    change's event (an import gathers them: `MethodEvents`)."""
-    if holder_name is not None:
+# What a notice of change writes on a saved method.
+_CORRECTED = (
+    "routing_number",
+    "account_number",
+    "account_hash",
+    "account_number_hash",
+    "last_four",
+    "account_type",
+    "corrected_name",
+    "validation_status",
+    "validation_method",
+    "validated_at",
+)
+
+
+class MethodCorrections:
+    """Notices of change of one part of a file, applied to their saved methods in file order and written together
+    (`write`: one UPDATE). The bank's corrected values replace the method's (what is not given stays). Another
+    account or routing number is a new account to the rules, so it needs validating again; the holder's name (C04,
+    which corrects nothing else) is kept beside the customer's. Each change is announced to `announce`.
+
+    Whether the customer already saved the corrected account is answered from the live accounts of the methods'
+    customers, read once and kept as each correction moves a method from one account to another (the methods
+    must be locked: payment_methods_lock). A correction onto an account another correction here just left writes
+    the ones before it first, so the unique index never sees two live methods of one account."""
+
+    def __init__(self, methods: Iterable[PaymentMethod], *, announce: MethodEvents) -> None:
+        self.announce = announce
+        self.methods = list(methods)
+        self.pending: dict[int, PaymentMethod] = {}
+        self._live: dict[tuple[int, int], set[str]] | None = None
+        self._left: set[tuple[int, int, str]] = set()  # accounts a pending correction moved a method off
+
+    def _live_accounts(self) -> dict[tuple[int, int], set[str]]:
+        if self._live is None:
+            self._live = {}
+            rows = PaymentMethod.objects.filter(
+                customer_id__in={method.customer_id for method in self.methods}, deleted_at__isnull=True
+            ).values_list("company_id", "customer_id", "account_hash")
+            for company_id, customer_id, account_hash in rows:
+                self._live.setdefault((company_id, customer_id), set()).add(account_hash)
+        return self._live
+
+    def name(self, method: PaymentMethod, holder_name: str) -> None:
         method.corrected_name = holder_name
-        method.save(update_fields=["corrected_name"])
-        announce(method, EventType.PAYMENT_METHOD_UPDATED)
+        self._pend(method)
+
+    def account(
+        self,
+        method: PaymentMethod,
+        *,
+        routing_number: str | None = None,
+        account_number: str | None = None,
+        account_type: str | None = None,
+    ) -> bool:
+        """False, and the method left as it is, when the customer already saved the corrected account: that method
+        is the one to charge now."""
+        routing = method.routing_number if routing_number is None else routing_number
+        account = method.account_number if account_number is None else account_number
+        account_hash = crypto.account_pair_hash(routing, account)
+        if account_hash != method.account_hash and not self._move(method, account_hash):
+            return False
+        method.routing_number = routing
+        method.account_number = account
+        method.account_hash = account_hash
+        method.account_number_hash = crypto.account_number_hash(account)
+        method.last_four = account[-4:]
+        method.account_type = method.account_type if account_type is None else account_type
+        self._pend(method)
         return True
-    routing = method.routing_number if routing_number is None else routing_number
-    account = method.account_number if account_number is None else account_number
-    account_hash = crypto.account_pair_hash(routing, account)
-    changed_account = account_hash != method.account_hash
-    siblings = PaymentMethod.objects.filter(company_id=method.company_id, customer_id=method.customer_id)
-    if changed_account and siblings.filter(account_hash=account_hash, deleted_at__isnull=True).exists():
-        return False
-    method.routing_number = routing
-    method.account_number = account
-    method.account_hash = account_hash
-    method.account_number_hash = crypto.account_number_hash(account)
-    method.last_four = account[-4:]
-    method.account_type = method.account_type if account_type is None else account_type
-    if changed_account:
+
+    def _move(self, method: PaymentMethod, account_hash: str) -> bool:
+        """The customer's live accounts as the method moves to `account_hash`; False when one of them is it."""
+        customer = (method.company_id, method.customer_id)
+        live = self._live_accounts().setdefault(customer, set())
+        if account_hash in live:
+            return False
+        if (*customer, account_hash) in self._left:
+            self.write()  # the method that left it must be written before this one takes it
+        if method.deleted_at is None:
+            live.discard(method.account_hash)
+            live.add(account_hash)
+            self._left.add((*customer, method.account_hash))
         _validation_set(method, PaymentMethod.ValidationStatus.UNVALIDATED, kind="")
-    method.save(
-        update_fields=[
-            "routing_number",
-            "account_number",
-            "account_hash",
-            "account_number_hash",
-            "last_four",
-            "account_type",
-            *_VALIDATION,
-        ]
-    )
-    announce(method, EventType.PAYMENT_METHOD_UPDATED)
-    return True
+        return True
+
+    def _pend(self, method: PaymentMethod) -> None:
+        self.pending[method.pk] = method
+        self.announce(method, EventType.PAYMENT_METHOD_UPDATED)
+
+    def write(self) -> None:
+        rows_update(PaymentMethod, list(self.pending.values()), _CORRECTED)
+        self.pending, self._left = {}, set()
 
 
 # Validation state of a saved method (CONTRACT 11). Each change is one small function so a later state machine

@@ -8,11 +8,12 @@ change and its record commit or roll back together."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured
-from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
+from django.db import connection, models, transaction
 from django.db.models import QuerySet
 
 from accounts.authentication import ApiKeyPrincipal
@@ -26,7 +27,7 @@ from transactions.events import (
 from transactions.methods import method_kind
 from transactions.models import Status, Transaction, TransactionEvent, TransactionHold, TransactionType
 from vault.commands import Progress, no_progress
-from vault.db import RowInsert, array_literal, ids_in
+from vault.db import RowInsert, array_literal, ids_in, rows_update
 from vault.error_codes import ErrorCode
 from vault.errors import Conflict
 
@@ -392,25 +393,6 @@ def locked_transition(
     return [(values[0], *values[len(CHECKED_FIELDS) :]) for members in moved.values() for values in members]
 
 
-UPDATE_CHUNK = 500
-# Per-row values go to PostgreSQL as one array per column, this many rows per UPDATE.
-ARRAY_UPDATE_CHUNK = 20_000
-
-
-def _update_rows_sql(columns: list) -> str:
-    """PostgreSQL: one UPDATE ... FROM unnest(one array per column) for a chunk of rows with their own values."""
-    quote = connection.ops.quote_name
-    meta = Transaction._meta
-    names = [quote(column.column) for column in columns]
-    arrays = ", ".join(f"%s::{column.cast_db_type(connection)}[]" for column in columns)
-    assignments = ", ".join(f"{name} = u.{name}" for name in names)
-    pk = quote(meta.pk.column)
-    return (
-        f"UPDATE {quote(meta.db_table)} AS t SET {assignments} "  # noqa: S608 - model names; values are parameters
-        f"FROM unnest(%s::bigint[], {arrays}) AS u (u_pk, {', '.join(names)}) WHERE t.{pk} = u.u_pk"
-    )
-
-
 def rows_move(
     txns: list,
     event: str,
@@ -428,34 +410,8 @@ def rows_move(
         move = move_for(txn, event, actor)
         moved.setdefault(move, []).append(txn)
         txn.status = move.target
-    meta = Transaction._meta
-    columns = [meta.get_field(name) for name in ("status", *fields)]
-    postgres = connection.vendor == "postgresql"
-    size = ARRAY_UPDATE_CHUNK if postgres else UPDATE_CHUNK
-    chunks = [txns[start : start + size] for start in range(0, len(txns), size)]
-    if postgres:
-        sql = _update_rows_sql(columns)
-    else:
-        assignments = ", ".join(f"{connection.ops.quote_name(column.column)} = %s" for column in columns)
-        table, pk = connection.ops.quote_name(meta.db_table), connection.ops.quote_name(meta.pk.column)
-        sql = f"UPDATE {table} SET {assignments} WHERE {pk} = %s"  # noqa: S608 - model names; values are parameters
-    wrapper = connections[DEFAULT_DB_ALIAS]  # not the thread-local proxy: it is read seven times a row below
-    with connection.cursor() as cursor:
-        for chunk in progress(chunks, desc=desc or event, unit="chunk"):
-            values = [
-                [column.get_db_prep_save(getattr(txn, column.attname), wrapper) for column in columns] + [txn.pk]
-                for txn in chunk
-            ]
-            if postgres:
-                cursor.execute(
-                    sql,
-                    [
-                        array_literal(row[-1] for row in values),
-                        *(array_literal(row[i] for row in values) for i in range(len(columns))),
-                    ],
-                )
-            else:
-                cursor.executemany(sql, values)
+    chunks = functools.partial(progress, desc=desc or event, unit="chunk")
+    rows_update(Transaction, txns, ("status", *fields), chunks=chunks)
     return moved
 
 

@@ -18,6 +18,7 @@ from transactions import state
 from transactions.ach import origination, returns, settlement
 from transactions.models import Transaction, TransactionEvent
 from transactions.sandbox.bank_files import return_file_for
+from vault import db as vault_db
 
 pytestmark = pytest.mark.django_db
 
@@ -73,8 +74,8 @@ def test_a_day_in_chunks_of_one_writes_what_a_day_in_one_piece_writes(tmp_path, 
 
     for module, name, value in (
         (origination, "BATCH_CHUNK", 2),
-        (state, "ARRAY_UPDATE_CHUNK", 2),
-        (state, "UPDATE_CHUNK", 2),
+        (vault_db, "ARRAY_UPDATE_CHUNK", 2),
+        (vault_db, "UPDATE_CHUNK", 2),
         (state, "EVENT_ARRAY_THRESHOLD", 1),
         (transaction_events, "WEBHOOK_CHUNK", 2),
         (event_outbox, "COPY_THRESHOLD", 1),

@@ -15,15 +15,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from itertools import islice
+from types import SimpleNamespace
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from payments.models import PaymentMethod
 from payments.services import (
+    MethodCorrections,
     MethodEvents,
     payment_method_block,
-    payment_method_correct,
     payment_methods_blocked_save,
     payment_methods_lock,
 )
@@ -61,7 +62,7 @@ from transactions.risk.policies import (
 )
 from transactions.state import Actor, Event, moves_announce, rows_move, transaction_lock, transition_many
 from vault.commands import Progress, no_progress
-from vault.db import ids_in
+from vault.db import ids_in, rows_update
 from vault.records import mask, text_or_none
 
 logger = logging.getLogger("transactions.lifecycle")
@@ -158,6 +159,11 @@ class _Chunk:
     followups: list[ReturnFollowUp] = field(default_factory=list)
     method_blocks: list[tuple[PaymentMethod, Transaction, str]] = field(default_factory=list)
     method_events: MethodEvents = field(default_factory=MethodEvents)  # blocks and corrections, in file order
+    corrections: MethodCorrections | None = None
+    corrected_names: dict[int, str] = field(default_factory=dict)  # method id -> holder's name (C04)
+
+    def __post_init__(self) -> None:
+        self.corrections = MethodCorrections(self.methods.values(), announce=self.method_events)
 
     @classmethod
     def lock(
@@ -227,6 +233,8 @@ class _Chunk:
 
     def flush(self) -> None:
         self.methods_block()
+        self.corrections.write()
+        _unsent_renamed(self.corrected_names)
         self.method_events.write()
         # One UPDATE per returned row, before its return is inserted: the row already carries the return code the
         # insert's trigger copies (so the trigger writes nothing), and a late return its late_returned_at. Each write
@@ -402,31 +410,33 @@ def _apply_notice(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
         )
     )
     if method is not None and Corrected.NAME.value in corrected:
-        _correct_name(method, corrected[Corrected.NAME.value], chunk.method_events)
+        # C04: later charges of the method go out in the corrected name, and so do its entries not yet in a file.
+        chunk.corrections.name(method, corrected[Corrected.NAME.value])
+        chunk.corrected_names[method.pk] = corrected[Corrected.NAME.value]
     elif method is not None and corrected:
-        _correct_method(method, corrected, chunk.method_events)
+        _correct_method(method, corrected, chunk.corrections)
     return True
 
 
-def _correct_name(method: PaymentMethod, name: str, announce: MethodEvents) -> None:
-    """C04: later charges of the method go out in the corrected name, and so do its entries not yet in a file."""
-    payment_method_correct(method, holder_name=name, announce=announce)
-    Transaction.objects.filter(
-        company_id=method.company_id,
-        payment_method=method,
-        batch__isnull=True,
-        status__in=(Status.PENDING, Status.HELD),
-    ).update(name=name)
+def _unsent_renamed(names: dict[int, str]) -> None:
+    """The entries of these methods not yet in a file take the holder's corrected name (method id -> name)."""
+    unsent = (
+        Transaction.objects.select_for_update()
+        .filter(ids_in(names, field="payment_method_id"), batch__isnull=True, status__in=(Status.PENDING, Status.HELD))
+        .order_by("pk")
+        .values_list("pk", "payment_method_id")
+    )
+    renamed = [SimpleNamespace(pk=pk, name=names[method_id]) for pk, method_id in unsent]
+    rows_update(Transaction, renamed, ["name"])
 
 
-def _correct_method(method: PaymentMethod, corrected: dict[str, str], announce: MethodEvents) -> None:
+def _correct_method(method: PaymentMethod, corrected: dict[str, str], corrections: MethodCorrections) -> None:
     """Another account number, routing number or account type."""
-    applied = payment_method_correct(
+    applied = corrections.account(
         method,
         routing_number=corrected.get(Corrected.ROUTING.value),
         account_number=corrected.get(Corrected.ACCOUNT.value),
         account_type=corrected.get(Corrected.ACCOUNT_TYPE.value),
-        announce=announce,
     )
     if not applied:
         # The customer already saved the corrected account: that method is the one to charge now.
