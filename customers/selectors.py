@@ -17,11 +17,11 @@ from vault.errors import InvalidFilter, NotFound
 LIST_CONTROL_PARAMS = frozenset({"entityUuid", "page", "pageSize"})
 
 
-def _customers(company: Company) -> QuerySet[Customer]:
-    # The live default method rides along in one LEFT JOIN: at most one row matches (partial unique constraint).
+def customers_shown() -> QuerySet[Customer]:
+    """Customers as their GET route shows them, of any company: callers scope it (`_customers`) or name the rows.
+    The live default method rides along in one LEFT JOIN: at most one row matches (partial unique constraint)."""
     return (
-        Customer.objects.filter(company=company)
-        .select_related("company")
+        Customer.objects.select_related("company")
         .annotate(
             live_default=FilteredRelation(
                 "payment_methods",
@@ -30,6 +30,10 @@ def _customers(company: Company) -> QuerySet[Customer]:
         )
         .annotate(default_payment_method_uuid=F("live_default__uuid"))
     )
+
+
+def _customers(company: Company) -> QuerySet[Customer]:
+    return customers_shown().filter(company=company)
 
 
 def customer_get(*, company: Company, customer_uuid: UUID | str) -> Customer:

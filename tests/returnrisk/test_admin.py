@@ -14,7 +14,7 @@ from django.utils import timezone
 from tests import factories
 from tests.returnrisk.test_return_rates import originated_file, returned
 from transactions.models import DebitHold, ReturnPolicy, RiskReview
-from transactions.risk.policies import debit_hold_place
+from transactions.risk.policies import company_debit_hold_place
 
 pytestmark = pytest.mark.django_db
 
@@ -113,7 +113,7 @@ def test_policy_rows_and_a_signed_review_are_edited_on_the_company_page(superuse
 
 
 def test_lifting_a_hold_lets_the_next_debit_through(superuser_client, company, api_client):
-    hold = debit_hold_place(company_id=company.pk, customer_id=None, reason="return rate over", at=timezone.now())
+    hold = company_debit_hold_place(company_id=company.pk, reason="return rate over", at=timezone.now())
     company.refresh_from_db()
     assert company.merchant_settings.has_debit_holds
 

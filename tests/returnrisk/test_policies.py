@@ -153,3 +153,61 @@ def test_two_returns_of_one_customer_in_a_file_block_and_hold_once(tmp_path, met
     assert run("import_returns", str(path), "--at", "2026-12-08T15:00:00Z")["returns"] == 1
     assert DebitHold.objects.filter(customer=method.customer).count() == 1
     assert RiskAction.objects.count() == 3
+
+
+def _policy_file(tmp_path, company, customers: int, name: str):
+    """Two R01s for each of `customers` customers of the company, sent, and the bank's return file of them."""
+    company.merchant_settings.hold_debits_on_breach = False  # the rates are not this test's subject
+    company.merchant_settings.save(update_fields=["hold_debits_on_breach"])
+    entries = []
+    for _ in range(customers):
+        saved = factories.PaymentMethodFactory(customer=factories.CustomerFactory(company=company))
+        entries += [saved_method_txn(saved, amount=101), saved_method_txn(saved, amount=102)]
+    run("originate", "--at", MONDAY_MORNING)
+    for txn in entries:
+        txn.refresh_from_db()
+    path = tmp_path / name
+    path.write_text(return_file_for([(txn, "R01", {}) for txn in entries], at=datetime(2026, 12, 8, 13, tzinfo=UTC)))
+    return path, entries
+
+
+def test_a_notify_and_deactivate_policy_acts_once_a_customer_and_notifies_each_return(tmp_path, company, api_client):
+    from events.models import Event
+
+    ReturnPolicy.objects.create(company=company, return_code="R01", deactivate_customer=True, notify=True)
+    path, entries = _policy_file(tmp_path, company, 2, "returns.ach")
+
+    assert run("import_returns", str(path), "--at", RETURN_TIME)["returns"] == 4
+
+    customers = [entries[0].customer, entries[2].customer]
+    assert sorted(RiskAlert.objects.filter(level="notice").values_list("transaction_id", flat=True)) == sorted(
+        txn.pk for txn in entries
+    )
+    assert sorted(RiskAction.objects.values_list("action", "transaction_id")) == sorted(
+        [
+            *(("notify", txn.pk) for txn in entries),
+            ("deactivate_customer", entries[0].pk),
+            ("deactivate_customer", entries[2].pk),
+        ]
+    )
+    assert None not in RiskAction.objects.filter(action="notify").values_list("alert", flat=True)
+    for customer in customers:
+        customer.refresh_from_db()
+        assert customer.status == "inactive"
+        deactivated = Event.objects.get(type="customer.deactivated", object_uuid=customer.uuid)
+        assert deactivated.data == api_client.get(f"/customers/{customer.uuid}").json()["data"]  # as its route shows it
+
+
+def test_the_statements_of_a_return_file_do_not_grow_with_its_policy_actions(tmp_path, company, other_company):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    counts = []
+    for tenant, customers in ((company, 1), (other_company, 4)):
+        ReturnPolicy.objects.create(company=tenant, return_code="R01", deactivate_customer=True, notify=True)
+        path, _entries = _policy_file(tmp_path, tenant, customers, f"returns-{customers}.ach")
+        with CaptureQueriesContext(connection) as queries:
+            assert run("import_returns", str(path), "--at", RETURN_TIME)["returns"] == 2 * customers
+        counts.append(len(queries))
+
+    assert counts[1] == counts[0]

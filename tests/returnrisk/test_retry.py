@@ -12,7 +12,7 @@ from tests.lifecycle import nacha_reader
 from tests.lifecycle.conftest import run
 from transactions.models import Transaction, TransactionReturn
 from transactions.return_codes import RETURN_CODES
-from transactions.risk.policies import debit_hold_place
+from transactions.risk.policies import company_debit_hold_place
 from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
@@ -162,8 +162,8 @@ def test_retry_of_a_one_off_charge_debits_the_same_account(api_client, company):
 
 
 def test_retry_while_the_company_debits_are_held_is_held(api_client, method):
-    debit_hold_place(
-        company_id=method.company_id, customer_id=None, reason="overall return rate over threshold", at=timezone.now()
+    company_debit_hold_place(
+        company_id=method.company_id, reason="overall return rate over threshold", at=timezone.now()
     )
     response = retry(api_client, returned_debit(method, "R01"))
 

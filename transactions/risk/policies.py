@@ -15,8 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
 from accounts.models import Company, MerchantSettings
-from customers.models import Customer
-from customers.services import customer_deactivate
+from customers.services import customers_deactivate
 from events.outbox import event_record
 from events.types import EventType
 from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert, Transaction
@@ -87,19 +86,19 @@ def risk_action_record(**kwargs) -> RiskAction:
     return action
 
 
-def debit_hold_place(
-    *, company_id: int, customer_id: int | None, reason: str, at: datetime, alert: RiskAlert | None = None
+def company_debit_hold_place(
+    *, company_id: int, reason: str, at: datetime, alert: RiskAlert | None = None
 ) -> DebitHold | None:
-    """An active hold on the company's (customer_id None) or one customer's new debits; None when one is
-    already active (the partial unique constraints keep it one under concurrency too)."""
-    active = DebitHold.objects.filter(company_id=company_id, customer_id=customer_id, lifted_at__isnull=True)
+    """An active hold on all the company's new debits; None when one is already active (the partial unique
+    constraints keep it one under concurrency too). Customers' holds: customer_debit_holds_place."""
+    active = DebitHold.objects.filter(company_id=company_id, customer_id=None, lifted_at__isnull=True)
     if active.exists():
         return None
     MerchantSettings.objects.filter(pk=company_id, has_debit_holds=False).update(has_debit_holds=True)
     try:
         with transaction.atomic():
             return DebitHold.objects.create(
-                company_id=company_id, customer_id=customer_id, reason=reason[:255], alert=alert, created_at=at
+                company_id=company_id, customer_id=None, reason=reason[:255], alert=alert, created_at=at
             )
     except IntegrityError:  # a concurrent import placed the same hold first
         return None
@@ -127,7 +126,7 @@ class ReturnFollowUp:
 
 
 def customer_debit_holds_place(wanted: Iterable[tuple[int, int, str]], *, at: datetime) -> set[tuple[int, int]]:
-    """`debit_hold_place` for many customers at once, (company, customer, reason) each: the (company, customer)
+    """Holds on customers' new debits, many at once, (company, customer, reason) each: the (company, customer)
     pairs it placed a hold on. A customer already held keeps its hold; the first reason of a customer wins."""
     reasons: dict[tuple[int, int], str] = {}
     for company_id, customer_id, reason in wanted:
@@ -156,50 +155,75 @@ def customer_debit_holds_place(wanted: Iterable[tuple[int, int, str]], *, at: da
 
 
 def return_followups_apply(followups: Iterable[ReturnFollowUp], *, at: datetime) -> None:
-    held: list[tuple[Transaction, str, str]] = []  # (entry, code, why) of each return that holds its customer
-    for follow in followups:
-        txn, code = follow.txn, follow.code
-        why = f"{code} {RETURN_CODES[code].reason}"
-        if PolicyAction.NOTIFY in follow.actions:
-            alert = RiskAlert.objects.create(
-                company_id=txn.company_id,
-                category=code,
+    """The policy actions of a chunk's returns beyond blocking the method, each kind in a few statements: a notice
+    alert per return, the customers deactivated and the customers' debits held (once a customer, for the first
+    return that asks), each with its risk action."""
+    followups = list(followups)
+    alerts = RiskAlert.objects.bulk_create(
+        [
+            RiskAlert(
+                company_id=follow.txn.company_id,
+                category=follow.code,
                 level=RiskAlert.Level.NOTICE,
                 as_of=today_eastern(at),
-                transaction=txn,
+                transaction=follow.txn,
                 created_at=at,
             )
-            risk_action_record(
-                company_id=txn.company_id, action=PolicyAction.NOTIFY, at=at, txn=txn, code=code, alert=alert
-            )
-        if txn.customer_id is None:
-            continue  # a one-off charge: no saved customer to act on
-        if PolicyAction.DEACTIVATE_CUSTOMER in follow.actions:
-            customer = Customer.objects.get(pk=txn.customer_id)
-            if customer.status == Customer.Status.ACTIVE:
-                customer_deactivate(customer=customer)
-                risk_action_record(
-                    company_id=txn.company_id, action=PolicyAction.DEACTIVATE_CUSTOMER, at=at, txn=txn, code=code
-                )
-        if PolicyAction.HOLD_CUSTOMER_DEBITS in follow.actions:
-            held.append((txn, code, why))
+            for follow in followups
+            if PolicyAction.NOTIFY in follow.actions
+        ]
+    )
+    notified = [follow for follow in followups if PolicyAction.NOTIFY in follow.actions]
+    actions = [
+        risk_action(
+            company_id=alert.company_id,
+            action=PolicyAction.NOTIFY,
+            at=at,
+            txn=follow.txn,
+            code=follow.code,
+            alert=alert,
+        )
+        for follow, alert in zip(notified, alerts, strict=True)
+    ]
+    saved = [follow for follow in followups if follow.txn.customer_id is not None]  # a one-off charge has no customer
+    actions += _first_of_each_customer(
+        [follow for follow in saved if PolicyAction.DEACTIVATE_CUSTOMER in follow.actions],
+        customers_deactivate(
+            ids=[follow.txn.customer_id for follow in saved if PolicyAction.DEACTIVATE_CUSTOMER in follow.actions]
+        ),
+        PolicyAction.DEACTIVATE_CUSTOMER,
+        at=at,
+    )
+    held = [follow for follow in saved if PolicyAction.HOLD_CUSTOMER_DEBITS in follow.actions]
     placed = customer_debit_holds_place(
         [
-            (txn.company_id, txn.customer_id, f"the customer's new debits are held after a return {why}")
-            for txn, _code, why in held
+            (
+                follow.txn.company_id,
+                follow.txn.customer_id,
+                f"the customer's new debits are held after a return {follow.code} {RETURN_CODES[follow.code].reason}",
+            )
+            for follow in held
         ],
         at=at,
     )
-    actions = []
-    for txn, code, _why in held:
-        if (txn.company_id, txn.customer_id) in placed:
-            placed.discard((txn.company_id, txn.customer_id))  # one action per hold, for the return that placed it
-            actions.append(
-                risk_action(
-                    company_id=txn.company_id, action=PolicyAction.HOLD_CUSTOMER_DEBITS, at=at, txn=txn, code=code
-                )
-            )
+    actions += _first_of_each_customer(
+        held, {customer_id for _company_id, customer_id in placed}, PolicyAction.HOLD_CUSTOMER_DEBITS, at=at
+    )
     RiskAction.objects.bulk_create(actions)
+
+
+def _first_of_each_customer(
+    followups: list[ReturnFollowUp], acted_on: set[int], action: PolicyAction, *, at: datetime
+) -> list[RiskAction]:
+    """One risk action per customer the action was taken on, for the first of its returns here."""
+    actions, left = [], set(acted_on)
+    for follow in followups:
+        if follow.txn.customer_id in left:
+            left.discard(follow.txn.customer_id)
+            actions.append(
+                risk_action(company_id=follow.txn.company_id, action=action, at=at, txn=follow.txn, code=follow.code)
+            )
+    return actions
 
 
 # Level order: a change upwards is an alert with an event; a change downwards is recorded (warning, cleared).
@@ -275,9 +299,8 @@ def _category_alert(*, company: Company, category: RateCategory, counts: Counts,
     )
     held = False
     if level == RiskAlert.Level.BREACHED and company.merchant_settings.hold_debits_on_breach:
-        hold = debit_hold_place(
+        hold = company_debit_hold_place(
             company_id=company.pk,
-            customer_id=None,
             reason=f"{category.value} return rate {counts.returns[category]}/{counts.debits} is over the "
             f"{THRESHOLDS[category]:.1%} threshold: new debits are held",
             at=at,
