@@ -338,8 +338,7 @@ class MethodCorrections:
         self.pending, self._left = {}, set()
 
 
-# Validation state of a saved method (CONTRACT 11). Each change is one small function so a later state machine
-# (issue 15) can own them.
+# Validation state of a saved method (CONTRACT 11): what a validation's start and finish write on its method.
 _VALIDATION = ("validation_status", "validation_method", "validated_at")
 
 
@@ -349,19 +348,15 @@ def _validation_set(method: PaymentMethod, status: str, *, kind: str, at: dateti
     method.validated_at = at
 
 
-def _validation_save(method: PaymentMethod, status: str, *, kind: str, at: datetime | None = None) -> None:
-    _validation_set(method, status, kind=kind, at=at)
-    method.save(update_fields=_VALIDATION)
-    payment_method_event(method, EventType.PAYMENT_METHOD_UPDATED)
+def payment_methods_validation_set(changes: Sequence[tuple[PaymentMethod, str, str, datetime | None]]) -> None:
+    """The validation state of methods, (method, status, kind, validated_at) each: one UPDATE and one write of their
+    events however many (the caller holds the methods' row locks: payment_methods_lock)."""
+    for method, status, kind, at in changes:
+        _validation_set(method, status, kind=kind, at=at)
+    methods = [method for method, *_ in changes]
+    rows_update(PaymentMethod, methods, _VALIDATION)
+    events_record_many(_method_drafts([(method, EventType.PAYMENT_METHOD_UPDATED) for method in methods]))
 
 
 def payment_method_validation_pending(method: PaymentMethod, *, kind: str) -> None:
-    _validation_save(method, PaymentMethod.ValidationStatus.PENDING, kind=kind)
-
-
-def payment_method_validation_passed(method: PaymentMethod, *, kind: str, at: datetime) -> None:
-    _validation_save(method, PaymentMethod.ValidationStatus.VALIDATED, kind=kind, at=at)
-
-
-def payment_method_validation_failed(method: PaymentMethod, *, kind: str) -> None:
-    _validation_save(method, PaymentMethod.ValidationStatus.FAILED, kind=kind)
+    payment_methods_validation_set([(method, PaymentMethod.ValidationStatus.PENDING, kind, None)])

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from django.db import connection
 
 from tests import factories
 from transactions.ach.return_files import trace_hash
@@ -32,6 +35,20 @@ def run(command: str, *args: str) -> dict:
     text = out.getvalue().strip()
     assert text.count("\n") == 0, text
     return json.loads(text)
+
+
+@contextmanager
+def statements_counted() -> Iterator[list[str]]:
+    """The SQL of every statement the default connection runs inside the block (Django's own query log keeps only
+    the last 9,000, so a long test would count nothing)."""
+    statements: list[str] = []
+
+    def record(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        yield statements
 
 
 @pytest.fixture

@@ -7,12 +7,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 
 from events.models import Event
 from tests import factories
-from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, run, saved_method_txn
+from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, run, saved_method_txn, statements_counted
 from transactions.models import ChangeNotice, Transaction
 from transactions.sandbox.bank_files import return_file_for
 from vault import crypto
@@ -123,10 +121,10 @@ def _statements(tmp_path, company, count, name):
         notices.append((saved_method_txn(method), "C05", {"accountType": "Savings"}))
         notices.append((saved_method_txn(_method(customer, f"5{n:08d}")), "C04", {"name": f"HOLDER {n}"}))
     path = _noc_file(tmp_path, notices, name=name)
-    with CaptureQueriesContext(connection) as queries:
+    with statements_counted() as statements:
         summary = run("import_returns", str(path), "--at", AT)
     assert summary["notices"] == 2 * count
-    return len(queries)
+    return len(statements)
 
 
 def test_the_statements_of_a_notice_file_do_not_grow_with_its_notices(company, tmp_path):

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from tests import factories
-from tests.lifecycle.conftest import MONDAY_MORNING, run, saved_method_txn
+from tests.lifecycle.conftest import MONDAY_MORNING, run, saved_method_txn, statements_counted
 from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert
 from transactions.return_codes import PolicyAction
 from transactions.risk.policies import policy_in_force
@@ -199,15 +199,12 @@ def test_a_notify_and_deactivate_policy_acts_once_a_customer_and_notifies_each_r
 
 
 def test_the_statements_of_a_return_file_do_not_grow_with_its_policy_actions(tmp_path, company, other_company):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     counts = []
     for tenant, customers in ((company, 1), (other_company, 4)):
         ReturnPolicy.objects.create(company=tenant, return_code="R01", deactivate_customer=True, notify=True)
         path, _entries = _policy_file(tmp_path, tenant, customers, f"returns-{customers}.ach")
-        with CaptureQueriesContext(connection) as queries:
+        with statements_counted() as statements:
             assert run("import_returns", str(path), "--at", RETURN_TIME)["returns"] == 2 * customers
-        counts.append(len(queries))
+        counts.append(len(statements))
 
     assert counts[1] == counts[0]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Max, Q
 
 from accounts.models import Company, MerchantSettings
 from customers.errors import CustomerInactive
@@ -22,10 +22,9 @@ from payments.errors import PaymentMethodBlocked
 from payments.models import PaymentMethod
 from payments.services import (
     payment_method_lock,
-    payment_method_validation_failed,
-    payment_method_validation_passed,
     payment_method_validation_pending,
     payment_methods_lock,
+    payment_methods_validation_set,
 )
 from transactions import calendar
 from transactions.calendar import company_cutoff
@@ -41,8 +40,16 @@ from transactions.models import (
 )
 from transactions.risk.limits import RiskOutcome
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
-from transactions.state import Actor, Event, transaction_create, transaction_lock, transition
+from transactions.state import (
+    CHECKED_FIELDS,
+    Actor,
+    Event,
+    locked_transition,
+    rows_lock_checked,
+    transaction_create,
+)
 from vault import crypto
+from vault.db import rows_update
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
 
@@ -267,6 +274,16 @@ def microdeposits_confirm(
         return ConfirmResult(method, ApiError(message, field="amounts", code=ErrorCode.AMOUNTS_MISMATCH))
 
 
+@dataclass(frozen=True)
+class Finished:
+    """A validation that ends here, with its locked method (None for an account validated without one)."""
+
+    validation: AccountValidation
+    method: PaymentMethod | None
+    passed: bool
+    reason: str = ""
+
+
 def _finish(
     validation: AccountValidation,
     method: PaymentMethod | None,
@@ -276,51 +293,100 @@ def _finish(
     at: datetime,
     reason: str = "",
 ) -> None:
-    """Validated or failed, the method's state with it (when this is its latest validation), and the debits
-    held for it released or declined. What it proves is the account the method holds now (a NOC may have
-    corrected it since the entries went out)."""
-    validation.state = State.VALIDATED if passed else State.FAILED
-    validation.finished_at = at
-    validation.failure_reason = reason
-    if method is not None:
-        validation.account_hash = method.account_hash
-    validation.save(update_fields=["state", "finished_at", "failure_reason", "account_hash"])
-    if method is not None:
-        newer = AccountValidation.objects.filter(payment_method_id=method.pk, id__gt=validation.pk).exists()
-        if newer:
-            return
-        if passed:
-            payment_method_validation_passed(method, kind=validation.kind, at=at)
-        else:
-            payment_method_validation_failed(method, kind=validation.kind)
-    held_debits_settle(validation=validation, method=method, passed=passed, actor=actor, at=at)
+    _finish_many([Finished(validation, method, passed, reason)], actor=actor, at=at)
 
 
-def held_debits_settle(
-    *, validation: AccountValidation, method: PaymentMethod | None, passed: bool, actor: Actor, at: datetime
-) -> int:
-    """The debits a `prenote_first` policy held for this method or this account (one-off debits to it):
-    released (Pending, for the next `originate`) once it is validated, DECLINED when its validation failed."""
-    held_for = Q(payment_method_id=method.pk) if method is not None else Q(pk__in=[])
-    sent_to = validation.entries.values("account_number_hash", "routing_number").first()
-    if sent_to is not None:
-        held_for |= Q(**sent_to)
-    held = transaction_lock(
-        Transaction.objects.filter(
-            held_for, company_id=validation.company_id, status=Status.HELD, hold__hold_code=HOLD_CODE
-        )
-    ).order_by("pk")
-    count = 0
-    for txn in held:
-        if passed:
-            TransactionHold.objects.filter(transaction=txn).update(released_at=at)
-            transition(txn, Event.RELEASED, actor=actor, at=at, reason="account validated")
-        else:
-            transition(
-                txn, Event.DECLINED, actor=actor, at=at, reason=VALIDATION_FAILED, failure_reason=VALIDATION_FAILED
+def _finish_many(finished: Sequence[Finished], *, actor: Actor, at: datetime) -> None:
+    """Validated or failed, each method's state with it (when this is its latest validation), and the debits held
+    for them released or declined: a few statements however many. What a validation proves is the account its
+    method holds now (a NOC may have corrected it since the entries went out)."""
+    if not finished:
+        return
+    for item in finished:
+        validation = item.validation
+        validation.state = State.VALIDATED if item.passed else State.FAILED
+        validation.finished_at = at
+        validation.failure_reason = item.reason
+        if item.method is not None:
+            validation.account_hash = item.method.account_hash
+    rows_update(AccountValidation, [item.validation for item in finished], _FINISHED_FIELDS)
+    latest = dict(
+        AccountValidation.objects.filter(payment_method_id__in={item.method.pk for item in finished if item.method})
+        .order_by()
+        .values("payment_method_id")
+        .annotate(latest=Max("pk"))
+        .values_list("payment_method_id", "latest")
+    )
+    payment_methods_validation_set(
+        [
+            (
+                item.method,
+                PaymentMethod.ValidationStatus.VALIDATED if item.passed else PaymentMethod.ValidationStatus.FAILED,
+                item.validation.kind,
+                at if item.passed else None,
             )
-        count += 1
-    return count
+            for item in finished
+            if item.method is not None and latest[item.method.pk] == item.validation.pk
+        ]
+    )
+    held_debits_settle(finished, actor=actor, at=at)
+
+
+_FINISHED_FIELDS = ("state", "finished_at", "failure_reason", "account_hash")
+
+
+def _held_for(finished: Sequence[Finished]) -> tuple[dict[int, int], dict[tuple[int, str, str], int]]:
+    """Which validation a held debit waits on, by the first that claims it: by saved method (method id -> index in
+    `finished`), or by the account its entries went to ((company, account number hash, routing) -> index)."""
+    by_method: dict[int, int] = {}
+    by_account: dict[tuple[int, str, str], int] = {}
+    sent_to: dict[int, tuple[str, str]] = {}
+    entries = (
+        Transaction.objects.filter(account_validation_id__in=[item.validation.pk for item in finished])
+        .order_by("pk")
+        .values_list("account_validation_id", "account_number_hash", "routing_number")
+    )
+    for validation_id, number_hash, routing in entries:
+        sent_to.setdefault(validation_id, (number_hash, routing))
+    for index, item in enumerate(finished):
+        if item.method is not None:
+            by_method.setdefault(item.method.pk, index)
+        if item.validation.pk in sent_to:
+            by_account.setdefault((item.validation.company_id, *sent_to[item.validation.pk]), index)
+    return by_method, by_account
+
+
+def held_debits_settle(finished: Sequence[Finished], *, actor: Actor, at: datetime) -> int:
+    """The debits a `prenote_first` policy held for these methods or accounts (one-off debits to them): released
+    (Pending, for the next `originate`) once validated, DECLINED when the validation failed."""
+    by_method, by_account = _held_for(finished)
+    if not by_method and not by_account:
+        return 0
+    held = Transaction.objects.filter(
+        Q(payment_method_id__in=set(by_method)) | Q(account_number_hash__in={key[1] for key in by_account}),
+        company_id__in={item.validation.company_id for item in finished},
+        status=Status.HELD,
+        hold__hold_code=HOLD_CODE,
+    )
+    locked = rows_lock_checked(held, read=("payment_method_id", "account_number_hash", "routing_number"))
+    released, declined = [], []
+    for row in locked:
+        txn_id, company_id, *_checked, method_id, number_hash, routing = row
+        waits_on = [by_method.get(method_id), by_account.get((company_id, number_hash, routing))]
+        waits_on = [index for index in waits_on if index is not None]
+        if waits_on:
+            (released if finished[min(waits_on)].passed else declined).append(row[: len(CHECKED_FIELDS)])
+    TransactionHold.objects.filter(transaction_id__in=[row[0] for row in released]).update(released_at=at)
+    locked_transition(released, Event.RELEASED, actor=actor, at=at, reason="account validated")
+    locked_transition(
+        declined,
+        Event.DECLINED,
+        actor=actor,
+        at=at,
+        reason=VALIDATION_FAILED,
+        changes={"failure_reason": VALIDATION_FAILED},
+    )
+    return len(released) + len(declined)
 
 
 class AccountState:
@@ -417,16 +483,17 @@ def web_debit_gate(
 def _validations_locked(
     validation_ids: Iterable[int], *, exclude_failed: bool = True
 ) -> list[tuple[AccountValidation, PaymentMethod | None]]:
-    """Each validation with its method (None for an account validated without one), locked method first
-    (STYLE lock order), in id order."""
-    found = []
-    for validation_id in sorted(set(validation_ids)):
-        method_id = AccountValidation.objects.filter(pk=validation_id).values_list("payment_method_id", flat=True)[0]
-        method = None if method_id is None else payment_methods_lock(ids=[method_id])[method_id]
-        validation = AccountValidation.objects.select_for_update().get(pk=validation_id)
-        if not (exclude_failed and validation.state == State.FAILED):
-            found.append((validation, method))
-    return found
+    """Each validation with its method (None for an account validated without one), in id order: the methods
+    locked first, then the validations (STYLE lock order)."""
+    ids = sorted(set(validation_ids))
+    method_ids = AccountValidation.objects.filter(pk__in=ids).values_list("payment_method_id", flat=True)
+    methods = payment_methods_lock(ids={method_id for method_id in method_ids if method_id is not None})
+    validations = AccountValidation.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+    return [
+        (validation, methods.get(validation.payment_method_id))
+        for validation in validations
+        if not (exclude_failed and validation.state == State.FAILED)
+    ]
 
 
 def _pending_of(transaction_ids: Iterable[int]) -> list[tuple[AccountValidation, PaymentMethod]]:
@@ -439,31 +506,34 @@ def _pending_of(transaction_ids: Iterable[int]) -> list[tuple[AccountValidation,
 
 def validations_returned(*, transaction_ids: Iterable[int], actor: Actor, at: datetime) -> int:
     """Returns of validation entries (inside `import_returns`' transaction): the validation fails."""
-    count = 0
-    for validation, method in _pending_of(transaction_ids):
-        reason = PRENOTE_RETURNED if validation.kind == Kind.PRENOTE else MICRO_ENTRY_RETURNED
-        _finish(validation, method, passed=False, reason=reason, actor=actor, at=at)
-        count += 1
-    return count
+    finished = [
+        Finished(
+            validation, method, False, PRENOTE_RETURNED if validation.kind == Kind.PRENOTE else MICRO_ENTRY_RETURNED
+        )
+        for validation, method in _pending_of(transaction_ids)
+    ]
+    _finish_many(finished, actor=actor, at=at)
+    return len(finished)
 
 
 def validations_noticed(*, transaction_ids: Iterable[int], actor: Actor, at: datetime) -> int:
     """A NOC on a prenote: the account exists and the method was corrected (as every NOC does), so it is
     validated; without a method (a one-off account) nothing was corrected, so it fails.
     A NOC on a micro-entry leaves the amounts to be confirmed: the method stays pending."""
-    count = 0
+    finished, pending = [], []
     for validation, method in _pending_of(transaction_ids):
         if validation.state != State.PENDING:
             continue
         if validation.kind == Kind.PRENOTE and method is None:
             # No saved method to correct: the account the one-off debits were held for is not the right one.
-            _finish(validation, None, passed=False, reason=PRENOTE_CORRECTED, actor=actor, at=at)
+            finished.append(Finished(validation, None, False, PRENOTE_CORRECTED))
         elif validation.kind == Kind.PRENOTE:
-            _finish(validation, method, passed=True, actor=actor, at=at)
+            finished.append(Finished(validation, method, True))
         else:
-            payment_method_validation_pending(method, kind=validation.kind)
-        count += 1
-    return count
+            pending.append((method, PaymentMethod.ValidationStatus.PENDING, validation.kind, None))
+    _finish_many(finished, actor=actor, at=at)
+    payment_methods_validation_set(pending)
+    return len(finished) + len(pending)
 
 
 @transaction.atomic
@@ -486,11 +556,11 @@ def validations_settle(*, at: datetime, actor: Actor, company_ids: Sequence[int]
         pk for pk, sent_on in sent_prenotes if calendar.add_business_days(sent_on, PRENOTE_WAIT_BANKING_DAYS) <= today
     ]
     expired = AccountValidation.objects.filter(only, kind=Kind.MICRODEPOSITS, state=State.PENDING, expires_at__lte=at)
-    counts = {"validated": 0, "failed": 0}
-    for validation_ids, passed in ((due, True), (list(expired.values_list("pk", flat=True)), False)):
-        for validation, method in _validations_locked(validation_ids):
-            if validation.state != State.PENDING:
-                continue
-            _finish(validation, method, passed=passed, reason="" if passed else EXPIRED, actor=actor, at=at)
-            counts["validated" if passed else "failed"] += 1
-    return counts
+    finished = [
+        Finished(validation, method, passed, "" if passed else EXPIRED)
+        for validation_ids, passed in ((due, True), (list(expired.values_list("pk", flat=True)), False))
+        for validation, method in _validations_locked(validation_ids)
+        if validation.state == State.PENDING
+    ]
+    _finish_many(finished, actor=actor, at=at)
+    return {"validated": sum(item.passed for item in finished), "failed": sum(not item.passed for item in finished)}
