@@ -155,8 +155,8 @@ def test_two_returns_of_one_customer_in_a_file_block_and_hold_once(tmp_path, met
     assert RiskAction.objects.count() == 3
 
 
-def _policy_file(tmp_path, company, customers: int, name: str):
-    """Two R01s for each of `customers` customers of the company, sent, and the bank's return file of them."""
+def _policy_file(tmp_path, company, customers: int, name: str, codes=("R01", "R01")):
+    """Two returns (`codes`) for each of `customers` customers of the company, sent, and the bank's return file."""
     company.merchant_settings.hold_debits_on_breach = False  # the rates are not this test's subject
     company.merchant_settings.save(update_fields=["hold_debits_on_breach"])
     entries = []
@@ -167,7 +167,8 @@ def _policy_file(tmp_path, company, customers: int, name: str):
     for txn in entries:
         txn.refresh_from_db()
     path = tmp_path / name
-    path.write_text(return_file_for([(txn, "R01", {}) for txn in entries], at=datetime(2026, 12, 8, 13, tzinfo=UTC)))
+    returned = [(txn, codes[n % 2], {}) for n, txn in enumerate(entries)]
+    path.write_text(return_file_for(returned, at=datetime(2026, 12, 8, 13, tzinfo=UTC)))
     return path, entries
 
 
@@ -202,7 +203,8 @@ def test_the_statements_of_a_return_file_do_not_grow_with_its_policy_actions(tmp
     counts = []
     for tenant, customers in ((company, 1), (other_company, 4)):
         ReturnPolicy.objects.create(company=tenant, return_code="R01", deactivate_customer=True, notify=True)
-        path, _entries = _policy_file(tmp_path, tenant, customers, f"returns-{customers}.ach")
+        # R01 as the policy says, R10 as the default: the method, the account and the customer's debits blocked.
+        path, _entries = _policy_file(tmp_path, tenant, customers, f"returns-{customers}.ach", codes=("R01", "R10"))
         with statements_counted() as statements:
             assert run("import_returns", str(path), "--at", RETURN_TIME)["returns"] == 2 * customers
         counts.append(len(statements))
