@@ -39,8 +39,8 @@ def run(command: str, *args: str) -> dict:
 
 @contextmanager
 def statements_counted() -> Iterator[list[str]]:
-    """The SQL of every statement the default connection runs inside the block (Django's own query log keeps only
-    the last 9,000, so a long test would count nothing)."""
+    """The SQL of every statement the default connection runs inside the block, kept whatever runs after it
+    (CaptureQueriesContext's list is a slice of Django's query log, which the test client's next request empties)."""
     statements: list[str] = []
 
     def record(execute, sql, params, many, context):
