@@ -420,6 +420,8 @@ def _apply_notice(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
 
 def _unsent_renamed(names: dict[int, str]) -> None:
     """The entries of these methods not yet in a file take the holder's corrected name (method id -> name)."""
+    if not names:
+        return  # a return file, or notices with no C04: no statement
     unsent = (
         Transaction.objects.select_for_update()
         .filter(ids_in(names, field="payment_method_id"), batch__isnull=True, status__in=(Status.PENDING, Status.HELD))
