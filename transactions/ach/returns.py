@@ -159,7 +159,7 @@ class _Chunk:
     followups: list[ReturnFollowUp] = field(default_factory=list)
     method_blocks: list[tuple[PaymentMethod, Transaction, str]] = field(default_factory=list)
     method_events: MethodEvents = field(default_factory=MethodEvents)  # blocks and corrections, in file order
-    corrections: MethodCorrections | None = None
+    corrections: MethodCorrections = field(init=False)
     corrected_names: dict[int, str] = field(default_factory=dict)  # method id -> holder's name (C04)
 
     def __post_init__(self) -> None:
@@ -422,13 +422,14 @@ def _unsent_renamed(names: dict[int, str]) -> None:
     """The entries of these methods not yet in a file take the holder's corrected name (method id -> name)."""
     if not names:
         return  # a return file, or notices with no C04: no statement
-    unsent = (
-        Transaction.objects.select_for_update()
-        .filter(ids_in(names, field="payment_method_id"), batch__isnull=True, status__in=(Status.PENDING, Status.HELD))
-        .order_by("pk")
-        .values_list("pk", "payment_method_id")
-    )
-    renamed = [SimpleNamespace(pk=pk, name=names[method_id]) for pk, method_id in unsent]
+    unsent = transaction_lock(
+        Transaction.objects.filter(
+            ids_in(names, field="payment_method_id"), batch__isnull=True, status__in=(Status.PENDING, Status.HELD)
+        )
+    ).order_by("pk")
+    renamed = [
+        SimpleNamespace(pk=pk, name=names[method_id]) for pk, method_id in unsent.values_list("pk", "payment_method_id")
+    ]
     rows_update(Transaction, renamed, ["name"])
 
 

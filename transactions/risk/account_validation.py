@@ -41,7 +41,6 @@ from transactions.models import (
 from transactions.risk.limits import RiskOutcome
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION
 from transactions.state import (
-    CHECKED_FIELDS,
     Actor,
     Event,
     locked_transition,
@@ -356,12 +355,12 @@ def _held_for(finished: Sequence[Finished]) -> tuple[dict[int, int], dict[tuple[
     return by_method, by_account
 
 
-def held_debits_settle(finished: Sequence[Finished], *, actor: Actor, at: datetime) -> int:
+def held_debits_settle(finished: Sequence[Finished], *, actor: Actor, at: datetime) -> None:
     """The debits a `prenote_first` policy held for these methods or accounts (one-off debits to them): released
     (Pending, for the next `originate`) once validated, DECLINED when the validation failed."""
     by_method, by_account = _held_for(finished)
     if not by_method and not by_account:
-        return 0
+        return
     held = Transaction.objects.filter(
         Q(payment_method_id__in=set(by_method)) | Q(account_number_hash__in={key[1] for key in by_account}),
         company_id__in={item.validation.company_id for item in finished},
@@ -371,11 +370,11 @@ def held_debits_settle(finished: Sequence[Finished], *, actor: Actor, at: dateti
     locked = rows_lock_checked(held, read=("payment_method_id", "account_number_hash", "routing_number"))
     released, declined = [], []
     for row in locked:
-        txn_id, company_id, *_checked, method_id, number_hash, routing = row
+        _pk, company_id, *_checked, method_id, number_hash, routing = row
         waits_on = [by_method.get(method_id), by_account.get((company_id, number_hash, routing))]
         waits_on = [index for index in waits_on if index is not None]
         if waits_on:
-            (released if finished[min(waits_on)].passed else declined).append(row[: len(CHECKED_FIELDS)])
+            (released if finished[min(waits_on)].passed else declined).append(row)
     TransactionHold.objects.filter(transaction_id__in=[row[0] for row in released]).update(released_at=at)
     locked_transition(released, Event.RELEASED, actor=actor, at=at, reason="account validated")
     locked_transition(
@@ -386,7 +385,6 @@ def held_debits_settle(finished: Sequence[Finished], *, actor: Actor, at: dateti
         reason=VALIDATION_FAILED,
         changes={"failure_reason": VALIDATION_FAILED},
     )
-    return len(released) + len(declined)
 
 
 class AccountState:

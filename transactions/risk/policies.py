@@ -159,6 +159,7 @@ def return_followups_apply(followups: Iterable[ReturnFollowUp], *, at: datetime)
     alert per return, the customers deactivated and the customers' debits held (once a customer, for the first
     return that asks), each with its risk action."""
     followups = list(followups)
+    notified = [follow for follow in followups if PolicyAction.NOTIFY in follow.actions]
     alerts = RiskAlert.objects.bulk_create(
         [
             RiskAlert(
@@ -169,11 +170,9 @@ def return_followups_apply(followups: Iterable[ReturnFollowUp], *, at: datetime)
                 transaction=follow.txn,
                 created_at=at,
             )
-            for follow in followups
-            if PolicyAction.NOTIFY in follow.actions
+            for follow in notified
         ]
     )
-    notified = [follow for follow in followups if PolicyAction.NOTIFY in follow.actions]
     actions = [
         risk_action(
             company_id=alert.company_id,
@@ -186,14 +185,9 @@ def return_followups_apply(followups: Iterable[ReturnFollowUp], *, at: datetime)
         for follow, alert in zip(notified, alerts, strict=True)
     ]
     saved = [follow for follow in followups if follow.txn.customer_id is not None]  # a one-off charge has no customer
-    actions += _first_of_each_customer(
-        [follow for follow in saved if PolicyAction.DEACTIVATE_CUSTOMER in follow.actions],
-        customers_deactivate(
-            ids=[follow.txn.customer_id for follow in saved if PolicyAction.DEACTIVATE_CUSTOMER in follow.actions]
-        ),
-        PolicyAction.DEACTIVATE_CUSTOMER,
-        at=at,
-    )
+    deactivating = [follow for follow in saved if PolicyAction.DEACTIVATE_CUSTOMER in follow.actions]
+    deactivated = customers_deactivate(ids=[follow.txn.customer_id for follow in deactivating])
+    actions += _first_of_each_customer(deactivating, deactivated, PolicyAction.DEACTIVATE_CUSTOMER, at=at)
     held = [follow for follow in saved if PolicyAction.HOLD_CUSTOMER_DEBITS in follow.actions]
     placed = customer_debit_holds_place(
         [
