@@ -293,6 +293,8 @@ ACH_IMMEDIATE_ORIGIN_NAME = env_str("ACH_IMMEDIATE_ORIGIN_NAME", "VAULT PAYMENTS
 ACH_ORIGINATING_DFI = env_str("ACH_ORIGINATING_DFI", "02100002")
 # How many companies `settle` moves at once on PostgreSQL, each on its own connection (1: one after another).
 SETTLE_WORKERS = env_int("SETTLE_WORKERS", 2, minimum=1)
+# How many companies `originate` batches at once on PostgreSQL, each on its own connection (1: one after another).
+ORIGINATE_WORKERS = env_int("ORIGINATE_WORKERS", 2, minimum=1)
 # `import_returns` reads at most this many bytes of a file and refuses a larger one.
 IMPORT_RETURNS_MAX_BYTES = int(env_str("IMPORT_RETURNS_MAX_BYTES", str(64 * 1024 * 1024)))
 

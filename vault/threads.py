@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar
 
-from django.db import connections
+from django.db import connection, connections
 
 from vault.commands import Progress, no_progress
 
@@ -85,3 +85,19 @@ def on_threads(
     if failures:
         raise failures[0]
     return results
+
+
+def per_company(
+    items: Sequence[Item],
+    work: Callable[[Item], Result],
+    *,
+    workers: int,
+    progress: Progress = no_progress,
+    desc: str = "",
+) -> list[Result]:
+    """`work(item)` for each company's item: on `workers` threads where that helps (PostgreSQL, two or more of each,
+    and no caller's transaction open, whose rows the threads' own connections could not see), else one after
+    another on this connection, in order."""
+    if workers < 2 or len(items) < 2 or connection.vendor != "postgresql" or connection.in_atomic_block:
+        return [work(item) for item in progress(items, desc=desc, unit="company")]
+    return on_threads(items, work, workers=workers, progress=progress, desc=desc, unit="company")

@@ -301,6 +301,7 @@ class OriginationFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdmin):
         "uuid",
         "window_at",
         "file_id_modifier",
+        "building",
         "path",
         file_written,
         "sha256",

@@ -1,19 +1,24 @@
 """`originate`: batch the due ACH and RCC transactions of a processing window and write its NACHA file.
 
-Two steps so a crash midway is safe to rerun. Step 1 (one database transaction, rows locked with
-skip_locked) assigns batches, trace numbers and the Processing status and records an OriginationFile
-whose `path` is still empty. Step 2 (no row locks) writes every file whose path is empty, renames it
+Two steps so a crash midway is safe to rerun. Step 1 records an OriginationFile being built, whose `path` is still
+empty, and batches each company's due entries into it in a database transaction of its own (rows locked with
+skip_locked; a few companies at once on PostgreSQL): batches, trace numbers and the Processing status. A rerun
+after a crash in step 1 batches the remaining companies into the same file. Once every company is in, the file is
+numbered, totalled and built. Step 2 (no row locks) writes every file whose path is empty, renames it
 into place and sets the path with a compare-and-set. A rerun after a crash in step 2 rewrites the
 same file from the database; a rerun with nothing due changes nothing."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
 import string
+import threading
 import zlib
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import Path
@@ -21,7 +26,7 @@ from uuid import uuid4
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Max, Q
+from django.db.models import Max, Q, QuerySet
 
 from accounts.models import MerchantSettings
 from transactions import calendar
@@ -34,6 +39,7 @@ from transactions.rules import DEFAULT_ENTRY_DESCRIPTION, SAME_DAY_MAX_AMOUNT
 from transactions.state import Actor, Event, transaction_lock, transition_rows
 from vault.commands import Progress, no_progress
 from vault.db import statistics_refresh
+from vault.threads import per_company
 
 logger = logging.getLogger("transactions.lifecycle")
 
@@ -102,11 +108,23 @@ def _next_trace_sequence(odfi: str, window_at: datetime) -> int:
     return int(highest[len(odfi) :]) + 1 if highest else 1
 
 
-def _serialize_batching() -> None:
-    """PostgreSQL: a transaction-scoped advisory lock. SQLite serializes writers by itself (IMMEDIATE)."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [ORIGINATE_LOCK_KEY])
+@contextmanager
+def _batching_serialized() -> Iterator[None]:
+    """One batching run at a time (the trace sequence and file id modifier are read, then written). PostgreSQL: an
+    advisory lock of the session, held while the companies batch in transactions of their own (inside a caller's
+    transaction, of that transaction). SQLite serializes writers by itself (IMMEDIATE)."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    scoped = connection.in_atomic_block
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT pg_advisory{'_xact' if scoped else ''}_lock(%s)", [ORIGINATE_LOCK_KEY])
+    try:
+        yield
+    finally:
+        if not scoped:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [ORIGINATE_LOCK_KEY])
 
 
 def _next_file_id_modifier(window_at: datetime) -> str:
@@ -118,13 +136,15 @@ def _next_file_id_modifier(window_at: datetime) -> str:
 
 
 def _file_create(*, window_at: datetime, at: datetime, is_sandbox: bool) -> OriginationFile:
-    """The file's record, its path empty until it is written (a sandbox file goes under SANDBOX_DIR)."""
+    """The file's record, being built (its companies batch into it) and its path empty until it is written (a
+    sandbox file goes under SANDBOX_DIR)."""
     return OriginationFile.objects.create(
         window_at=window_at,
         file_id_modifier=_next_file_id_modifier(window_at),
         path="",
         created_at=at,
         is_sandbox=is_sandbox,
+        building=True,
     )
 
 
@@ -203,99 +223,167 @@ def _batch_groups(due: list[DueEntry], *, day: date, at: datetime, last_windows:
     return groups
 
 
-@dataclass
-class _Batching:
-    """One batching run: its file (made when the first entry is due), its batches by key and their totals."""
+class _TraceSequence:
+    """The day's trace sequence numbers, handed out a block per chunk to the companies batching at once (their
+    threads share one run): each entry's number is unique, and ascends within its batch."""
+
+    def __init__(self, first: int, day: date) -> None:
+        self.next, self.day = first, day
+        self.lock = threading.Lock()
+
+    def take(self, count: int) -> int:
+        with self.lock:
+            first = self.next
+            if first + count > 10**TRACE_SEQUENCE_DIGITS:
+                raise RuntimeError(f"trace number sequence of {self.day:%Y-%m-%d} exhausted for the originating DFI")
+            self.next += count
+        return first
+
+
+@dataclass(frozen=True)
+class _Build:
+    """What the companies of one batching run share: the moment, the file they batch into and its trace numbers."""
 
     day: date
     at: datetime
-    is_sandbox: bool
+    actor: Actor
+    origination_file: OriginationFile
+    sequence: _TraceSequence
     odfi: str = field(default_factory=lambda: settings.ACH_ORIGINATING_DFI)
-    origination_file: OriginationFile | None = None
-    sequence: int = 0
-    batches: dict[tuple, Batch] = field(default_factory=dict)
-    last_windows: dict[int, time] = field(default_factory=dict)
 
-    def start(self) -> None:
-        if self.origination_file is None:
-            window_at = window_start(self.day)
-            self.sequence = _next_trace_sequence(self.odfi, window_at)
-            self.origination_file = _file_create(window_at=window_at, at=self.at, is_sandbox=self.is_sandbox)
+
+@dataclass
+class _CompanyBatching:
+    """One company's batches in the file being built, by key, with their totals."""
+
+    build: _Build
+    last_windows: dict[int, time]
+    batches: dict[tuple, Batch] = field(default_factory=dict)
 
     def batch_for(self, key: tuple) -> Batch:
         if key not in self.batches:
             company_id, sec_code, description, effective = key
             self.batches[key] = Batch.objects.create(
                 company_id=company_id,
-                origination_file=self.origination_file,
+                origination_file=self.build.origination_file,
                 standard_entry_class_code=sec_code,
                 entry_description=description,
                 effective_date=effective,
-                batched_at=self.at,
-                batch_number=len(self.batches) + 1,
+                batched_at=self.build.at,
+                batch_number=0,  # numbered when the file is finished (_file_finish)
             )
         return self.batches[key]
 
     def assign(self, due: list[DueEntry]) -> None:
         """Batches, trace numbers and the file's view of each entry (trace numbers ascend within a batch)."""
-        self.start()
-        missing = {txn.company_id for txn in due} - set(self.last_windows)
-        for row in MerchantSettings.objects.filter(pk__in=missing).only("same_day_windows"):
-            self.last_windows[row.pk] = row.last_same_day_window
-        for key, members in sorted(
-            _batch_groups(due, day=self.day, at=self.at, last_windows=self.last_windows).items()
-        ):
+        build = self.build
+        number = build.sequence.take(len(due))
+        groups = _batch_groups(due, day=build.day, at=build.at, last_windows=self.last_windows)
+        for key, members in sorted(groups.items()):
             batch = self.batch_for(key)
             effective = key[3]
             settles_at = calendar.settlement_time(effective)
             for txn in members:
-                if self.sequence >= 10**TRACE_SEQUENCE_DIGITS:
-                    raise RuntimeError(
-                        f"trace number sequence of {self.day:%Y-%m-%d} exhausted for the originating DFI"
-                    )
                 txn.batch_id = batch.pk
-                txn.trace_number = self.odfi + str(self.sequence).rjust(TRACE_SEQUENCE_DIGITS, "0")
-                txn.trace_date = self.day
+                txn.trace_number = build.odfi + str(number).rjust(TRACE_SEQUENCE_DIGITS, "0")
+                txn.trace_date = build.day
                 txn.expected_to_settle_at = settles_at
                 # From now on the record says what the file says (CONTRACT 12).
-                txn.effective_date, txn.is_same_day = effective, effective == self.day
-                self.sequence += 1
+                txn.effective_date, txn.is_same_day = effective, effective == build.day
+                number += 1
                 batch.entry_count += 1
                 if txn.type == TransactionType.DEBIT:
                     batch.debit_total += txn.amount
                 else:
                     batch.credit_total += txn.amount
 
-    def finish(self) -> tuple[OriginationFile | None, int, int]:
-        """Each batch's and the file's counts and totals, once every entry is in."""
-        if self.origination_file is None:
-            return None, 0, 0
+    def save(self) -> None:
         for batch in self.batches.values():
             batch.save(update_fields=["entry_count", "debit_total", "credit_total"])
-        origination_file = self.origination_file
-        origination_file.batch_count = len(self.batches)
-        origination_file.entry_count = sum(batch.entry_count for batch in self.batches.values())
-        origination_file.debit_total = sum(batch.debit_total for batch in self.batches.values())
-        origination_file.credit_total = sum(batch.credit_total for batch in self.batches.values())
-        origination_file.save(update_fields=["batch_count", "entry_count", "debit_total", "credit_total"])
-        return origination_file, origination_file.batch_count, origination_file.entry_count
+
+
+def _company_batch(company_id: int, *, build: _Build, due: QuerySet[Transaction]) -> tuple[int, int]:
+    """One company's due entries into the file being built, in a database transaction of its own: a chunk at a
+    time re-checked, batched and moved to Processing. Returns (batches made, entries batched)."""
+    with transaction.atomic():
+        last_window = MerchantSettings.objects.only("same_day_windows").get(pk=company_id).last_same_day_window
+        batching = _CompanyBatching(build=build, last_windows={company_id: last_window})
+        entries = 0
+        for chunk in _due_chunks(due.filter(company_id=company_id)):
+            chunk = entries_recheck(chunk, actor=build.actor, at=build.at)
+            if not chunk:
+                continue
+            batching.assign(chunk)
+            transition_rows(chunk, Event.ORIGINATED, actor=build.actor, at=build.at, fields=BATCHED_FIELDS)
+            entries += len(chunk)
+        batching.save()
+    return len(batching.batches), entries
+
+
+# The order of a file's batches, and so their numbers (ascending in the file).
+BATCH_ORDER = ("company_id", "standard_entry_class_code", "entry_description", "effective_date", "pk")
 
 
 @transaction.atomic
+def _file_finish(origination_file: OriginationFile) -> None:
+    """Once every company has batched into it: the batches numbered, the file's counts and totals, and the file
+    built, which the write step then takes. A file no entry went into (every due entry declined) is deleted."""
+    batches = list(origination_file.batches.order_by(*BATCH_ORDER))
+    if not batches:
+        origination_file.delete()
+        return
+    for number, batch in enumerate(batches, start=1):
+        batch.batch_number = number
+    Batch.objects.bulk_update(batches, ["batch_number"])
+    origination_file.batch_count = len(batches)
+    origination_file.entry_count = sum(batch.entry_count for batch in batches)
+    origination_file.debit_total = sum(batch.debit_total for batch in batches)
+    origination_file.credit_total = sum(batch.credit_total for batch in batches)
+    origination_file.building = False
+    origination_file.save(update_fields=["batch_count", "entry_count", "debit_total", "credit_total", "building"])
+
+
+def _file_being_built(window_at: datetime, is_sandbox: bool) -> OriginationFile | None:
+    """A file an earlier run left being built (it stopped midway): this window's is built on, any other finished
+    as it is (its entries went out in its own window)."""
+    current = None
+    for origination_file in OriginationFile.objects.filter(building=True, is_sandbox=is_sandbox).order_by("pk"):
+        if current is None and origination_file.window_at == window_at:
+            current = origination_file
+        else:
+            _file_finish(origination_file)
+    return current
+
+
 def _batch_due(
-    *, at: datetime, actor: Actor, progress: Progress, scope: Q, is_sandbox: bool
-) -> tuple[OriginationFile | None, int, int]:
+    *, at: datetime, actor: Actor, progress: Progress, scope: Q, is_sandbox: bool, workers: int
+) -> tuple[int, int]:
+    """The due entries into this window's file, a company at a time (`workers` companies at once on PostgreSQL,
+    each in a database transaction of its own), then the file finished. A run that stops midway leaves the file
+    being built, with the companies it batched; the next run batches the rest into it. Returns (batches made,
+    entries batched)."""
     day = processing_day(at)
-    _serialize_batching()
-    batching = _Batching(day=day, at=at, is_sandbox=is_sandbox)
+    window_at = window_start(day)
     due = _due_transactions(day, scope & Q(company__is_sandbox=is_sandbox))
-    for chunk in progress(_due_chunks(due), desc="originate", unit="chunk"):
-        chunk = entries_recheck(chunk, actor=actor, at=at)
-        if not chunk:
-            continue
-        batching.assign(chunk)
-        transition_rows(chunk, Event.ORIGINATED, actor=actor, at=at, fields=BATCHED_FIELDS)
-    return batching.finish()
+    with _batching_serialized():
+        origination_file = _file_being_built(window_at, is_sandbox)
+        company_ids = sorted(due.order_by().values_list("company_id", flat=True).distinct())
+        if company_ids and origination_file is None:
+            origination_file = _file_create(window_at=window_at, at=at, is_sandbox=is_sandbox)
+        made = []
+        if company_ids:
+            sequence = _TraceSequence(_next_trace_sequence(settings.ACH_ORIGINATING_DFI, window_at), day)
+            build = _Build(day=day, at=at, actor=actor, origination_file=origination_file, sequence=sequence)
+            made = per_company(
+                company_ids,
+                functools.partial(_company_batch, build=build, due=due),
+                workers=workers,
+                progress=progress,
+                desc="originate",
+            )
+        if origination_file is not None:
+            _file_finish(origination_file)
+    return sum(batches for batches, _entries in made), sum(entries for _batches, entries in made)
 
 
 # What the file says of each entry, read a batch at a time (the account number decrypted by its field).
@@ -398,21 +486,30 @@ def transactions_originate(
     actor: Actor = ORIGINATE,
     progress: Progress = no_progress,
     company_ids: Sequence[int] | None = None,
+    workers: int | None = None,
 ) -> OriginationResult:
-    """`company_ids`: only those companies' entries (a sandbox clock); files left unwritten are finished either way."""
+    """`company_ids`: only those companies' entries (a sandbox clock); files left unwritten are finished either way.
+    `workers`: how many companies batch at once on PostgreSQL (settings.ORIGINATE_WORKERS when None)."""
+    workers = settings.ORIGINATE_WORKERS if workers is None else workers
     result = OriginationResult()
     scope = Q(company_id__in=company_ids) if company_ids is not None else Q()
     # Live and sandbox entries never share a file: a sandbox file goes under SANDBOX_DIR, never to a bank.
     for is_sandbox in (False, True):
-        _created, batches, entries = _batch_due(
-            at=at, actor=actor, progress=progress, scope=scope, is_sandbox=is_sandbox
+        batches, entries = _batch_due(
+            at=at, actor=actor, progress=progress, scope=scope, is_sandbox=is_sandbox, workers=workers
         )
         result.batches += batches
         result.transactions += entries
     statistics_refresh(Transaction, changed=result.transactions)
-    # Also finishes files a crashed or failed run recorded but never wrote. A file that cannot be written now
-    # stays unwritten (its batches do not settle) and is reported; the next run tries it again.
-    for origination_file in OriginationFile.objects.filter(sha256="").order_by("id"):
+    built_files_write(result)
+    return result
+
+
+def built_files_write(result: OriginationResult) -> None:
+    """Every built file whose path is still empty, this run's and any a crashed or failed run recorded but never
+    wrote; never a file still being built. A file that cannot be written now stays unwritten (its batches do not
+    settle) and is reported; the next run tries it again."""
+    for origination_file in OriginationFile.objects.filter(sha256="", building=False).order_by("id"):
         try:
             written = origination_file_write(origination_file=origination_file)
         except (OSError, ValueError) as exc:
@@ -421,4 +518,3 @@ def transactions_originate(
             continue
         if written:
             result.files.append(written)
-    return result

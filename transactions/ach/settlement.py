@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Count, F, Q
 
 from transactions import calendar
@@ -23,7 +23,7 @@ from transactions.rules import signed_amount
 from transactions.state import Actor, Event, locked_transition, rows_lock_checked
 from vault.commands import Progress, no_progress
 from vault.db import ids_in, statistics_refresh
-from vault.threads import on_threads
+from vault.threads import per_company
 
 SETTLE = Actor.command("settle")
 
@@ -161,18 +161,13 @@ def _settle_companies(
     by_company: dict[int, list[tuple]] = {}
     for item in work:
         by_company.setdefault(item[0], []).append(item)
-    companies = list(by_company.values())
-    if workers < 2 or len(companies) < 2 or connection.vendor != "postgresql" or connection.in_atomic_block:
-        for items in progress(companies, desc="settle", unit="company"):
-            _settle_company(items, at=at, actor=actor, result=result)
-        return
 
     def settle_one(items: list[tuple]) -> SettleResult:
         part = SettleResult()
         _settle_company(items, at=at, actor=actor, result=part)
         return part
 
-    for part in on_threads(companies, settle_one, workers=workers, progress=progress, desc="settle", unit="company"):
+    for part in per_company(list(by_company.values()), settle_one, workers=workers, progress=progress, desc="settle"):
         result.add(part)
 
 

@@ -27,6 +27,12 @@ class OriginationFile(models.Model):
     credit_total = models.BigIntegerField(default=0)
     # Set with `path` once the file is on disk: a batch settles only when its file was written (both set).
     sha256 = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the file as written.")
+    building = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="Companies are still batching into it (a run that stopped midway; the next run finishes it). "
+        "It is written only once built.",
+    )
     purged_at = models.DateTimeField(
         null=True, blank=True, help_text="When `purge_outbound` deleted the file; this record stays."
     )

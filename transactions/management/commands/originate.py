@@ -14,11 +14,19 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         add_at_argument(parser)
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=None,
+            help="companies batched at once, each on its own database connection (default: ORIGINATE_WORKERS, 2)",
+        )
 
     def handle(self, *args, **options):
         at = parse_at(options["at"])
+        if options["workers"] is not None and options["workers"] < 1:
+            raise CommandError("--workers must be 1 or more")
         try:
-            result = transactions_originate(at=at, progress=progress_for(self))
+            result = transactions_originate(at=at, progress=progress_for(self), workers=options["workers"])
         except IntegrityError as exc:
             raise CommandError("another originate run took the same trace numbers or file id; run again") from exc
         emit(self, result.as_json())
