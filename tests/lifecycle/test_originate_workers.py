@@ -13,7 +13,7 @@ from events.models import Event
 from tests import factories
 from tests.lifecycle import nacha_reader
 from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run
-from transactions.ach import origination
+from transactions.ach import nacha, origination
 from transactions.models import Batch, OriginationFile, Status, Transaction
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -144,4 +144,43 @@ def test_a_file_left_being_built_on_an_earlier_day_goes_out_as_it_is_the_next_da
     ) == {second}
     assert sorted(entry.amount for batch in _file_read(monday_file.path).batches for entry in batch.entries) == sorted(
         amounts[first]
+    )
+
+
+def test_the_file_copies_the_entries_each_company_rendered_when_it_finished(monkeypatch, settings):
+    _companies_with_entries(4)
+    spooled = []
+    clear = origination.EntrySpool.clear
+
+    def noted_clear(spool):
+        spooled.append(sorted(spool.paths))
+        clear(spool)
+
+    monkeypatch.setattr(origination.EntrySpool, "clear", noted_clear)
+    summary = run("originate", "--at", MONDAY_MORNING, "--workers", "2")
+
+    origination_file = OriginationFile.objects.get()
+    assert spooled == [sorted(Batch.objects.values_list("pk", flat=True))]  # every batch's entries were rendered early
+    # What it copied is, byte for byte, the file rendered from the database.
+    assert Path(summary["files"][0]).read_text() == nacha.file_text(origination.file_spec(origination_file))
+    assert not (Path(settings.OUTBOUND_DIR) / origination.SPOOL_DIR).exists()  # no account number left beside it
+
+
+def test_a_spool_that_is_gone_when_the_file_is_written_is_rendered_from_the_database(monkeypatch):
+    amounts = _companies_with_entries(3)
+    write = origination.EntrySpool.write
+
+    def written_then_lost(spool, origination_file, batches):
+        batches = list(batches)
+        write(spool, origination_file, batches)
+        for batch in batches:  # this company's: another thread is adding its own meanwhile
+            spool.paths[batch.pk].unlink()
+
+    monkeypatch.setattr(origination.EntrySpool, "write", written_then_lost)
+    summary = run("originate", "--at", MONDAY_MORNING, "--workers", "2")
+
+    (path,) = summary["files"]
+    assert Path(path).read_text() == nacha.file_text(origination.file_spec(OriginationFile.objects.get()))
+    assert sorted(entry.amount for batch in _file_read(path).batches for entry in batch.entries) == sorted(
+        amount for listed in amounts.values() for amount in listed
     )

@@ -190,8 +190,10 @@ def parse(layout: Sequence[tuple[str, int, str]], record: str) -> dict[str, str]
     return values
 
 
-def entry_hash(routing_prefixes: Iterable[str]) -> str:
-    return str(sum(int(prefix) for prefix in routing_prefixes))[-10:]
+def entry_hash(total: int) -> str:
+    """The Entry Hash of a batch or file control: the sum of its entries' 8-digit routing prefixes, its last 10
+    digits."""
+    return str(total)[-10:]
 
 
 def service_class(*, has_debits: bool, has_credits: bool) -> str:
@@ -226,6 +228,8 @@ class BatchSpec:
     effective_date: date
     batch_number: int
     entries: Sequence[Entry] = field(default_factory=tuple)
+    # Or the entries already rendered (`entry_records`), with their addenda: a writer that rendered them earlier.
+    records: Sequence[str] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True)
@@ -260,53 +264,64 @@ def _entry_record(entry: Entry) -> str:
     )
 
 
+def entry_records(entries: Iterable[Entry]) -> Iterator[str]:
+    """Each entry's detail record, then its addenda records."""
+    for entry in entries:
+        yield _entry_record(entry)
+        yield from entry.addenda
+
+
 def _batch_records(spec: BatchSpec, originating_dfi: str) -> tuple[list[str], dict[str, int]]:
-    debits = sum(entry.amount for entry in spec.entries if entry.is_debit)
-    credits = sum(entry.amount for entry in spec.entries if not entry.is_debit)
-    has_debits = any(entry.is_debit for entry in spec.entries)
-    has_credits = any(not entry.is_debit for entry in spec.entries)
+    """The batch's header, entries and control. Its counts and totals are read back from the entry records, so a
+    batch rendered earlier (`spec.records`) is totalled exactly as one rendered here."""
+    entries = list(spec.records) if spec.records else list(entry_records(spec.entries))
+    debits = credits = hash_total = 0
+    has_debits = has_credits = False
+    for record in entries:
+        if record[0] != "6":  # an addenda record
+            continue
+        amount = int(record[29:39])
+        hash_total += int(record[3:11])
+        if record[2] in "6789":  # the transaction code's second digit: a debit (or a debit prenote)
+            debits += amount
+            has_debits = True
+        else:
+            credits += amount
+            has_credits = True
     service_class_code = service_class(has_debits=has_debits, has_credits=has_credits)
-    records = [
-        render(
-            BATCH_HEADER,
-            {
-                "record_type": "5",
-                "service_class_code": service_class_code,
-                "company_name": spec.company_name,
-                "company_identification": spec.company_identification,
-                "sec_code": spec.sec_code,
-                "entry_description": spec.entry_description,
-                "descriptive_date": spec.effective_date.strftime("%b %d"),
-                "effective_entry_date": spec.effective_date.strftime("%y%m%d"),
-                "originator_status_code": "1",
-                "originating_dfi": originating_dfi,
-                "batch_number": spec.batch_number,
-            },
-        )
-    ]
-    count = 0
-    for entry in spec.entries:
-        records += [_entry_record(entry), *entry.addenda]
-        count += 1 + len(entry.addenda)
-    hash_value = entry_hash(entry.routing_number[:8] for entry in spec.entries)
-    records.append(
-        render(
-            BATCH_CONTROL,
-            {
-                "record_type": "8",
-                "service_class_code": service_class_code,
-                "entry_addenda_count": count,
-                "entry_hash": hash_value,
-                "debit_total": debits,
-                "credit_total": credits,
-                "company_identification": spec.company_identification,
-                "originating_dfi": originating_dfi,
-                "batch_number": spec.batch_number,
-            },
-        )
+    header = render(
+        BATCH_HEADER,
+        {
+            "record_type": "5",
+            "service_class_code": service_class_code,
+            "company_name": spec.company_name,
+            "company_identification": spec.company_identification,
+            "sec_code": spec.sec_code,
+            "entry_description": spec.entry_description,
+            "descriptive_date": spec.effective_date.strftime("%b %d"),
+            "effective_entry_date": spec.effective_date.strftime("%y%m%d"),
+            "originator_status_code": "1",
+            "originating_dfi": originating_dfi,
+            "batch_number": spec.batch_number,
+        },
     )
-    totals = {"count": count, "hash": int(hash_value), "debits": debits, "credits": credits}
-    return records, totals
+    hash_value = entry_hash(hash_total)
+    control = render(
+        BATCH_CONTROL,
+        {
+            "record_type": "8",
+            "service_class_code": service_class_code,
+            "entry_addenda_count": len(entries),
+            "entry_hash": hash_value,
+            "debit_total": debits,
+            "credit_total": credits,
+            "company_identification": spec.company_identification,
+            "originating_dfi": originating_dfi,
+            "batch_number": spec.batch_number,
+        },
+    )
+    totals = {"count": len(entries), "hash": int(hash_value), "debits": debits, "credits": credits}
+    return [header, *entries, control], totals
 
 
 def _file_header(spec: FileSpec) -> str:
@@ -354,7 +369,7 @@ def file_record_groups(spec: FileSpec) -> Iterator[list[str]]:
             "batch_count": batch_count,
             "block_count": block_count,
             "entry_addenda_count": count,
-            "entry_hash": str(hash_total)[-10:],
+            "entry_hash": entry_hash(hash_total),
             "debit_total": debits,
             "credit_total": credits,
         },

@@ -17,8 +17,8 @@ import os
 import string
 import threading
 import zlib
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import Path
@@ -249,6 +249,7 @@ class _Build:
     actor: Actor
     origination_file: OriginationFile
     sequence: _TraceSequence
+    spool: EntrySpool
     odfi: str = field(default_factory=lambda: settings.ACH_ORIGINATING_DFI)
 
 
@@ -317,6 +318,7 @@ def _company_batch(company_id: int, *, build: _Build, due: QuerySet[Transaction]
             transition_rows(chunk, Event.ORIGINATED, actor=build.actor, at=build.at, fields=BATCHED_FIELDS)
             entries += len(chunk)
         batching.save()
+    build.spool.write(build.origination_file, batching.batches.values())
     return len(batching.batches), entries
 
 
@@ -356,7 +358,7 @@ def _file_being_built(window_at: datetime, is_sandbox: bool) -> OriginationFile 
 
 
 def _batch_due(
-    *, at: datetime, actor: Actor, progress: Progress, scope: Q, is_sandbox: bool, workers: int
+    *, at: datetime, actor: Actor, progress: Progress, scope: Q, is_sandbox: bool, workers: int, spool: EntrySpool
 ) -> tuple[int, int]:
     """The due entries into this window's file, a company at a time (`workers` companies at once on PostgreSQL,
     each in a database transaction of its own), then the file finished. A run that stops midway leaves the file
@@ -373,7 +375,9 @@ def _batch_due(
         made = []
         if company_ids:
             sequence = _TraceSequence(_next_trace_sequence(settings.ACH_ORIGINATING_DFI, window_at), day)
-            build = _Build(day=day, at=at, actor=actor, origination_file=origination_file, sequence=sequence)
+            build = _Build(
+                day=day, at=at, actor=actor, origination_file=origination_file, sequence=sequence, spool=spool
+            )
             made = per_company(
                 company_ids,
                 functools.partial(_company_batch, build=build, due=due),
@@ -407,10 +411,63 @@ def _entry(values: tuple, sec_code: str) -> nacha.Entry:
     )
 
 
-def _batch_specs(origination_file: OriginationFile) -> Iterator[nacha.BatchSpec]:
+def _batch_entries(batch: Batch) -> list[nacha.Entry]:
+    members = batch.transactions.order_by("trace_number").values_list(*ENTRY_FIELDS)
+    return [_entry(values, batch.standard_entry_class_code) for values in members.iterator(chunk_size=5000)]
+
+
+# The folder, beside a file's outbound files, of the entry records rendered while it is built.
+SPOOL_DIR = ".building"
+
+
+class EntrySpool:
+    """Entry records rendered while the file is built: each batch's right after its company commits (while other
+    companies still batch), in a file of its own (0600, in a `.building` folder beside the outbound files), so the
+    file's write copies them instead of decrypting and rendering every entry after the last company. Only the run
+    that made them reads them, and clears them when it ends; the write renders any batch without one (an earlier
+    run's batch, a spool that could not be written or read)."""
+
+    def __init__(self) -> None:
+        self.paths: dict[int, Path] = {}
+        self.token = f"{os.getpid()}-{uuid4().hex[:8]}"
+
+    def write(self, origination_file: OriginationFile, batches: Iterable[Batch]) -> None:
+        directory = file_path(origination_file).parent / SPOOL_DIR
+        for batch in batches:
+            path = directory / f"{origination_file.uuid.hex}-{batch.pk}-{self.token}.entries"
+            try:
+                text = "".join(record + "\n" for record in nacha.entry_records(_batch_entries(batch)))
+                outbound_dir_create(directory)
+                descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, OUTBOUND_FILE_MODE)
+                with os.fdopen(descriptor, "w", encoding="ascii") as handle:
+                    handle.write(text)
+            except (OSError, ValueError) as exc:  # the write renders this batch itself, and reports what fails
+                with suppress(OSError):
+                    path.unlink(missing_ok=True)
+                logger.warning("entries of batch %s not spooled: %s", batch.uuid, exc)
+                continue
+            self.paths[batch.pk] = path
+
+    def records(self, batch: Batch) -> list[str]:
+        path = self.paths.get(batch.pk)
+        try:
+            return path.read_text(encoding="ascii").splitlines() if path else []
+        except OSError:
+            return []
+
+    def clear(self) -> None:
+        for path in self.paths.values():
+            path.unlink(missing_ok=True)
+        for directory in {path.parent for path in self.paths.values()}:
+            with suppress(OSError):  # another run's spool is still in it
+                directory.rmdir()
+        self.paths.clear()
+
+
+def _batch_specs(origination_file: OriginationFile, spool: EntrySpool) -> Iterator[nacha.BatchSpec]:
     """One batch at a time, its entries in trace order: memory holds one batch, never the file."""
     for batch in origination_file.batches.select_related("company").order_by("batch_number"):
-        members = batch.transactions.order_by("trace_number").values_list(*ENTRY_FIELDS)
+        records = spool.records(batch)
         yield nacha.BatchSpec(
             company_name=batch.company.name,
             company_identification=batch.company.ach_company_id,
@@ -418,11 +475,12 @@ def _batch_specs(origination_file: OriginationFile) -> Iterator[nacha.BatchSpec]
             entry_description=batch.entry_description,
             effective_date=batch.effective_date,
             batch_number=batch.batch_number,
-            entries=[_entry(values, batch.standard_entry_class_code) for values in members.iterator(chunk_size=5000)],
+            entries=() if records else _batch_entries(batch),
+            records=records,
         )
 
 
-def file_spec(origination_file: OriginationFile) -> nacha.FileSpec:
+def file_spec(origination_file: OriginationFile, spool: EntrySpool | None = None) -> nacha.FileSpec:
     return nacha.FileSpec(
         immediate_destination=settings.ACH_IMMEDIATE_DESTINATION,
         immediate_origin=settings.ACH_IMMEDIATE_ORIGIN,
@@ -431,7 +489,7 @@ def file_spec(origination_file: OriginationFile) -> nacha.FileSpec:
         originating_dfi=settings.ACH_ORIGINATING_DFI,
         created_at=origination_file.created_at.astimezone(calendar.EASTERN),
         file_id_modifier=origination_file.file_id_modifier,
-        batches=_batch_specs(origination_file),
+        batches=_batch_specs(origination_file, spool or EntrySpool()),
         reference_code=str(origination_file.pk),
     )
 
@@ -452,7 +510,7 @@ def outbound_dir_create(directory: Path) -> None:
     os.chmod(directory, OUTBOUND_DIR_MODE)
 
 
-def origination_file_write(*, origination_file: OriginationFile) -> str | None:
+def origination_file_write(*, origination_file: OriginationFile, spool: EntrySpool | None = None) -> str | None:
     """Write the file (no row locks held), streamed a batch at a time, and record its path and SHA-256 together;
     None when another run already did. Only then may its batches settle. A field the writer cannot write exactly
     raises before the file is renamed into place: no file at all."""
@@ -464,7 +522,7 @@ def origination_file_write(*, origination_file: OriginationFile) -> str | None:
         # 0600 from the first byte: every entry carries a full account number (NACHA data security rule).
         descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, OUTBOUND_FILE_MODE)
         with os.fdopen(descriptor, "wb") as handle:
-            for lines in nacha.file_chunks(file_spec(origination_file)):
+            for lines in nacha.file_chunks(file_spec(origination_file, spool)):
                 data = lines.encode("ascii")
                 digest.update(data)
                 handle.write(data)
@@ -493,25 +551,29 @@ def transactions_originate(
     workers = settings.ORIGINATE_WORKERS if workers is None else workers
     result = OriginationResult()
     scope = Q(company_id__in=company_ids) if company_ids is not None else Q()
-    # Live and sandbox entries never share a file: a sandbox file goes under SANDBOX_DIR, never to a bank.
-    for is_sandbox in (False, True):
-        batches, entries = _batch_due(
-            at=at, actor=actor, progress=progress, scope=scope, is_sandbox=is_sandbox, workers=workers
-        )
-        result.batches += batches
-        result.transactions += entries
-    statistics_refresh(Transaction, changed=result.transactions)
-    built_files_write(result)
+    spool = EntrySpool()
+    try:
+        # Live and sandbox entries never share a file: a sandbox file goes under SANDBOX_DIR, never to a bank.
+        for is_sandbox in (False, True):
+            batches, entries = _batch_due(
+                at=at, actor=actor, progress=progress, scope=scope, is_sandbox=is_sandbox, workers=workers, spool=spool
+            )
+            result.batches += batches
+            result.transactions += entries
+        statistics_refresh(Transaction, changed=result.transactions)
+        built_files_write(result, spool)
+    finally:
+        spool.clear()
     return result
 
 
-def built_files_write(result: OriginationResult) -> None:
+def built_files_write(result: OriginationResult, spool: EntrySpool | None = None) -> None:
     """Every built file whose path is still empty, this run's and any a crashed or failed run recorded but never
     wrote; never a file still being built. A file that cannot be written now stays unwritten (its batches do not
     settle) and is reported; the next run tries it again."""
     for origination_file in OriginationFile.objects.filter(sha256="", building=False).order_by("id"):
         try:
-            written = origination_file_write(origination_file=origination_file)
+            written = origination_file_write(origination_file=origination_file, spool=spool)
         except (OSError, ValueError) as exc:
             logger.error("origination file %s not written: %s", origination_file.uuid, exc)
             result.unwritten.append({"originationFileUuid": str(origination_file.uuid), "error": str(exc)})
