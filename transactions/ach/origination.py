@@ -25,7 +25,7 @@ from pathlib import Path
 from uuid import uuid4
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import Max, Q, QuerySet
 
 from accounts.models import MerchantSettings
@@ -110,21 +110,25 @@ def _next_trace_sequence(odfi: str, window_at: datetime) -> int:
 
 @contextmanager
 def _batching_serialized() -> Iterator[None]:
-    """One batching run at a time (the trace sequence and file id modifier are read, then written). PostgreSQL: an
-    advisory lock of the session, held while the companies batch in transactions of their own (inside a caller's
-    transaction, of that transaction). SQLite serializes writers by itself (IMMEDIATE)."""
-    if connection.vendor != "postgresql":
+    """One batching run at a time (the trace sequence and file id modifier are read, then written). PostgreSQL: a
+    transaction-scoped advisory lock, held through the whole batching by a connection of its own that does nothing
+    else, while the companies commit on theirs (a session lock would not hold behind pgbouncer in transaction mode,
+    which keeps a server connection only for an open transaction); inside a caller's transaction, by that
+    transaction. SQLite serializes writers by itself (IMMEDIATE)."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [ORIGINATE_LOCK_KEY])
         yield
         return
-    scoped = connection.in_atomic_block
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT pg_advisory{'_xact' if scoped else ''}_lock(%s)", [ORIGINATE_LOCK_KEY])
+    holder = connections.create_connection(DEFAULT_DB_ALIAS)
     try:
+        holder.set_autocommit(False)
+        with holder.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [ORIGINATE_LOCK_KEY])
         yield
     finally:
-        if not scoped:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s)", [ORIGINATE_LOCK_KEY])
+        holder.close()  # ends its transaction, and so the lock
 
 
 def _next_file_id_modifier(window_at: datetime) -> str:
