@@ -1,14 +1,19 @@
 """Work spread over a few threads, each with its own database connection: for a command whose units share no row
-(settle's companies), so that while one thread waits on PostgreSQL another's Python runs."""
+(settle's companies), so that while one thread waits on PostgreSQL another's Python runs; or over a few forked
+processes, for such a command whose Python is most of its work (import_returns)."""
 
 from __future__ import annotations
 
+import concurrent.futures
+import multiprocessing
+import os
 import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Generic, TypeVar
 
-from django.db import connection, connections
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from vault.commands import Progress, no_progress
 
@@ -101,3 +106,67 @@ def per_company(
     if workers < 2 or len(items) < 2 or connection.vendor != "postgresql" or connection.in_atomic_block:
         return [work(item) for item in progress(items, desc=desc, unit="company")]
     return on_threads(items, work, workers=workers, progress=progress, desc=desc, unit="company")
+
+
+@contextmanager
+def serialized(key: int) -> Iterator[None]:
+    """One run at a time of what holds `key` (its threads commit on their own connections while it runs).
+    PostgreSQL: a transaction-scoped advisory lock, held by a connection of its own that does nothing else (a
+    session lock would not hold behind pgbouncer in transaction mode, which keeps a server connection only for an
+    open transaction); inside a caller's transaction, by that transaction. SQLite serializes writers by itself."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+        yield
+        return
+    holder = connections.create_connection(DEFAULT_DB_ALIAS)
+    try:
+        holder.set_autocommit(False)
+        with holder.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+        yield
+    finally:
+        holder.close()  # ends its transaction, and so the lock
+
+
+class CompanyProcesses:
+    """Work of companies that share no row, in `workers` forked processes where that helps (PostgreSQL, two or more
+    workers, no caller's transaction open), so that its Python runs on as many cores instead of one GIL (a
+    command whose work is mostly Python, as `import_returns`). Each process opens its own database connection;
+    the work and its items must pickle. Elsewhere the work runs here, one item after another. Use as a context
+    manager: it waits for the processes on the way out."""
+
+    def __init__(self, workers: int) -> None:
+        self.pool: concurrent.futures.ProcessPoolExecutor | None = None
+        if workers >= 2 and connection.vendor == "postgresql" and not connection.in_atomic_block:
+            connections.close_all()  # a forked process opens its own connections, never one of its parent's
+            context = multiprocessing.get_context("fork")
+            self.pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
+            # Fork them all now, while no connection is open (the first task forks every process of a "fork"
+            # pool): a process forked later would share the socket of a connection its parent opened since.
+            self.pool.submit(os.getpid).result()
+
+    def __enter__(self) -> CompanyProcesses:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def start(self, items: Sequence[Item], work: Callable[[Item], Result]) -> Callable[[], list[Result]]:
+        """Starts `work(item)` for each item (here, at once, when there are no processes or one item); returns what
+        waits for them all and gives their results in the items' order, raising the first failure."""
+        if self.pool is None or len(items) < 2:
+            results = [work(item) for item in items]
+            return lambda: results
+        futures = [self.pool.submit(_closing_after, work, item) for item in items]
+        return lambda: [future.result() for future in futures]
+
+
+def _closing_after(work: Callable[[Item], Result], item: Item) -> Result:
+    """In a forked process: its connections are closed after each item (a process ends without closing them)."""
+    try:
+        return work(item)
+    finally:
+        connections.close_all()

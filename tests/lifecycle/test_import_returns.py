@@ -304,7 +304,7 @@ def test_returns_for_several_companies_in_one_file(company, other_company, tmp_p
     assert theirs.return_entry.return_code == "R08" and theirs.return_entry.company_id == other_company.pk
 
 
-def test_a_crash_midway_applies_nothing_and_the_rerun_applies_all(method, company, tmp_path, monkeypatch):
+def test_a_crash_midway_applies_none_of_the_company_and_the_rerun_applies_all(method, company, tmp_path, monkeypatch):
     returned, corrected = _originated(bank_txn(company), saved_method_txn(method))
     path = _return_file(tmp_path, [(returned, "R01", {}), (corrected, "C01", {"accountNumber": "5550001111"})])
 
@@ -315,14 +315,17 @@ def test_a_crash_midway_applies_nothing_and_the_rerun_applies_all(method, compan
     with pytest.raises(RuntimeError):
         run("import_returns", str(path))
     returned.refresh_from_db()
-    assert returned.status == "Processing" and not IngestionFile.objects.exists()
+    assert returned.status == "Processing" and not TransactionReturn.objects.exists()
+    (ingestion,) = IngestionFile.objects.all()
+    assert ingestion.applying and ingestion.summary == {} and not ingestion.parts.exists()
     monkeypatch.undo()
 
     summary = run("import_returns", str(path))
 
-    assert (summary["returns"], summary["notices"]) == (1, 1)
+    assert (summary["returns"], summary["notices"], summary["alreadyImported"]) == (1, 1, False)
     returned.refresh_from_db()
     assert returned.status == "Returned"
+    assert run("import_returns", str(path)) == {**summary, "alreadyImported": True}
 
 
 @pytest.mark.postgres

@@ -1,9 +1,10 @@
 """`import_returns` reads the file from disk a line at a time: a return file is never held in memory whole, so a
-day's returns cost the same memory as ten of them; and since it reads the file more than once, a file that changes
-while it is imported is refused whole rather than applied as something its digest does not name."""
+day's returns cost the same memory as ten of them; and since it reads the file more than once, it reads a private copy:
+a file that changes while it is imported is applied as the digest it is recorded under names it."""
 
 from __future__ import annotations
 
+import hashlib
 import tracemalloc
 from datetime import UTC, datetime
 
@@ -11,9 +12,9 @@ import pytest
 from django.conf import settings
 
 from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, return_csv, run
-from transactions.ach.return_files import ReturnFileError, ReturnFileSource, read_return_file
+from transactions.ach.return_files import ReturnFileSource, read_return_file
 from transactions.ach.returns import returns_import
-from transactions.models import IngestionFile, Transaction, TransactionReturn
+from transactions.models import IngestionFile, Transaction
 from transactions.sandbox.bank_files import return_file_for
 
 RETURN_AT = datetime(2026, 12, 8, 14, tzinfo=UTC)
@@ -59,13 +60,14 @@ def test_a_file_with_a_byte_order_mark_and_crlf_line_ends_is_applied(company, tm
 
 
 @pytest.mark.django_db
-def test_a_file_that_changes_while_it_is_imported_is_refused_whole(company, tmp_path):
+def test_a_file_that_changes_while_it_is_imported_is_applied_as_its_digest_names_it(company, tmp_path):
     txns = [bank_txn(company, amount=1200), bank_txn(company, amount=3400)]
     run("originate", "--at", MONDAY_MORNING)
     for txn in txns:
         txn.refresh_from_db()
     path = tmp_path / "returns.ach"
     path.write_text(return_file_for([(txn, "R01", {}) for txn in txns], at=RETURN_AT))
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
 
     def changed_midway(chunks, **_options):
         for part in chunks:
@@ -73,8 +75,11 @@ def test_a_file_that_changes_while_it_is_imported_is_refused_whole(company, tmp_
                 handle.write("9" * 94 + "\n")
             yield part
 
-    with path.open("rb") as handle, pytest.raises(ReturnFileError, match="changed while it was being imported"):
-        returns_import(source=ReturnFileSource(handle), filename=path.name, at=RETURN_AT, progress=changed_midway)
-    assert not IngestionFile.objects.exists()
-    assert not TransactionReturn.objects.exists()
-    assert set(Transaction.objects.values_list("status", flat=True)) == {"Processing"}
+    with path.open("rb") as handle:
+        summary = returns_import(
+            source=ReturnFileSource(handle), filename=path.name, at=RETURN_AT, progress=changed_midway
+        )
+    assert path.read_bytes().endswith(b"9" * 94 + b"\n")  # the original did change
+    assert (summary["returns"], summary["exceptions"]) == (2, [])
+    assert IngestionFile.objects.get().sha256 == digest
+    assert set(Transaction.objects.values_list("status", flat=True)) == {"Returned"}

@@ -321,8 +321,8 @@ class OriginationFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdmin):
 class IngestionFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdmin):
     """A return file from the bank holds entries of every company: operators (superusers) only."""
 
-    list_display = ("id", "uuid", "filename", "file_format", "received_at", "sha256")
-    list_filter = ("file_format",)
+    list_display = ("id", "uuid", "filename", "file_format", "applying", "received_at", "sha256")
+    list_filter = ("file_format", "applying")
     search_fields = ("=uuid", "filename", "=sha256")
     date_hierarchy = "received_at"
     inlines = [TransactionInline, ParkedReturnItemInline]

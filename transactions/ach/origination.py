@@ -18,14 +18,14 @@ import string
 import threading
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import Path
 from uuid import uuid4
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+from django.db import transaction
 from django.db.models import Max, Q, QuerySet
 
 from accounts.models import MerchantSettings
@@ -39,7 +39,7 @@ from transactions.rules import DEFAULT_ENTRY_DESCRIPTION, SAME_DAY_MAX_AMOUNT
 from transactions.state import Actor, Event, transaction_lock, transition_rows
 from vault.commands import Progress, no_progress
 from vault.db import statistics_refresh
-from vault.threads import per_company
+from vault.threads import per_company, serialized
 
 logger = logging.getLogger("transactions.lifecycle")
 
@@ -106,29 +106,6 @@ def _next_trace_sequence(odfi: str, window_at: datetime) -> int:
         batch__origination_file__window_at=window_at, trace_number__startswith=odfi
     ).aggregate(highest=Max("trace_number"))["highest"]
     return int(highest[len(odfi) :]) + 1 if highest else 1
-
-
-@contextmanager
-def _batching_serialized() -> Iterator[None]:
-    """One batching run at a time (the trace sequence and file id modifier are read, then written). PostgreSQL: a
-    transaction-scoped advisory lock, held through the whole batching by a connection of its own that does nothing
-    else, while the companies commit on theirs (a session lock would not hold behind pgbouncer in transaction mode,
-    which keeps a server connection only for an open transaction); inside a caller's transaction, by that
-    transaction. SQLite serializes writers by itself (IMMEDIATE)."""
-    if connection.vendor != "postgresql" or connection.in_atomic_block:
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [ORIGINATE_LOCK_KEY])
-        yield
-        return
-    holder = connections.create_connection(DEFAULT_DB_ALIAS)
-    try:
-        holder.set_autocommit(False)
-        with holder.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [ORIGINATE_LOCK_KEY])
-        yield
-    finally:
-        holder.close()  # ends its transaction, and so the lock
 
 
 def _next_file_id_modifier(window_at: datetime) -> str:
@@ -371,7 +348,7 @@ def _batch_due(
     day = processing_day(at)
     window_at = window_start(day)
     due = _due_transactions(day, scope & Q(company__is_sandbox=is_sandbox))
-    with _batching_serialized():
+    with serialized(ORIGINATE_LOCK_KEY):  # the trace sequence and file id modifier are read, then written
         origination_file = _file_being_built(window_at, is_sandbox)
         company_ids = sorted(due.order_by().values_list("company_id", flat=True).distinct())
         if company_ids and origination_file is None:

@@ -14,8 +14,9 @@ import csv
 import hashlib
 import io
 import re
+import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -75,9 +76,9 @@ class ReturnFileContent:
 
 class ReturnFileSource:
     """A return file's bytes, read from the start for each pass (the checks, then the import): a file on disk is
-    never held in memory whole, however many items it has. `digest` (the first pass, which also refuses what is
-    too large, not UTF-8 text, holds a NUL or is empty) names it; `unchanged` tells whether it still has that
-    digest when the import is done."""
+    never held in memory whole, however many items it has. `private_copy` (the first pass, which also refuses what
+    is too large, not UTF-8 text, holds a NUL or is empty) gives the copy the import reads and its digest, which
+    names it: what is applied is what the digest names, whoever writes to the original meanwhile."""
 
     READ_BYTES = 64 * 1024
 
@@ -91,8 +92,16 @@ class ReturnFileSource:
     def digest(self, limit: int) -> str:
         return _sha256(self._checked_chunks(limit))
 
-    def unchanged(self, digest: str) -> bool:
-        return _sha256(self._chunks()) == digest
+    @contextmanager
+    def private_copy(self, limit: int) -> Iterator[tuple[ReturnFileSource, str]]:
+        """The file copied into an unnamed temporary file only this process can read (it may hold account numbers),
+        and the copy's digest; the copy is gone when the block ends."""
+        sha256 = hashlib.sha256()
+        with tempfile.TemporaryFile() as copy:
+            for chunk in self._checked_chunks(limit):
+                sha256.update(chunk)
+                copy.write(chunk)
+            yield ReturnFileSource(copy), sha256.hexdigest()
 
     def _checked_chunks(self, limit: int) -> Iterator[bytes]:
         decoder = codecs.getincrementaldecoder("utf-8-sig")()

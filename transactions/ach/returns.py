@@ -1,16 +1,20 @@
 """`import_returns`: apply an RDFI's return / notice-of-change file (NACHA or CSV) to the transactions it
 names by original entry trace number.
 
-The file is checked whole first (transactions.ach.return_files), read from disk a line at a time and never held
-whole; then one database transaction records the IngestionFile (unique by SHA-256, so a re-import answers the first
-summary) and applies every item it can: returns, notices of change, and dishonored / contested dishonored returns,
-which are recorded beside the return they answer and change nothing else. What it cannot apply is parked
-(ParkedReturnItem) and listed under `exceptions`. A crash midway rolls the whole file back and a rerun applies it
-afresh."""
+The file is copied where no one else can write to it and checked whole first (transactions.ach.return_files), read
+a line at a time and never held whole. The IngestionFile (unique by SHA-256, so a re-import answers the first
+summary) is recorded as being applied; then each chunk of the file is applied a few companies at a time, each in a
+database transaction of its own, in IMPORT_RETURNS_WORKERS forked processes (its Python is most of its work):
+returns, notices of change, and dishonored / contested dishonored returns, which are recorded beside the return they
+answer and change nothing else. What it cannot apply is parked (ParkedReturnItem) and listed under `exceptions`.
+Each transaction records what it applied (IngestionPart); once every part is in, the file's summary is written. A
+crash midway leaves the file being applied, and importing the same file again applies what no part holds."""
 
 from __future__ import annotations
 
+import functools
 import logging
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -18,7 +22,7 @@ from itertools import islice
 from types import SimpleNamespace
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 
 from payments.models import PaymentMethod
 from payments.services import (
@@ -30,12 +34,13 @@ from payments.services import (
 )
 from transactions import calendar
 from transactions.ach import nacha
-from transactions.ach.return_files import CODE, FileItem, ReturnFileError, ReturnFileSource, read_return_file
+from transactions.ach.return_files import CODE, FileItem, ReturnFileSource, read_return_file
 from transactions.models import (
     Batch,
     ChangeNotice,
     DishonoredReturn,
     IngestionFile,
+    IngestionPart,
     ParkedReturnItem,
     RiskAction,
     Status,
@@ -64,6 +69,7 @@ from transactions.state import Actor, Event, moves_announce, rows_move, transact
 from vault.commands import Progress, no_progress
 from vault.db import ids_in, rows_update
 from vault.records import mask, text_or_none
+from vault.threads import CompanyProcesses, serialized
 
 logger = logging.getLogger("transactions.lifecycle")
 
@@ -75,7 +81,8 @@ LATE = (Status.SETTLED, Status.REVERSED)
 REVERSAL_VOIDED = "voided: the reversed debit was returned before this credit was sent"
 REFUND_VOIDED = "voided: the refunded debit was returned before this credit was sent"
 
-LOCK_CHUNK = 5000
+LOCK_CHUNK = 10_000  # items of the file read and matched at once; each company's are applied in one transaction
+IMPORT_LOCK_NAMESPACE = zlib.crc32(b"transactions.import_returns") << 28
 # What a return writes on its entry besides the status.
 RETURNED_FIELDS = ("ingestion_file", "return_code", "late_returned_at")
 # Trace numbers repeat from one processing day to the next, so a return is matched to the most recent entry
@@ -84,27 +91,27 @@ RETURNED_FIELDS = ("ingestion_file", "return_code", "late_returned_at")
 RETURN_WINDOW = timedelta(days=60 + 5)
 
 
-def _matches(items: Sequence[nacha.ReturnedItem], at: datetime) -> list[int | None]:
-    """For each item, the id of the most recent entry with its trace number inside the return window that also
-    agrees with what the return carries (a NACHA return names the original amount and whether it was a debit),
-    or None."""
+def _matches(items: Sequence[nacha.ReturnedItem], at: datetime) -> list[tuple[int, int] | None]:
+    """For each item, (id, company id) of the most recent entry with its trace number inside the return window that
+    also agrees with what the return carries (a NACHA return names the original amount and whether it was a
+    debit), or None."""
     floor = calendar.eastern_now(at).date() - RETURN_WINDOW
-    candidates: dict[str, list[tuple[int, int, bool]]] = {}
+    candidates: dict[str, list[tuple[int, int, int, bool]]] = {}
     rows = (
         Transaction.objects.filter(trace_number__in={item.original_trace for item in items}, trace_date__gte=floor)
         .order_by("trace_number", "-trace_date")
-        .values_list("trace_number", "pk", "amount", "type")
+        .values_list("trace_number", "pk", "company_id", "amount", "type")
     )
-    for trace, pk, amount, txn_type in rows:
-        candidates.setdefault(trace, []).append((pk, amount, txn_type == TransactionType.DEBIT))
+    for trace, pk, company_id, amount, txn_type in rows:
+        candidates.setdefault(trace, []).append((pk, company_id, amount, txn_type == TransactionType.DEBIT))
 
-    def match(item: nacha.ReturnedItem) -> int | None:
-        for pk, amount, is_debit in candidates.get(item.original_trace, ()):
+    def match(item: nacha.ReturnedItem) -> tuple[int, int] | None:
+        for pk, company_id, amount, is_debit in candidates.get(item.original_trace, ()):
             if item.is_debit is not None and item.is_debit != is_debit:
                 continue
             if item.amount and item.amount != amount:  # a NOC carries no amount
                 continue
-            return pk
+            return pk, company_id
         return None
 
     return [match(item) for item in items]
@@ -112,15 +119,28 @@ def _matches(items: Sequence[nacha.ReturnedItem], at: datetime) -> list[int | No
 
 @dataclass
 class _Applied:
-    """What the import did, for its summary: counts, the unmatched trace numbers and the parked items."""
+    """What one part of the import did, for the file's summary: counts, the unmatched trace numbers and the parked
+    items, each with its position in the file (the summary lists them in file order)."""
 
     returns: int = 0
     notices: int = 0
     dishonored: int = 0
     contested: int = 0
-    unmatched: list[str] = field(default_factory=list)
-    exceptions: list[dict] = field(default_factory=list)
+    unmatched: list[tuple[int, str]] = field(default_factory=list)
+    exceptions: list[tuple[int, dict]] = field(default_factory=list)
     touched: set[int] = field(default_factory=set)  # companies whose return rates may have moved
+
+    def part(self) -> dict:
+        counts = {key: getattr(self, name) for key, name in SUMMARY_COUNTS.items()}
+        return {**counts, "unmatched": self.unmatched, "exceptions": self.exceptions, "touched": sorted(self.touched)}
+
+
+SUMMARY_COUNTS = {
+    "returns": "returns",
+    "notices": "notices",
+    "dishonoredReturns": "dishonored",
+    "contestedReturns": "contested",
+}
 
 
 def return_due_by(code: ReturnCode, settled_on: date | None) -> date | None:
@@ -142,7 +162,6 @@ class _Chunk:
     at: datetime
     actor: Actor
     transactions: dict[int, Transaction]
-    matched: list[int | None]
     methods: dict[int, PaymentMethod]
     returns: dict[int, TransactionReturn]  # by transaction id: the return each entry already has (or got here)
     answered: set[tuple[int, str]]  # (transaction id, kind) of the dishonored / contested returns it has
@@ -161,20 +180,15 @@ class _Chunk:
     method_events: MethodEvents = field(default_factory=MethodEvents)  # blocks and corrections, in file order
     corrections: MethodCorrections = field(init=False)
     corrected_names: dict[int, str] = field(default_factory=dict)  # method id -> holder's name (C04)
+    position: int = 0  # in the file, of the item being applied
 
     def __post_init__(self) -> None:
         self.corrections = MethodCorrections(self.methods.values(), announce=self.method_events)
 
     @classmethod
     def lock(
-        cls,
-        items: Sequence[nacha.ReturnedItem],
-        ingestion: IngestionFile,
-        at: datetime,
-        actor: Actor,
-        applied: _Applied,
+        cls, matched: Sequence[int | None], ingestion: IngestionFile, at: datetime, actor: Actor, applied: _Applied
     ) -> _Chunk:
-        matched = _matches(items, at)
         matching = Transaction.objects.filter(ids_in({pk for pk in matched if pk is not None}))
         method_ids = set(matching.exclude(payment_method=None).values_list("payment_method_id", flat=True))
         methods = payment_methods_lock(ids=method_ids)
@@ -186,7 +200,6 @@ class _Chunk:
             at=at,
             actor=actor,
             transactions=txns,
-            matched=matched,
             methods=methods,
             returns={
                 entry.transaction_id: entry
@@ -209,7 +222,9 @@ class _Chunk:
 
     def park(self, item: nacha.ReturnedItem, txn: Transaction | None, reason: str) -> None:
         code = item.code if CODE.match(item.code) else ""  # never more of the file's text than a code
-        self.applied.exceptions.append({"trace": item.original_trace, "code": text_or_none(code), "reason": reason})
+        self.applied.exceptions.append(
+            (self.position, {"trace": item.original_trace, "code": text_or_none(code), "reason": reason})
+        )
         self.parked.append(
             ParkedReturnItem(
                 ingestion_file=self.ingestion,
@@ -307,7 +322,7 @@ def _apply(file_item: FileItem, txn: Transaction | None, chunk: _Chunk) -> None:
         _apply_dishonor(item, txn, chunk)
         return
     if not done:
-        applied.unmatched.append(item.original_trace)
+        applied.unmatched.append((chunk.position, item.original_trace))
 
 
 def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> bool:
@@ -446,22 +461,115 @@ def _correct_method(method: PaymentMethod, corrected: dict[str, str], correction
         logger.warning("notice of change for method %s matches another saved method; method left as is", method.uuid)
 
 
-def summary_of(ingestion: IngestionFile, applied: _Applied) -> dict:
+def summary_of(ingestion: IngestionFile, parts: Sequence[dict]) -> dict:
+    """The file's summary, from what its parts applied: counts added up, lists in file order."""
+    listed = {
+        name: [value for _position, value in sorted((item for part in parts for item in part[name]), key=_position)]
+        for name in ("unmatched", "exceptions")
+    }
     return {
         "ingestionFileUuid": str(ingestion.uuid),
-        "returns": applied.returns,
-        "notices": applied.notices,
-        "dishonoredReturns": applied.dishonored,
-        "contestedReturns": applied.contested,
-        "unmatched": applied.unmatched,
-        "exceptions": applied.exceptions,
+        **{key: sum(part[key] for part in parts) for key in SUMMARY_COUNTS},
+        **listed,
         "alreadyImported": False,  # True when the same file (by SHA-256) is imported again: nothing is applied
     }
+
+
+def _position(item: list) -> int:
+    return item[0]
 
 
 def _chunks(items: Iterator[FileItem], size: int) -> Iterator[list[FileItem]]:
     while part := list(islice(items, size)):
         yield part
+
+
+@dataclass
+class _Group:
+    """The items of one chunk of the file that one database transaction applies: those of a few companies (None: the
+    items that name no entry), in file order."""
+
+    chunk: int
+    company_ids: list[int | None] = field(default_factory=list)
+    entries: list[tuple[int, FileItem, int | None]] = field(default_factory=list)  # (position, item, entry id)
+
+
+def _groups(number: int, part: list[FileItem], done: set[int | None], at: datetime, workers: int) -> list[_Group]:
+    """The chunk's items by company, the companies dealt to `workers` groups of about as many items each (a
+    company's items stay in one group); the companies an earlier run applied (`done`) are left out."""
+    by_company: dict[int | None, list[tuple[int, FileItem, int | None]]] = {}
+    start = number * LOCK_CHUNK
+    for position, (entry, match) in enumerate(zip(part, _matches([e.item for e in part], at), strict=True), start):
+        company_id, pk = (match[1], match[0]) if match else (None, None)
+        if company_id not in done:
+            by_company.setdefault(company_id, []).append((position, entry, pk))
+    groups = [_Group(number) for _ in range(max(1, workers))]
+    for company_id, entries in sorted(by_company.items(), key=lambda pair: (-len(pair[1]), pair[0] or 0)):
+        lightest = min(groups, key=lambda group: len(group.entries))
+        lightest.company_ids.append(company_id)
+        lightest.entries.extend(entries)
+    for group in groups:
+        group.entries.sort(key=lambda entry: entry[0])
+    return [group for group in groups if group.entries]
+
+
+def _group_apply(group: _Group, *, ingestion: IngestionFile, at: datetime, actor: Actor) -> None:
+    with transaction.atomic():
+        applied = _Applied()
+        chunk = _Chunk.lock([pk for _position, _entry, pk in group.entries], ingestion, at, actor, applied)
+        for position, entry, pk in group.entries:
+            chunk.position = position
+            _apply(entry, chunk.transactions.get(pk), chunk)
+        chunk.flush()
+        IngestionPart.objects.create(
+            ingestion_file=ingestion, chunk=group.chunk, company_ids=group.company_ids, summary=applied.part()
+        )
+
+
+def _chunks_apply(
+    chunks: Iterator[list[FileItem]], *, ingestion: IngestionFile, at: datetime, actor: Actor, workers: int
+) -> None:
+    """Each chunk's groups at once; the next chunk is read and matched while they run (matching reads no column
+    the import writes), and started once they are done, so each company's items go in file order."""
+    done: dict[int, set[int | None]] = {}
+    for number, company_ids in ingestion.parts.values_list("chunk", "company_ids"):
+        done.setdefault(number, set()).update(company_ids)
+    apply = functools.partial(_group_apply, ingestion=ingestion, at=at, actor=actor)
+    with CompanyProcesses(workers) as processes:
+        running = None
+        for number, part in enumerate(chunks):
+            groups = _groups(number, part, done.get(number, set()), at, workers)
+            if running is not None:
+                running()
+            running = processes.start(groups, apply)
+        if running is not None:
+            running()
+
+
+def _ingestion_begun(digest: str, filename: str, file_format: str, at: datetime) -> IngestionFile | None:
+    """The file's record, being applied (a new one, or the one a run that stopped midway left); None when the file
+    was imported whole before."""
+    ingestion = IngestionFile.objects.filter(sha256=digest).first()
+    if ingestion is None:
+        return IngestionFile.objects.create(
+            filename=filename[-500:], sha256=digest, file_format=file_format, received_at=at, applying=True
+        )
+    return ingestion if ingestion.applying else None
+
+
+def _ingestion_finish(ingestion: IngestionFile, at: datetime) -> dict:
+    with transaction.atomic():
+        parts = list(ingestion.parts.values_list("summary", flat=True))
+        touched = {company_id for part in parts for company_id in part["touched"]}
+        return_rate_alerts_evaluate(company_ids=touched, at=at)
+        ingestion.summary, ingestion.applying = summary_of(ingestion, parts), False
+        ingestion.save(update_fields=["summary", "applying"])
+    return ingestion.summary
+
+
+def _already_imported(digest: str) -> dict | None:
+    existing = IngestionFile.objects.filter(sha256=digest, applying=False).first()
+    return None if existing is None else {**existing.summary, "alreadyImported": True}
 
 
 def returns_import(
@@ -471,44 +579,34 @@ def returns_import(
     at: datetime,
     actor: Actor = IMPORT_RETURNS,
     progress: Progress = no_progress,
+    workers: int | None = None,
 ) -> dict:
-    digest = source.digest(settings.IMPORT_RETURNS_MAX_BYTES)
-    existing = IngestionFile.objects.filter(sha256=digest).first()
-    if existing is not None:
-        return {**existing.summary, "alreadyImported": True}
-    content_read = read_return_file(source)
-    try:
-        with transaction.atomic():
-            ingestion = IngestionFile.objects.create(
-                filename=filename[-500:], sha256=digest, file_format=content_read.file_format, received_at=at
+    workers = settings.IMPORT_RETURNS_WORKERS if workers is None else workers
+    with source.private_copy(settings.IMPORT_RETURNS_MAX_BYTES) as (copy, digest):
+        if (answer := _already_imported(digest)) is not None:
+            return answer
+        content_read = read_return_file(copy)
+        # One run of a file at a time: another run of the same file waits, then answers its summary.
+        with serialized(IMPORT_LOCK_NAMESPACE + int(digest[:7], 16)):
+            ingestion = _ingestion_begun(digest, filename, content_read.file_format, at)
+            if ingestion is None:
+                return _already_imported(digest)
+            chunks = progress(
+                _chunks(content_read.read(), LOCK_CHUNK),
+                desc="import",
+                unit="chunk",
+                total=-(-content_read.count // LOCK_CHUNK),
             )
-            applied = _Applied()
-            chunks = _chunks(content_read.read(), LOCK_CHUNK)
-            total = -(-content_read.count // LOCK_CHUNK)
-            for part in progress(chunks, desc="import", unit="chunk", total=total):
-                chunk = _Chunk.lock([entry.item for entry in part], ingestion, at, actor, applied)
-                for entry, pk in zip(part, chunk.matched, strict=True):
-                    _apply(entry, chunk.transactions.get(pk), chunk)
-                chunk.flush()
-            return_rate_alerts_evaluate(company_ids=applied.touched, at=at)
-            if not source.unchanged(digest):  # what was applied is not the file its digest names: undo it all
-                raise ReturnFileError("the file changed while it was being imported; nothing was applied")
-            ingestion.summary = summary_of(ingestion, applied)
-            ingestion.save(update_fields=["summary"])
-    except IntegrityError:
-        # The same file imported concurrently: the run that committed first has the summary.
-        existing = IngestionFile.objects.filter(sha256=digest).first()
-        if existing is None:
-            raise
-        return {**existing.summary, "alreadyImported": True}
+            _chunks_apply(chunks, ingestion=ingestion, at=at, actor=actor, workers=workers)
+            summary = _ingestion_finish(ingestion, at)
     logger.info(
         "imported %s: %s returns, %s notices, %s dishonored, %s contested, %s unmatched, %s exceptions",
         ingestion.uuid,
-        applied.returns,
-        applied.notices,
-        applied.dishonored,
-        applied.contested,
-        len(applied.unmatched),
-        len(applied.exceptions),
+        summary["returns"],
+        summary["notices"],
+        summary["dishonoredReturns"],
+        summary["contestedReturns"],
+        len(summary["unmatched"]),
+        len(summary["exceptions"]),
     )
-    return ingestion.summary
+    return summary

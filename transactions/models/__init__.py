@@ -8,7 +8,7 @@ Transaction`): the app label stays `transactions`, so moving a model between the
 - `risk.py`: account blocks and the return-rate program (policies, alerts, debit holds, actions, reviews)
 """
 
-from transactions.models.ach import Batch, IngestionFile, OriginationFile, Settlement
+from transactions.models.ach import Batch, IngestionFile, IngestionPart, OriginationFile, Settlement
 from transactions.models.returns import ChangeNotice, DishonoredReturn, ParkedReturnItem, TransactionReturn
 from transactions.models.risk import AccountBlock, DebitHold, ReturnPolicy, RiskAction, RiskAlert, RiskReview
 from transactions.models.transaction import (
@@ -37,6 +37,7 @@ __all__ = [
     "DishonoredReturn",
     "IdempotencyRecord",
     "IngestionFile",
+    "IngestionPart",
     "Method",
     "OriginationFile",
     "ParkedReturnItem",

@@ -105,6 +105,27 @@ class IngestionFile(models.Model):
     file_format = models.CharField(max_length=10)
     received_at = models.DateTimeField(default=timezone.now)
     summary = models.JSONField(default=dict, blank=True)
+    applying = models.BooleanField(
+        default=False,
+        db_default=False,  # also for the rows the sample-data seeding copies in
+        editable=False,
+        help_text="Its items are still being applied (a run that stopped midway; importing the same file again "
+        "finishes it). The summary is written once every part is in.",
+    )
 
     def __str__(self) -> str:
         return self.filename
+
+
+class IngestionPart(models.Model):
+    """One database transaction of an import: the companies whose items of one chunk of the file it applied
+    (`None` in `company_ids` for the items that name no entry), and what it did, for the file's summary. A rerun of
+    a file whose import stopped midway applies only what no part holds."""
+
+    ingestion_file = models.ForeignKey(IngestionFile, on_delete=models.CASCADE, related_name="parts")
+    chunk = models.PositiveIntegerField()
+    company_ids = models.JSONField(default=list)
+    summary = models.JSONField(default=dict)
+
+    def __str__(self) -> str:
+        return f"{self.ingestion_file} chunk {self.chunk}"

@@ -22,9 +22,17 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("file", help="path of the NACHA or CSV file")
         add_at_argument(parser)
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=None,
+            help="companies applied at once, each on its own database connection (default: IMPORT_RETURNS_WORKERS, 2)",
+        )
 
     def handle(self, *args, **options):
         path = Path(options["file"])
+        if options["workers"] is not None and options["workers"] < 1:
+            raise CommandError("--workers must be 1 or more")
         with _open_regular_file(path) as handle:
             try:
                 summary = returns_import(
@@ -32,11 +40,15 @@ class Command(BaseCommand):
                     filename=path.name,
                     at=parse_at(options["at"]),
                     progress=progress_for(self),
+                    workers=options["workers"],
                 )
             except ReturnFileError as exc:
                 raise CommandError(f"{path.name}: {exc}") from None
-            except DatabaseError as exc:  # one line, never a traceback; nothing was applied (one transaction)
-                raise CommandError(f"{path.name}: the database refused the import ({type(exc).__name__})") from None
+            except DatabaseError as exc:  # one line, never a traceback
+                raise CommandError(
+                    f"{path.name}: the database refused the import ({type(exc).__name__}); importing the same file"
+                    " again applies what this run did not"
+                ) from None
             except OSError as exc:
                 raise CommandError(f"cannot read {path}: {exc.strerror}") from None
         emit(self, summary)

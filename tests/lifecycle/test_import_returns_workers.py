@@ -1,0 +1,108 @@
+"""`import_returns --workers N` on PostgreSQL: each chunk of the file is applied a few companies at a time, each in a
+database transaction of its own, in N forked processes. The summary lists what it could not apply in file order, as one
+transaction did; a run that stops midway leaves the file being applied, and importing the same file again applies
+what it did not, each item once."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from events.models import Event
+from tests import factories
+from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, run
+from transactions.ach import returns
+from transactions.models import IngestionFile, IngestionPart, Status, Transaction, TransactionReturn
+from transactions.sandbox.bank_files import return_file_for
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def _interleaved_day(companies: int, each: int) -> list[Transaction]:
+    """`each` originated debits for each of `companies` companies, in an order that interleaves the companies."""
+    made = [[bank_txn(factories.CompanyFactory(), amount=1000 + n) for n in range(each)] for _ in range(companies)]
+    run("originate", "--at", MONDAY_MORNING)
+    txns = [made[c][n] for n in range(each) for c in range(companies)]
+    for txn in txns:
+        txn.refresh_from_db()
+    return txns
+
+
+def _return_file(tmp_path, entries):
+    path = tmp_path / "returns.ach"
+    path.write_text(return_file_for(entries, at=datetime(2026, 12, 8, 13, tzinfo=UTC)))
+    return path
+
+
+def test_companies_applied_on_two_workers_give_the_summary_in_file_order(tmp_path, monkeypatch):
+    txns = _interleaved_day(companies=4, each=4)
+    # Items 1-3 of every six park (unknown code), every fifth names no entry (its trace changed since): each chunk's
+    # parked items fall to both of its transactions, interleaved.
+    codes = ["R99" if n % 6 in (1, 2, 3) else "R01" for n in range(len(txns))]
+    path = _return_file(tmp_path, list(zip(txns, codes, [{}] * len(txns), strict=True)))
+    unmatched = txns[::5]
+    for txn in unmatched:
+        Transaction.objects.filter(pk=txn.pk).update(trace_number=f"9{txn.trace_number[1:]}")
+    monkeypatch.setattr(returns, "LOCK_CHUNK", 6)  # three chunks, each of several companies
+
+    summary = run("import_returns", str(path), "--workers", "2")
+
+    gone = {txn.pk for txn in unmatched}
+    assert summary["unmatched"] == [
+        txn.trace_number for txn, code in zip(txns, codes, strict=True) if code == "R01" and txn.pk in gone
+    ]
+    assert summary["exceptions"] == [
+        {"trace": txn.trace_number, "code": "R99", "reason": "unknown return code"}
+        for txn, code in zip(txns, codes, strict=True)
+        if code == "R99"
+    ]
+    assert len(summary["unmatched"]) == 3 and len(summary["exceptions"]) == 9
+    applied = [txn for txn, code in zip(txns, codes, strict=True) if code == "R01" and txn.pk not in gone]
+    assert summary["returns"] == len(applied) == TransactionReturn.objects.count()
+    assert set(Transaction.objects.filter(status=Status.RETURNED).values_list("pk", flat=True)) == {
+        txn.pk for txn in applied
+    }
+    # Each chunk went to two transactions, and each company's items of a chunk to one of them.
+    parts = list(IngestionPart.objects.values_list("chunk", "company_ids"))
+    assert sorted(chunk for chunk, _ids in parts) == [0, 0, 1, 1, 2, 2]
+    for number in range(3):
+        ids = [company_id for chunk, company_ids in parts if chunk == number for company_id in company_ids]
+        assert len(ids) == len(set(ids))
+    assert not IngestionFile.objects.get().applying
+
+
+def test_a_run_that_stops_midway_leaves_the_file_being_applied_and_the_same_file_finishes_it(tmp_path, monkeypatch):
+    txns = _interleaved_day(companies=3, each=3)
+    path = _return_file(tmp_path, [(txn, "R01", {}) for txn in txns])
+    failing = txns[1].company_id
+    apply = returns._apply
+
+    def broken_for_one_company(file_item, txn, chunk):
+        if txn is not None and txn.company_id == failing:
+            raise RuntimeError("the connection to the database dropped")
+        return apply(file_item, txn, chunk)
+
+    monkeypatch.setattr(returns, "LOCK_CHUNK", 3)  # each chunk holds one entry of each company
+    monkeypatch.setattr(returns, "_apply", broken_for_one_company)
+    with pytest.raises(RuntimeError, match="connection to the database dropped"):
+        run("import_returns", str(path), "--workers", "2")
+
+    ingestion = IngestionFile.objects.get()
+    assert ingestion.applying and ingestion.summary == {}
+    assert not Transaction.objects.filter(company_id=failing, status=Status.RETURNED).exists()
+    # What committed is what its parts say: one entry of each of their companies a chunk.
+    parts = IngestionPart.objects.values_list("company_ids", flat=True)
+    assert TransactionReturn.objects.count() == sum(len(company_ids) for company_ids in parts) < 9
+
+    monkeypatch.setattr(returns, "_apply", apply)
+    summary = run("import_returns", str(path), "--workers", "2")
+
+    assert (summary["returns"], summary["unmatched"], summary["alreadyImported"]) == (9, [], False)
+    assert IngestionFile.objects.get().summary == summary
+    assert set(Transaction.objects.values_list("status", flat=True)) == {Status.RETURNED}
+    # Each entry was returned once, and announced once.
+    assert TransactionReturn.objects.count() == 9
+    returned = Event.objects.filter(type="transaction.returned").values_list("object_uuid", flat=True)
+    assert sorted(returned) == sorted(txn.uuid for txn in txns)
+    assert run("import_returns", str(path)) == {**summary, "alreadyImported": True}
