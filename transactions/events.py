@@ -89,10 +89,14 @@ def _record_rows(ids: list[int]) -> Iterator[Transaction]:
         yield txn
 
 
-# The rows of an id array as events_record_selected reads them, each with its record rendered by PostgreSQL.
-_SELECTED_RECORDS = (
-    f"SELECT t.company_id, t.uuid AS object_uuid, {RECORD_SQL} AS data, t.id AS ord "  # noqa: S608 - no input
-    f"FROM {Transaction._meta.db_table} t {RECORD_SQL_JOINS} WHERE t.id = ANY(%s::bigint[])"
+# The rows of an id array as events_record_selected reads them, and the record PostgreSQL renders for each.
+_SELECTED_ROWS = (
+    f"SELECT company_id, uuid AS object_uuid, id AS ord FROM {Transaction._meta.db_table} "  # noqa: S608 - no input
+    "WHERE id = ANY(%s::bigint[])"
+)
+_SELECTED_RECORD = (
+    f"(SELECT {RECORD_SQL} FROM {Transaction._meta.db_table} t {RECORD_SQL_JOINS} "  # noqa: S608 - no input
+    "WHERE t.id = d.ord AND t.company_id = d.company_id)"
 )
 
 
@@ -104,6 +108,6 @@ def transactions_event(ids: Iterable[int], type: str) -> None:
     for start in range(0, len(ids), WEBHOOK_CHUNK):
         chunk = ids[start : start + WEBHOOK_CHUNK]
         if connection.vendor == "postgresql":
-            events_record_selected(_SELECTED_RECORDS, [array_literal(chunk)], type=type)
+            events_record_selected(_SELECTED_ROWS, [array_literal(chunk)], type=type, data=_SELECTED_RECORD)
         else:
             events_record_many([_draft(txn, type) for txn in _record_rows(chunk)])
