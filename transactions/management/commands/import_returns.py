@@ -26,7 +26,7 @@ class Command(BaseCommand):
             "--workers",
             type=int,
             default=None,
-            help="companies applied at once, each on its own database connection (default: IMPORT_RETURNS_WORKERS, 2)",
+            help="processes applying companies at once, each with a connection (default: IMPORT_RETURNS_WORKERS, 4)",
         )
 
     def handle(self, *args, **options):
