@@ -295,9 +295,8 @@ ACH_ORIGINATING_DFI = env_str("ACH_ORIGINATING_DFI", "02100002")
 SETTLE_WORKERS = env_int("SETTLE_WORKERS", 2, minimum=1)
 # How many companies `originate` batches at once on PostgreSQL, each on its own connection (1: one after another).
 ORIGINATE_WORKERS = env_int("ORIGINATE_WORKERS", 2, minimum=1)
-# How many processes `import_returns` forks on PostgreSQL to apply companies' returns at once (1: none). More than
-# the cores: each waits on its database backend part of the time (4 against 2 on 2 cores: 6.6 against 7.6 s).
-IMPORT_RETURNS_WORKERS = env_int("IMPORT_RETURNS_WORKERS", 4, minimum=1)
+# How many processes `import_returns` forks on PostgreSQL to apply companies' returns at once (1: none).
+IMPORT_RETURNS_WORKERS = env_int("IMPORT_RETURNS_WORKERS", 2, minimum=1)
 # `import_returns` reads at most this many bytes of a file and refuses a larger one.
 IMPORT_RETURNS_MAX_BYTES = int(env_str("IMPORT_RETURNS_MAX_BYTES", str(64 * 1024 * 1024)))
 

@@ -26,7 +26,7 @@ class Command(BaseCommand):
             "--workers",
             type=int,
             default=None,
-            help="processes applying companies at once, each with a connection (default: IMPORT_RETURNS_WORKERS, 4)",
+            help="processes applying companies at once, each with a connection (default: IMPORT_RETURNS_WORKERS, 2)",
         )
 
     def handle(self, *args, **options):
