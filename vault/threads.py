@@ -103,9 +103,15 @@ def per_company(
     """`work(item)` for each company's item: on `workers` threads where that helps (PostgreSQL, two or more of each,
     and no caller's transaction open, whose rows the threads' own connections could not see), else one after
     another on this connection, in order."""
-    if workers < 2 or len(items) < 2 or connection.vendor != "postgresql" or connection.in_atomic_block:
+    if len(items) < 2 or not _spreads(workers):
         return [work(item) for item in progress(items, desc=desc, unit="company")]
     return on_threads(items, work, workers=workers, progress=progress, desc=desc, unit="company")
+
+
+def _spreads(workers: int) -> bool:
+    """Whether work may leave this connection: PostgreSQL, two or more workers, and no caller's transaction open,
+    whose rows other connections could not see."""
+    return workers >= 2 and connection.vendor == "postgresql" and not connection.in_atomic_block
 
 
 @contextmanager
@@ -139,7 +145,7 @@ class CompanyProcesses:
 
     def __init__(self, workers: int) -> None:
         self.pool: concurrent.futures.ProcessPoolExecutor | None = None
-        if workers >= 2 and connection.vendor == "postgresql" and not connection.in_atomic_block:
+        if _spreads(workers):
             connections.close_all()  # a forked process opens its own connections, never one of its parent's
             context = multiprocessing.get_context("fork")
             self.pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)

@@ -89,9 +89,6 @@ class ReturnFileSource:
     def of(cls, content: bytes) -> ReturnFileSource:
         return cls(io.BytesIO(content))
 
-    def digest(self, limit: int) -> str:
-        return _sha256(self._checked_chunks(limit))
-
     @contextmanager
     def private_copy(self, limit: int) -> Iterator[tuple[ReturnFileSource, str]]:
         """The file copied into an unnamed temporary file only this process can read (it may hold account numbers),
@@ -137,13 +134,6 @@ class ReturnFileSource:
         self.handle.seek(0)
         while chunk := self.handle.read(self.READ_BYTES):
             yield chunk
-
-
-def _sha256(chunks: Iterator[bytes]) -> str:
-    sha256 = hashlib.sha256()
-    for chunk in chunks:
-        sha256.update(chunk)
-    return sha256.hexdigest()
 
 
 def first_line(lines: Callable[[], Iterator[str]]) -> str:
