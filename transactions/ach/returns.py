@@ -67,7 +67,7 @@ from transactions.risk.policies import (
 )
 from transactions.state import Actor, Event, moves_announce, rows_move, transaction_lock, transition_many
 from vault.commands import Progress, no_progress
-from vault.db import ids_in, rows_update
+from vault.db import ids_in, rows_update, values_in
 from vault.records import mask, text_or_none
 from vault.threads import CompanyProcesses, serialized
 
@@ -97,8 +97,12 @@ def _matches(items: Sequence[nacha.ReturnedItem], at: datetime) -> list[tuple[in
     debit), or None."""
     floor = calendar.eastern_now(at).date() - RETURN_WINDOW
     candidates: dict[str, list[tuple[int, int, int, bool]]] = {}
+    traces = values_in({item.original_trace for item in items}, field="trace_number", array_type="text")
+    # The trace index holds only entries that have a trace number; PostgreSQL cannot see that an array of more than
+    # 100 trace numbers excludes the empty one, so without the condition spelled out it scans the whole table.
     rows = (
-        Transaction.objects.filter(trace_number__in={item.original_trace for item in items}, trace_date__gte=floor)
+        Transaction.objects.filter(traces, trace_date__gte=floor)
+        .exclude(trace_number="")
         .order_by("trace_number", "-trace_date")
         .values_list("trace_number", "pk", "company_id", "amount", "type")
     )
