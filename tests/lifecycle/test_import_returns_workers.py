@@ -13,17 +13,25 @@ from events.models import Event
 from tests import factories
 from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, run
 from transactions.ach import returns
-from transactions.models import IngestionFile, IngestionPart, Status, Transaction, TransactionReturn
+from transactions.models import IngestionFile, IngestionPart, RiskAlert, Status, Transaction, TransactionReturn
 from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
 def _interleaved_day(companies: int, each: int) -> list[Transaction]:
-    """`each` originated debits for each of `companies` companies, in an order that interleaves the companies."""
-    made = [[bank_txn(factories.CompanyFactory(), amount=1000 + n) for n in range(each)] for _ in range(companies)]
+    """`each` originated debits for each of `companies` companies, in the order of the return file that names them
+    all: its batches are one per company and SEC code (as an RDFI sends them), so each company's PPD entries, then
+    each company's WEB entries, and the companies interleave from batch to batch."""
+    made = [
+        [
+            bank_txn(company, amount=1000 + n, standard_entry_class_code="PPD" if n % 2 == 0 else "WEB")
+            for n in range(each)
+        ]
+        for company in [factories.CompanyFactory() for _ in range(companies)]
+    ]
     run("originate", "--at", MONDAY_MORNING)
-    txns = [made[c][n] for n in range(each) for c in range(companies)]
+    txns = [made[c][n] for parity in (0, 1) for c in range(companies) for n in range(parity, each, 2)]
     for txn in txns:
         txn.refresh_from_db()
     return txns
@@ -46,7 +54,7 @@ def test_companies_applied_on_two_workers_give_the_summary_in_file_order(tmp_pat
         Transaction.objects.filter(pk=txn.pk).update(trace_number=f"9{txn.trace_number[1:]}")
     monkeypatch.setattr(returns, "LOCK_CHUNK", 6)  # three chunks, each of several companies
 
-    summary = run("import_returns", str(path), "--workers", "2")
+    summary = run("import_returns", str(path), "--workers", "2", "--at", "2026-12-08T14:00:00Z")
 
     gone = {txn.pk for txn in unmatched}
     assert summary["unmatched"] == [
@@ -70,6 +78,14 @@ def test_companies_applied_on_two_workers_give_the_summary_in_file_order(tmp_pat
         ids = [company_id for chunk, company_ids in parts if chunk == number for company_id in company_ids]
         assert len(ids) == len(set(ids))
     assert not IngestionFile.objects.get().applying
+    # Every company's rates were weighed once the file was in (each process weighs a share of the companies): its
+    # returns over its 4 debits.
+    overall = RiskAlert.objects.filter(category="overall").values_list("company_id", "level", "returns", "debits")
+    returned = {company_id: 0 for company_id in {txn.company_id for txn in txns}}
+    for txn in applied:
+        returned[txn.company_id] += 1
+    assert sorted(returned.values()) == [0, 1, 1, 2]
+    assert sorted(overall) == sorted((company_id, "breached", n, 4) for company_id, n in returned.items() if n)
 
 
 def test_a_run_that_stops_midway_leaves_the_file_being_applied_and_the_same_file_finishes_it(tmp_path, monkeypatch):
@@ -83,7 +99,7 @@ def test_a_run_that_stops_midway_leaves_the_file_being_applied_and_the_same_file
             raise RuntimeError("the connection to the database dropped")
         return apply(file_item, txn, chunk)
 
-    monkeypatch.setattr(returns, "LOCK_CHUNK", 3)  # each chunk holds one entry of each company
+    monkeypatch.setattr(returns, "LOCK_CHUNK", 3)  # chunks of two companies or three
     monkeypatch.setattr(returns, "_apply", broken_for_one_company)
     with pytest.raises(RuntimeError, match="connection to the database dropped"):
         run("import_returns", str(path), "--workers", "2")
@@ -91,9 +107,9 @@ def test_a_run_that_stops_midway_leaves_the_file_being_applied_and_the_same_file
     ingestion = IngestionFile.objects.get()
     assert ingestion.applying and ingestion.summary == {}
     assert not Transaction.objects.filter(company_id=failing, status=Status.RETURNED).exists()
-    # What committed is what its parts say: one entry of each of their companies a chunk.
-    parts = IngestionPart.objects.values_list("company_ids", flat=True)
-    assert TransactionReturn.objects.count() == sum(len(company_ids) for company_ids in parts) < 9
+    # What committed is what its parts say.
+    parts = IngestionPart.objects.values_list("summary", flat=True)
+    assert TransactionReturn.objects.count() == sum(part["returns"] for part in parts) < 9
 
     monkeypatch.setattr(returns, "_apply", apply)
     summary = run("import_returns", str(path), "--workers", "2")

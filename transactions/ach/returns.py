@@ -531,7 +531,13 @@ def _group_apply(group: _Group, *, ingestion: IngestionFile, at: datetime, actor
 
 
 def _chunks_apply(
-    chunks: Iterator[list[FileItem]], *, ingestion: IngestionFile, at: datetime, actor: Actor, workers: int
+    chunks: Iterator[list[FileItem]],
+    processes: CompanyProcesses,
+    *,
+    ingestion: IngestionFile,
+    at: datetime,
+    actor: Actor,
+    workers: int,
 ) -> None:
     """Each chunk's groups at once; the next chunk is read and matched while they run (matching reads no column
     the import writes), and started once they are done, so each company's items go in file order."""
@@ -539,15 +545,14 @@ def _chunks_apply(
     for number, company_ids in ingestion.parts.values_list("chunk", "company_ids"):
         done.setdefault(number, set()).update(company_ids)
     apply = functools.partial(_group_apply, ingestion=ingestion, at=at, actor=actor)
-    with CompanyProcesses(workers) as processes:
-        running = None
-        for number, part in enumerate(chunks):
-            groups = _groups(number, part, done.get(number, set()), at, workers)
-            if running is not None:
-                running()
-            running = processes.start(groups, apply)
+    running = None
+    for number, part in enumerate(chunks):
+        groups = _groups(number, part, done.get(number, set()), at, workers)
         if running is not None:
             running()
+        running = processes.start(groups, apply)
+    if running is not None:
+        running()
 
 
 def _ingestion_begun(digest: str, filename: str, file_format: str, at: datetime) -> IngestionFile | None:
@@ -561,14 +566,21 @@ def _ingestion_begun(digest: str, filename: str, file_format: str, at: datetime)
     return ingestion if ingestion.applying else None
 
 
-def _ingestion_finish(ingestion: IngestionFile, at: datetime) -> dict:
-    with transaction.atomic():
-        parts = list(ingestion.parts.values_list("summary", flat=True))
-        touched = {company_id for part in parts for company_id in part["touched"]}
-        return_rate_alerts_evaluate(company_ids=touched, at=at)
-        ingestion.summary, ingestion.applying = summary_of(ingestion, parts), False
-        ingestion.save(update_fields=["summary", "applying"])
+def _ingestion_finish(ingestion: IngestionFile, at: datetime, processes: CompanyProcesses, workers: int) -> dict:
+    """The return rate alerts of the companies the file touched, a share of them in each process (each company's
+    rates are a scan of its entries of the last 60 days), then the file's summary."""
+    parts = list(ingestion.parts.values_list("summary", flat=True))
+    touched = sorted({company_id for part in parts for company_id in part["touched"]})
+    shares = [touched[start :: max(1, workers)] for start in range(max(1, workers))]
+    processes.start([share for share in shares if share], functools.partial(_alerts_evaluate, at=at))()
+    ingestion.summary, ingestion.applying = summary_of(ingestion, parts), False
+    ingestion.save(update_fields=["summary", "applying"])
     return ingestion.summary
+
+
+def _alerts_evaluate(company_ids: list[int], *, at: datetime) -> None:
+    with transaction.atomic():
+        return_rate_alerts_evaluate(company_ids=company_ids, at=at)
 
 
 def _already_imported(digest: str) -> dict | None:
@@ -601,8 +613,9 @@ def returns_import(
                 unit="chunk",
                 total=-(-content_read.count // LOCK_CHUNK),
             )
-            _chunks_apply(chunks, ingestion=ingestion, at=at, actor=actor, workers=workers)
-            summary = _ingestion_finish(ingestion, at)
+            with CompanyProcesses(workers) as processes:
+                _chunks_apply(chunks, processes, ingestion=ingestion, at=at, actor=actor, workers=workers)
+                summary = _ingestion_finish(ingestion, at, processes, workers)
     logger.info(
         "imported %s: %s returns, %s notices, %s dishonored, %s contested, %s unmatched, %s exceptions",
         ingestion.uuid,
