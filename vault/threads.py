@@ -4,14 +4,16 @@ processes, for such a command whose Python is most of its work (import_returns).
 
 from __future__ import annotations
 
-import concurrent.futures
 import multiprocessing
-import os
+import multiprocessing.process
+import multiprocessing.queues
+import pickle
 import queue
 import threading
-from collections.abc import Callable, Iterator, Sequence
+import traceback
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 
@@ -139,40 +141,123 @@ def serialized(key: int) -> Iterator[None]:
 class CompanyProcesses:
     """Work of companies that share no row, in `workers` forked processes where that helps (PostgreSQL, two or more
     workers, no caller's transaction open), so that its Python runs on as many cores instead of one GIL (a
-    command whose work is mostly Python, as `import_returns`). Each process opens its own database connection;
-    the work and its items must pickle. Elsewhere the work runs here, one item after another. Use as a context
-    manager: it waits for the processes on the way out."""
+    command whose work is mostly Python, as `import_returns`). Each company is owned by one process (`owner`), and
+    each process does the work given to it in the order given, so a company's work runs in order and never on two
+    processes at once, while a process that is done goes on to its next work without waiting for the others. Each
+    process opens its own database connection; the work and its items must pickle. After a failure no process
+    starts more work, and the first failure is raised here. Elsewhere the work runs here, when given. Use as a
+    context manager: it waits for the processes on the way out."""
 
-    def __init__(self, workers: int) -> None:
-        self.pool: concurrent.futures.ProcessPoolExecutor | None = None
+    def __init__(self, workers: int, *, ahead: int = 3) -> None:
+        self.workers = max(1, workers)
+        self.owners: dict[Hashable, int] = {}
+        self.loads = [0] * self.workers  # how much work each process was given
+        self.limit = ahead * self.workers  # pieces of work given and not yet done, at most
+        self.given = 0
+        self.outstanding: set[int] = set()
+        self.results: dict[int, object] = {}
+        self.processes: list[multiprocessing.process.BaseProcess] = []
+        self.queues: list[multiprocessing.queues.Queue] = []
         if _spreads(workers):
             connections.close_all()  # a forked process opens its own connections, never one of its parent's
             context = multiprocessing.get_context("fork")
-            self.pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
-            # Fork them all now, while no connection is open (the first task forks every process of a "fork"
-            # pool): a process forked later would share the socket of a connection its parent opened since.
-            self.pool.submit(os.getpid).result()
+            self.done, self.stop = context.Queue(), context.Event()
+            for _ in range(self.workers):  # all forked now, while no connection is open
+                tasks = context.Queue()
+                process = context.Process(target=_serve, args=(tasks, self.done, self.stop), daemon=True)
+                process.start()
+                self.queues.append(tasks)
+                self.processes.append(process)
 
     def __enter__(self) -> CompanyProcesses:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+    def __exit__(self, exc_type: object, *exc_info: object) -> None:
+        if not self.processes:
+            return
+        if exc_type is not None:
+            self.stop.set()  # what was given and not begun is not done
+        for tasks in self.queues:
+            tasks.put(None)
+        for process in self.processes:
+            process.join()
+
+    def owner(self, key: Hashable, load: int) -> int:
+        """The process that does `key`'s work (a company's): the first time, the one given the least work so far.
+        `load` (how much work this is) counts toward its share."""
+        index = self.owners.setdefault(key, min(range(self.workers), key=self.loads.__getitem__))
+        self.loads[index] += load
+        return index
+
+    def give(self, index: int, work: Callable[[Item], Result], item: Item) -> int:
+        """Gives `work(item)` to process `index`, after the work before it there (here: does it now); returns its
+        number for `result`. Waits while `ahead` pieces of work a process are given and not done."""
+        number, self.given = self.given, self.given + 1
+        if not self.processes:
+            self.results[number] = work(item)
+            return number
+        while len(self.outstanding) >= self.limit:
+            self._collect()
+        self.outstanding.add(number)
+        self.queues[index].put((number, work, item))
+        return number
+
+    def result(self, number: int) -> object:
+        while number in self.outstanding:
+            self._collect()
+        return self.results.pop(number)
+
+    def wait(self) -> None:
+        """Until all the work given is done (raising the first failure)."""
+        while self.outstanding:
+            self._collect()
+        self.results.clear()
 
     def start(self, items: Sequence[Item], work: Callable[[Item], Result]) -> Callable[[], list[Result]]:
-        """Starts `work(item)` for each item (here, at once, when there are no processes or one item); returns what
-        waits for them all and gives their results in the items' order, raising the first failure."""
-        if self.pool is None or len(items) < 2:
-            results = [work(item) for item in items]
-            return lambda: results
-        futures = [self.pool.submit(_closing_after, work, item) for item in items]
-        return lambda: [future.result() for future in futures]
+        """Gives `work(item)` for each item to the processes in turn; returns what waits for them all and gives
+        their results in the items' order."""
+        numbers = [self.give(index % self.workers, work, item) for index, item in enumerate(items)]
+        return lambda: [self.result(number) for number in numbers]
+
+    def _collect(self) -> None:
+        try:
+            number, value, error, remote_traceback = self.done.get(timeout=1)
+        except queue.Empty:
+            if ended := [process for process in self.processes if not process.is_alive()]:
+                self.stop.set()
+                raise RuntimeError(f"a worker process ended (exit code {ended[0].exitcode}) with work to do") from None
+            return
+        self.outstanding.discard(number)
+        if error is not None:
+            raise error from RemoteTraceback(remote_traceback)
+        self.results[number] = value
 
 
-def _closing_after(work: Callable[[Item], Result], item: Item) -> Result:
-    """In a forked process: its connections are closed after each item (a process ends without closing them)."""
+class RemoteTraceback(Exception):
+    """Where a failure raised in a worker process came from."""
+
+
+def _serve(tasks: multiprocessing.queues.Queue, done: multiprocessing.queues.Queue, stop: Any) -> None:
+    """A forked process: does the work it is given, in order, until told to end; after any process's failure it
+    does no more. Its connections are closed after each piece of work (a process ends without closing them)."""
+    while (task := tasks.get()) is not None:
+        number, work, item = task
+        if stop.is_set():
+            done.put((number, None, None, None))
+            continue
+        try:
+            done.put((number, work(item), None, None))
+        except BaseException as error:  # handed to the parent, which raises it
+            stop.set()
+            done.put((number, None, _portable(error), traceback.format_exc()))
+        finally:
+            connections.close_all()
+
+
+def _portable(error: BaseException) -> BaseException:
+    """The error itself when it pickles (the parent raises what was raised here), else its text."""
     try:
-        return work(item)
-    finally:
-        connections.close_all()
+        pickle.loads(pickle.dumps(error))  # noqa: S301 - bytes it just made
+    except Exception:  # any failure to pickle
+        return RuntimeError(f"{type(error).__name__}: {error}")
+    return error

@@ -490,31 +490,34 @@ def _chunks(items: Iterator[FileItem], size: int) -> Iterator[list[FileItem]]:
 
 @dataclass
 class _Group:
-    """The items of one chunk of the file that one database transaction applies: those of a few companies (None: the
-    items that name no entry), in file order."""
+    """The items of one chunk of the file that one database transaction applies: those of the companies one process
+    owns (None: the items that name no entry), in file order."""
 
     chunk: int
     company_ids: list[int | None] = field(default_factory=list)
     entries: list[tuple[int, FileItem, int | None]] = field(default_factory=list)  # (position, item, entry id)
 
 
-def _groups(number: int, part: list[FileItem], done: set[int | None], at: datetime, workers: int) -> list[_Group]:
-    """The chunk's items by company, the companies dealt to `workers` groups of about as many items each (a
-    company's items stay in one group); the companies an earlier run applied (`done`) are left out."""
+def _groups(
+    number: int, part: list[FileItem], done: set[int | None], at: datetime, processes: CompanyProcesses
+) -> dict[int, _Group]:
+    """The chunk's items by company, each company's in the group of the process that owns it (a company new to the
+    file goes to the process given the fewest items so far); the companies an earlier run applied (`done`) are
+    left out. Process index -> its group."""
     by_company: dict[int | None, list[tuple[int, FileItem, int | None]]] = {}
     start = number * LOCK_CHUNK
     for position, (entry, match) in enumerate(zip(part, _matches([e.item for e in part], at), strict=True), start):
         company_id, pk = (match[1], match[0]) if match else (None, None)
         if company_id not in done:
             by_company.setdefault(company_id, []).append((position, entry, pk))
-    groups = [_Group(number) for _ in range(max(1, workers))]
+    groups: dict[int, _Group] = {}
     for company_id, entries in sorted(by_company.items(), key=lambda pair: (-len(pair[1]), pair[0] or 0)):
-        lightest = min(groups, key=lambda group: len(group.entries))
-        lightest.company_ids.append(company_id)
-        lightest.entries.extend(entries)
-    for group in groups:
+        group = groups.setdefault(processes.owner(company_id, len(entries)), _Group(number))
+        group.company_ids.append(company_id)
+        group.entries.extend(entries)
+    for group in groups.values():
         group.entries.sort(key=lambda entry: entry[0])
-    return [group for group in groups if group.entries]
+    return groups
 
 
 def _group_apply(group: _Group, *, ingestion: IngestionFile, at: datetime, actor: Actor) -> None:
@@ -537,22 +540,18 @@ def _chunks_apply(
     ingestion: IngestionFile,
     at: datetime,
     actor: Actor,
-    workers: int,
 ) -> None:
-    """Each chunk's groups at once; the next chunk is read and matched while they run (matching reads no column
-    the import writes), and started once they are done, so each company's items go in file order."""
+    """Each chunk's groups are given to the processes that own their companies, where they run after that company's
+    earlier groups (so each company's items go in file order); the next chunks are read and matched meanwhile
+    (matching reads no column the import writes)."""
     done: dict[int, set[int | None]] = {}
     for number, company_ids in ingestion.parts.values_list("chunk", "company_ids"):
         done.setdefault(number, set()).update(company_ids)
     apply = functools.partial(_group_apply, ingestion=ingestion, at=at, actor=actor)
-    running = None
     for number, part in enumerate(chunks):
-        groups = _groups(number, part, done.get(number, set()), at, workers)
-        if running is not None:
-            running()
-        running = processes.start(groups, apply)
-    if running is not None:
-        running()
+        for index, group in _groups(number, part, done.get(number, set()), at, processes).items():
+            processes.give(index, apply, group)
+    processes.wait()
 
 
 def _ingestion_begun(digest: str, filename: str, file_format: str, at: datetime) -> IngestionFile | None:
@@ -614,7 +613,7 @@ def returns_import(
                 total=-(-content_read.count // LOCK_CHUNK),
             )
             with CompanyProcesses(workers) as processes:
-                _chunks_apply(chunks, processes, ingestion=ingestion, at=at, actor=actor, workers=workers)
+                _chunks_apply(chunks, processes, ingestion=ingestion, at=at, actor=actor)
                 summary = _ingestion_finish(ingestion, at, processes, workers)
     logger.info(
         "imported %s: %s returns, %s notices, %s dishonored, %s contested, %s unmatched, %s exceptions",
