@@ -12,6 +12,7 @@ from django.db import connection
 
 from tests import factories
 from transactions.models import Transaction
+from transactions.return_codes import PolicyAction
 from vault.db import array_literal, ids_in
 
 pytestmark = [
@@ -43,6 +44,11 @@ def _read_back(literal: str, array_type: str) -> list:
 
 def test_any_text_comes_back_as_it_was_sent():
     assert _read_back(array_literal(AWKWARD_TEXTS), "text") == AWKWARD_TEXTS
+
+
+def test_a_str_enum_is_sent_as_its_value_not_its_name():
+    # psycopg sends a str enum's characters; str() of one is "PolicyAction.BLOCK_METHOD".
+    assert _read_back(array_literal([PolicyAction.BLOCK_METHOD, "plain"]), "text") == ["block_method", "plain"]
 
 
 @pytest.mark.parametrize(

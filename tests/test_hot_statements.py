@@ -13,10 +13,10 @@ from django.utils import timezone
 from events.models import Event
 from payments.models import PaymentMethod
 from tests import factories
-from transactions.models import Transaction
+from transactions.models import ChangeNotice, IngestionFile, ParkedReturnItem, Transaction, TransactionReturn
 from transactions.selectors import duplicate_of, saved_method_for_charge
 from vault import crypto
-from vault.db import RowInsert
+from vault.db import RowInsert, rows_insert
 from vault.errors import NotFound
 
 pytestmark = pytest.mark.django_db
@@ -204,3 +204,87 @@ def test_a_transition_after_the_one_statement_charge_numbers_its_event_next(api_
     assert api_client.post(f"/transactions/{record['uuid']}/void").status_code == 200
     events = Event.objects.filter(object_uuid=record["uuid"]).order_by("sequence")
     assert [(event.type, event.sequence) for event in events] == [("transaction.created", 1), ("transaction.voided", 2)]
+
+
+TRICKY_TEXT = ['a "quoted", {braced} \\ line', "NULL", "", "é ✓", None]
+
+
+def _stored_rows(model, pks: list[int], exclude: tuple[str, ...] = ("id", "uuid")) -> list[dict]:
+    names = [f.attname for f in model._meta.concrete_fields if f.attname not in exclude]
+    rows = {row["id"]: row for row in model.objects.filter(pk__in=pks).values("id", *names)}
+    return [{name: rows[pk][name] for name in names} for pk in pks]
+
+
+def test_rows_insert_writes_the_rows_bulk_create_writes(company):
+    ingestion = IngestionFile.objects.create(filename="r.ach", sha256="a" * 64, file_format="nacha", received_at=NOW)
+    txns = [factories.TransactionFactory(company=company, amount=100 + n) for n in range(len(TRICKY_TEXT))]
+
+    def parked() -> list[ParkedReturnItem]:
+        return [
+            ParkedReturnItem(
+                ingestion_file=ingestion,
+                trace_number=f"{n:015d}",
+                code="R99",
+                reason=text or "",
+                transaction_uuid=txns[n].uuid if text is not None else None,
+                created_at=NOW,
+            )
+            for n, text in enumerate(TRICKY_TEXT)
+        ]
+
+    def returned(txns) -> list[TransactionReturn]:
+        return [
+            TransactionReturn(
+                company=company,
+                transaction=txn,
+                return_code="R01",
+                return_reason=text or "",
+                returned_at=NOW,
+                ingestion_file=ingestion if n % 2 else None,
+                due_by=NOW.date() if n % 2 else None,
+                is_untimely=bool(n % 2),
+            )
+            for n, (txn, text) in enumerate(zip(txns, TRICKY_TEXT, strict=True))
+        ]
+
+    by_django, by_rows = parked(), parked()
+    ParkedReturnItem.objects.bulk_create(by_django)
+    rows_insert(ParkedReturnItem, by_rows)
+    assert all(item.pk is not None and not item._state.adding for item in by_rows)
+    assert _stored_rows(ParkedReturnItem, [item.pk for item in by_rows]) == _stored_rows(
+        ParkedReturnItem, [item.pk for item in by_django]
+    )
+
+    others = [factories.TransactionFactory(company=company, amount=100 + n) for n in range(len(TRICKY_TEXT))]
+    by_django, by_rows = returned(txns), returned(others)
+    TransactionReturn.objects.bulk_create(by_django)
+    rows_insert(TransactionReturn, by_rows)
+    assert [entry.transaction_id for entry in TransactionReturn.objects.filter(pk__in=[e.pk for e in by_rows])] == [
+        txn.pk for txn in others
+    ]
+    exclude = ("id", "uuid", "transaction_id")
+    assert _stored_rows(TransactionReturn, [e.pk for e in by_rows], exclude) == _stored_rows(
+        TransactionReturn, [e.pk for e in by_django], exclude
+    )
+
+
+def test_rows_insert_leaves_json_documents_to_bulk_create(company):
+    txn = factories.TransactionFactory(company=company)
+    notice = ChangeNotice(
+        company=company,
+        transaction=txn,
+        change_code="C01",
+        change_reason="Incorrect account number",
+        changed_at=NOW,
+        noc_received_at=NOW,
+        old_value={"accountNumber": "****6789"},
+        new_value={"accountNumber": "****4321"},
+        corrected_account_number="987654321",
+    )
+    rows_insert(ChangeNotice, [notice])
+    stored = ChangeNotice.objects.get(pk=notice.pk)
+    assert (stored.old_value, stored.new_value, stored.corrected_account_number) == (
+        {"accountNumber": "****6789"},
+        {"accountNumber": "****4321"},
+        "987654321",
+    )

@@ -23,6 +23,7 @@ from types import SimpleNamespace
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 
 from payments.models import PaymentMethod
 from payments.services import (
@@ -67,7 +68,7 @@ from transactions.risk.policies import (
 )
 from transactions.state import Actor, Event, moves_announce, rows_move, transaction_lock, transition_many
 from vault.commands import Progress, no_progress
-from vault.db import ids_in, rows_update, values_in
+from vault.db import ids_in, loaded_instance, rows_insert, rows_update, values_in
 from vault.records import mask, text_or_none
 from vault.threads import CompanyProcesses, serialized
 
@@ -157,6 +158,18 @@ def return_due_by(code: ReturnCode, settled_on: date | None) -> date | None:
     return calendar.add_business_days(settled_on, 2)
 
 
+# What a return or a notice reads of its entry: every column but the account number (a correction reads the method's).
+ENTRY_COLUMNS = [field.attname for field in Transaction._meta.concrete_fields if field.attname != "account_number"]
+
+
+def _entries_locked(matching: QuerySet[Transaction]) -> dict[int, Transaction]:
+    """The entries, locked in id order, by id: instances made from their rows without Model.__init__ (which cost
+    about 30 us an entry, a tenth of the import's Python)."""
+    rows = transaction_lock(matching).order_by("pk").values_list(*ENTRY_COLUMNS)
+    entries = (loaded_instance(Transaction, dict(zip(ENTRY_COLUMNS, row, strict=True))) for row in rows)
+    return {entry.pk: entry for entry in entries}
+
+
 @dataclass
 class _Chunk:
     """The rows one chunk of the file touches, locked together (methods, then transactions, by id), and
@@ -196,7 +209,7 @@ class _Chunk:
         matching = Transaction.objects.filter(ids_in({pk for pk in matched if pk is not None}))
         method_ids = set(matching.exclude(payment_method=None).values_list("payment_method_id", flat=True))
         methods = payment_methods_lock(ids=method_ids)
-        txns = {txn.pk: txn for txn in transaction_lock(matching).defer("account_number").order_by("pk")}
+        txns = _entries_locked(matching)
         ids = list(txns)
         batches = Batch.objects.filter(pk__in={txn.batch_id for txn in txns.values() if txn.batch_id})
         return cls(
@@ -243,11 +256,12 @@ class _Chunk:
     def methods_block(self) -> None:
         """The saved methods the returns' policies blocked, and the evidence of each."""
         payment_methods_blocked_save([method for method, _txn, _code in self.method_blocks])
-        RiskAction.objects.bulk_create(
+        rows_insert(
+            RiskAction,
             [
                 risk_action(company_id=txn.company_id, action=PolicyAction.BLOCK_METHOD, at=self.at, txn=txn, code=code)
                 for _method, txn, code in self.method_blocks
-            ]
+            ],
         )
 
     def flush(self) -> None:
@@ -267,10 +281,10 @@ class _Chunk:
                 txn.late_returned_at = self.at
             returned.append(txn)
         moved = rows_move(returned, Event.RETURNED, actor=self.actor, fields=RETURNED_FIELDS)
-        TransactionReturn.objects.bulk_create(self.new_returns)
-        ChangeNotice.objects.bulk_create(self.new_notices)
-        DishonoredReturn.objects.bulk_create(self.new_dishonors)  # after the returns they may answer
-        ParkedReturnItem.objects.bulk_create(self.parked)
+        rows_insert(TransactionReturn, self.new_returns)
+        rows_insert(ChangeNotice, self.new_notices)
+        rows_insert(DishonoredReturn, self.new_dishonors)  # after the returns they may answer
+        rows_insert(ParkedReturnItem, self.parked)
         # The events read each row's return entry: after the insert.
         moves_announce(
             moved,

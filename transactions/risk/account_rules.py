@@ -23,7 +23,7 @@ from transactions.models import AccountBlock, RiskAction, Transaction, Transacti
 from transactions.return_codes import ACCOUNT_BLOCK_CODES, REINITIATION_CODES
 from transactions.risk.policies import risk_action
 from vault import crypto
-from vault.db import RowColumn, prepared_cursor
+from vault.db import RowColumn, prepared_cursor, rows_insert
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
 from vault.records import iso_utc, mask, text_or_none
@@ -214,7 +214,8 @@ def _announce(blocks: Sequence[tuple[AccountBlock, str]], type: str, *, action: 
             for block, _detail in blocks
         ]
     )
-    RiskAction.objects.bulk_create(
+    rows_insert(
+        RiskAction,
         [
             risk_action(
                 company_id=block.company_id,
@@ -225,7 +226,7 @@ def _announce(blocks: Sequence[tuple[AccountBlock, str]], type: str, *, action: 
                 detail=detail,
             )
             for block, detail in blocks
-        ]
+        ],
     )
 
 

@@ -21,6 +21,7 @@ from events.types import EventType
 from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert, Transaction
 from transactions.return_codes import RETURN_CODES, PolicyAction, RateCategory
 from transactions.risk.return_rates import CATEGORIES, THRESHOLDS, Counts, return_rates, rolling_period, today_eastern
+from vault.db import rows_insert
 from vault.records import iso_utc
 
 POLICY_FIELDS: dict[PolicyAction, str] = {
@@ -203,7 +204,7 @@ def return_followups_apply(followups: Iterable[ReturnFollowUp], *, at: datetime)
     actions += _first_of_each_customer(
         held, {customer_id for _company_id, customer_id in placed}, PolicyAction.HOLD_CUSTOMER_DEBITS, at=at
     )
-    RiskAction.objects.bulk_create(actions)
+    rows_insert(RiskAction, actions)
 
 
 def _first_of_each_customer(
