@@ -289,6 +289,9 @@ def array_literal(values: Iterable[Any]) -> str:
     Python element by element (about 9 us each, 0.19 s for 20,000 ids), this about a quarter of that. Every element
     is quoted and escaped, so any text is safe; None is NULL. Values are what get_db_prep_save gives (str, int, bool,
     date, datetime with its zone, Decimal, UUID)."""
+    values = values if isinstance(values, list) else list(values)
+    if all(type(value) is int for value in values):  # ids, the most common array: no quoting, no NULL
+        return "{" + ",".join(map(str, values)) + "}"
     return "{" + ",".join("NULL" if value is None else _array_element(value) for value in values) + "}"
 
 
@@ -349,15 +352,12 @@ def rows_update(
         sql = f"UPDATE {table} SET {assignments} WHERE {pk} = %s"  # noqa: S608 - model names; values are parameters
     with connection.cursor() as cursor:
         for chunk in chunks([objs[start : start + size] for start in range(0, len(objs), size)]):
-            values = [
-                [column.get_db_prep_save(getattr(obj, column.attname), connection) for column in columns] + [obj.pk]
-                for obj in chunk
-            ]
+            values = [_column_values(column, chunk, connection) for column in columns]
+            pks = [obj.pk for obj in chunk]
             if postgres:
-                arrays = [array_literal(row[i] for row in values) for i in range(len(columns))]
-                cursor.execute(sql, [array_literal(row[-1] for row in values), *arrays])
+                cursor.execute(sql, [array_literal(pks), *(array_literal(column) for column in values)])
             else:
-                cursor.executemany(sql, values)
+                cursor.executemany(sql, [[*row, pk] for *row, pk in zip(*values, pks, strict=True)])
 
 
 # Rows per INSERT of `rows_insert` on PostgreSQL.
@@ -397,23 +397,28 @@ def _insert_columns(model: type[Model], objs: Sequence[Model], fields: list[Fiel
     """Each field's values of `objs`, as the database takes them; None when one cannot go into a text array."""
     for obj in objs:
         obj._prepare_related_fields_for_save(operation_name="bulk_create")
-    columns = []
-    for field in fields:
-        as_is = _AS_IS.get(type(field))
-        if as_is is not None and all(
-            (value := getattr(obj, field.attname)) is None or type(value) is as_is for obj in objs
-        ):
-            columns.append([getattr(obj, field.attname) for obj in objs])
-            continue
-        values = [field.get_db_prep_save(field.pre_save(obj, add=True), connection=connection) for obj in objs]
+    columns = [_column_values(field, objs, connection, adding=True) for field in fields]
+    for values in columns:
         if any(
             hasattr(value, "resolve_expression") or not isinstance(value, _ARRAY_ELEMENT_TYPES)
             for value in values
             if value is not None
         ):
             return None
-        columns.append(values)
     return columns
+
+
+def _column_values(field: Field, objs: Sequence[Model], connection: Any, *, adding: bool = False) -> list:
+    """`field`'s values of `objs` as the database takes them: as they are when the field's class gives them back
+    unchanged (about a third of the Python of a chunk's UPDATE or INSERT), else through the field (and its pre_save
+    for an insert)."""
+    values = [getattr(obj, field.attname) for obj in objs]
+    as_is = _AS_IS.get(type(field))
+    if as_is is not None and all(value is None or type(value) is as_is for value in values):
+        return values
+    if adding:
+        return [field.get_db_prep_save(field.pre_save(obj, add=True), connection=connection) for obj in objs]
+    return [field.get_db_prep_save(value, connection=connection) for value in values]
 
 
 # A command that changed at least this many rows of a table refreshes its planner statistics itself.
