@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from django.db import connection
 
 from events.models import Event
 from tests import factories
@@ -15,6 +16,7 @@ from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, run
 from transactions.ach import returns
 from transactions.models import IngestionFile, IngestionPart, RiskAlert, Status, Transaction, TransactionReturn
 from transactions.sandbox.bank_files import return_file_for
+from vault import db as vault_db
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -122,3 +124,27 @@ def test_a_run_that_stops_midway_leaves_the_file_being_applied_and_the_same_file
     returned = Event.objects.filter(type="transaction.returned").values_list("object_uuid", flat=True)
     assert sorted(returned) == sorted(txn.uuid for txn in txns)
     assert run("import_returns", str(path)) == {**summary, "alreadyImported": True}
+
+
+def test_a_large_file_refreshes_the_planner_statistics_of_what_it_changed(tmp_path, monkeypatch):
+    txns = _interleaved_day(companies=2, each=2)
+    path = _return_file(tmp_path, [(txn, "R01", {}) for txn in txns])
+    monkeypatch.setattr(vault_db, "ANALYZE_AFTER_ROWS", len(txns))  # a file this large counts as large
+
+    def analyzed() -> dict[str, object]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT relname, analyze_count FROM pg_stat_user_tables WHERE relname IN "
+                "('transactions_transaction', 'transactions_transactionreturn')"
+            )
+            return dict(cursor.fetchall())
+
+    before = analyzed()
+    run("import_returns", str(path), "--workers", "2", "--at", "2026-12-08T14:00:00Z")
+    after = analyzed()
+    # The late settle after a return file reads its entries by status: planned on statistics that say no entry is
+    # Returned, it read the status index whole for each company.
+    assert {table: after[table] - before.get(table, 0) for table in after} == {
+        "transactions_transaction": 1,
+        "transactions_transactionreturn": 1,
+    }

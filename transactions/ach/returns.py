@@ -68,7 +68,7 @@ from transactions.risk.policies import (
 )
 from transactions.state import Actor, Event, moves_announce, rows_move, transaction_lock, transition_many
 from vault.commands import Progress, no_progress
-from vault.db import ids_in, loaded_instance, rows_insert, rows_update, values_in
+from vault.db import ids_in, loaded_instance, rows_insert, rows_update, statistics_refresh, values_in
 from vault.records import mask, text_or_none
 from vault.threads import CompanyProcesses, serialized
 
@@ -581,8 +581,13 @@ def _ingestion_begun(digest: str, filename: str, file_format: str, at: datetime)
 
 def _ingestion_finish(ingestion: IngestionFile, at: datetime, processes: CompanyProcesses, workers: int) -> dict:
     """The return rate alerts of the companies the file touched, a share of them in each process (each company's
-    rates are a scan of its entries of the last 60 days), then the file's summary."""
+    rates are a scan of its entries of the last 60 days), then the file's summary. A large file refreshes the
+    planner's statistics of what it changed first: planned on "no entry is Returned", the rates and the late settle
+    that follows read the status index whole for each company (late settle of 100,000 at 1M entries: 9.9 -> 5.8 s,
+    for 0.8 s of ANALYZE)."""
     parts = list(ingestion.parts.values_list("summary", flat=True))
+    statistics_refresh(Transaction, changed=sum(part["returns"] + part["notices"] for part in parts))
+    statistics_refresh(TransactionReturn, changed=sum(part["returns"] for part in parts))
     touched = sorted({company_id for part in parts for company_id in part["touched"]})
     shares = [touched[start :: max(1, workers)] for start in range(max(1, workers))]
     processes.start([share for share in shares if share], functools.partial(_alerts_evaluate, at=at))()
