@@ -357,7 +357,7 @@ def rows_update(
             if postgres:
                 cursor.execute(sql, [array_literal(pks), *(array_literal(column) for column in values)])
             else:
-                cursor.executemany(sql, [[*row, pk] for *row, pk in zip(*values, pks, strict=True)])
+                cursor.executemany(sql, [list(row) for row in zip(*values, pks, strict=True)])
 
 
 # Rows per INSERT of `rows_insert` on PostgreSQL.

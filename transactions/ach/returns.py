@@ -579,7 +579,7 @@ def _ingestion_begun(digest: str, filename: str, file_format: str, at: datetime)
     return ingestion if ingestion.applying else None
 
 
-def _ingestion_finish(ingestion: IngestionFile, at: datetime, processes: CompanyProcesses, workers: int) -> dict:
+def _ingestion_finish(ingestion: IngestionFile, at: datetime, processes: CompanyProcesses) -> dict:
     """The return rate alerts of the companies the file touched, a share of them in each process (each company's
     rates are a scan of its entries of the last 60 days), then the file's summary. A large file refreshes the
     planner's statistics of what it changed first: planned on "no entry is Returned", the rates and the late settle
@@ -589,7 +589,7 @@ def _ingestion_finish(ingestion: IngestionFile, at: datetime, processes: Company
     statistics_refresh(Transaction, changed=sum(part["returns"] + part["notices"] for part in parts))
     statistics_refresh(TransactionReturn, changed=sum(part["returns"] for part in parts))
     touched = sorted({company_id for part in parts for company_id in part["touched"]})
-    shares = [touched[start :: max(1, workers)] for start in range(max(1, workers))]
+    shares = [touched[start :: processes.workers] for start in range(processes.workers)]
     processes.start([share for share in shares if share], functools.partial(_alerts_evaluate, at=at))()
     ingestion.summary, ingestion.applying = summary_of(ingestion, parts), False
     ingestion.save(update_fields=["summary", "applying"])
@@ -633,7 +633,7 @@ def returns_import(
             )
             with CompanyProcesses(workers) as processes:
                 _chunks_apply(chunks, processes, ingestion=ingestion, at=at, actor=actor)
-                summary = _ingestion_finish(ingestion, at, processes, workers)
+                summary = _ingestion_finish(ingestion, at, processes)
     logger.info(
         "imported %s: %s returns, %s notices, %s dishonored, %s contested, %s unmatched, %s exceptions",
         ingestion.uuid,
