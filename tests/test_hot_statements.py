@@ -268,23 +268,35 @@ def test_rows_insert_writes_the_rows_bulk_create_writes(company):
     )
 
 
-def test_rows_insert_leaves_json_documents_to_bulk_create(company):
-    txn = factories.TransactionFactory(company=company)
-    notice = ChangeNotice(
-        company=company,
-        transaction=txn,
-        change_code="C01",
-        change_reason="Incorrect account number",
-        changed_at=NOW,
-        noc_received_at=NOW,
-        old_value={"accountNumber": "****6789"},
-        new_value={"accountNumber": "****4321"},
-        corrected_account_number="987654321",
-    )
-    rows_insert(ChangeNotice, [notice])
-    stored = ChangeNotice.objects.get(pk=notice.pk)
-    assert (stored.old_value, stored.new_value, stored.corrected_account_number) == (
-        {"accountNumber": "****6789"},
-        {"accountNumber": "****4321"},
-        "987654321",
-    )
+def test_rows_insert_writes_the_json_documents_bulk_create_writes(company):
+    def notices() -> list[ChangeNotice]:
+        return [
+            ChangeNotice(
+                company=company,
+                transaction=factories.TransactionFactory(company=company),
+                change_code="C01",
+                change_reason="Incorrect account number",
+                changed_at=NOW,
+                noc_received_at=NOW,
+                old_value={"accountNumber": "****6789", "name": text, "nested": [text, {"n": n}]},
+                new_value={} if text is None else {"name": text},
+                corrected_account_number="987654321" if n % 2 else None,
+            )
+            for n, text in enumerate(TRICKY_TEXT)
+        ]
+
+    by_django, by_rows = notices(), notices()
+    ChangeNotice.objects.bulk_create(by_django)
+    rows_insert(ChangeNotice, by_rows)
+    assert all(notice.pk is not None and not notice._state.adding for notice in by_rows)
+    exclude = ("id", "uuid", "transaction_id")
+    stored = _stored_rows(ChangeNotice, [notice.pk for notice in by_rows], exclude)
+    assert stored == _stored_rows(ChangeNotice, [notice.pk for notice in by_django], exclude)
+    assert stored[0]["old_value"]["name"] == TRICKY_TEXT[0] and stored[1]["corrected_account_number"] == "987654321"
+    if connection.vendor == "postgresql":  # documents, not strings holding their text
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT DISTINCT jsonb_typeof(old_value) FROM transactions_changenotice WHERE id = ANY(%s)",
+                [[notice.pk for notice in by_rows]],
+            )
+            assert cursor.fetchall() == [("object",)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -18,6 +19,7 @@ from django.db.models import (
     ForeignKey,
     ForeignObject,
     IntegerField,
+    JSONField,
     Lookup,
     Model,
     Q,
@@ -369,7 +371,8 @@ def rows_insert(model: type[Model], objs: Sequence[Model], *, using: str = DEFAU
     20,000 rows, each column's array sent as its text form (`array_literal`) and the values that need no conversion
     taken as they are (as RowInsert does): Django's bulk_create sends the same statement, but converts every value
     through its field and lets psycopg dump each array element by element, which was most of a return's insert.
-    Elsewhere, or when a value is an expression or a JSON document, bulk_create."""
+    A JSON document goes as its text, which the server parses as it parses bulk_create's (a notice of change's two
+    documents). Elsewhere, or when a value is an expression, bulk_create."""
     connection = connections[using]
     if not objs:
         return
@@ -397,7 +400,12 @@ def _insert_columns(model: type[Model], objs: Sequence[Model], fields: list[Fiel
     """Each field's values of `objs`, as the database takes them; None when one cannot go into a text array."""
     for obj in objs:
         obj._prepare_related_fields_for_save(operation_name="bulk_create")
-    columns = [_column_values(field, objs, connection, adding=True) for field in fields]
+    columns = [
+        _json_texts(field, objs)
+        if isinstance(field, JSONField)
+        else _column_values(field, objs, connection, adding=True)
+        for field in fields
+    ]
     for values in columns:
         if any(
             hasattr(value, "resolve_expression") or not isinstance(value, _ARRAY_ELEMENT_TYPES)
@@ -406,6 +414,15 @@ def _insert_columns(model: type[Model], objs: Sequence[Model], fields: list[Fiel
         ):
             return None
     return columns
+
+
+def _json_texts(field: JSONField, objs: Sequence[Model]) -> list:
+    """A JSON field's documents as text, None as SQL NULL (as its get_db_prep_save stores them); the values as they
+    are when one is an expression (then bulk_create writes them)."""
+    values = [getattr(obj, field.attname) for obj in objs]
+    if any(hasattr(value, "resolve_expression") for value in values):
+        return values
+    return [None if value is None else json.dumps(value, cls=field.encoder) for value in values]
 
 
 def _column_values(field: Field, objs: Sequence[Model], connection: Any, *, adding: bool = False) -> list:

@@ -126,8 +126,14 @@ def test_a_run_that_stops_midway_leaves_the_file_being_applied_and_the_same_file
     assert run("import_returns", str(path)) == {**summary, "alreadyImported": True}
 
 
-def test_a_large_file_refreshes_the_planner_statistics_of_what_it_changed(tmp_path, monkeypatch):
+def test_a_large_return_file_refreshes_the_planner_statistics_of_what_it_changed(tmp_path, monkeypatch):
     txns = _interleaved_day(companies=2, each=2)
+    notices = tmp_path / "notices.ach"
+    notices.write_text(
+        return_file_for(
+            [(txn, "C05", {"accountType": "Savings"}) for txn in txns], at=datetime(2026, 12, 8, 13, tzinfo=UTC)
+        )
+    )
     path = _return_file(tmp_path, [(txn, "R01", {}) for txn in txns])
     monkeypatch.setattr(vault_db, "ANALYZE_AFTER_ROWS", len(txns))  # a file this large counts as large
 
@@ -140,10 +146,13 @@ def test_a_large_file_refreshes_the_planner_statistics_of_what_it_changed(tmp_pa
             return dict(cursor.fetchall())
 
     before = analyzed()
+    noticed = run("import_returns", str(notices), "--workers", "2", "--at", "2026-12-08T14:00:00Z")
     run("import_returns", str(path), "--workers", "2", "--at", "2026-12-08T14:00:00Z")
     after = analyzed()
     # The late settle after a return file reads its entries by status: planned on statistics that say no entry is
-    # Returned, it read the status index whole for each company.
+    # Returned, it read the status index whole for each company. A notice moves no status: its file ANALYZEs
+    # nothing (at 1M entries that was 0.8 s of a 10,000-notice file).
+    assert noticed["notices"] == len(txns)
     assert {table: after[table] - before.get(table, 0) for table in after} == {
         "transactions_transaction": 1,
         "transactions_transactionreturn": 1,

@@ -23,7 +23,7 @@ from transactions.models import AccountBlock, RiskAction, Transaction, Transacti
 from transactions.return_codes import ACCOUNT_BLOCK_CODES, REINITIATION_CODES
 from transactions.risk.policies import risk_action
 from vault import crypto
-from vault.db import RowColumn, prepared_cursor, rows_insert
+from vault.db import RowColumn, ids_in, prepared_cursor, rows_insert
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
 from vault.records import iso_utc, mask, text_or_none
@@ -239,7 +239,9 @@ def account_blocks_place(returns: Sequence[tuple[Transaction, str]], *, at: date
     wanted = [(txn, code) for txn, code in returns if code in ACCOUNT_BLOCK_CODES]
     if not wanted:
         return []
-    numbers = dict(Transaction.objects.filter(pk__in=[txn.pk for txn, _ in wanted]).values_list("pk", "account_number"))
+    numbers = dict(
+        Transaction.objects.filter(ids_in([txn.pk for txn, _ in wanted])).values_list("pk", "account_number")
+    )
     blocks: dict[tuple[int, str], AccountBlock] = {}
     for txn, code in wanted:
         if not numbers.get(txn.pk):
@@ -271,7 +273,9 @@ def account_blocks_place(returns: Sequence[tuple[Transaction, str]], *, at: date
     # Of the returned entry only its uuid is read (the whole wide row would decrypt its account number again).
     placed = list(
         AccountBlock.objects.filter(
-            transaction_id__in=[block.transaction_id for block in new], blocked_at=at, lifted_at__isnull=True
+            ids_in([block.transaction_id for block in new], field="transaction_id"),
+            blocked_at=at,
+            lifted_at__isnull=True,
         )
         .select_related("transaction")
         .only(*BLOCK_FIELDS, "transaction__uuid", "transaction__company_id")

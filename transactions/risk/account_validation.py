@@ -48,7 +48,7 @@ from transactions.state import (
     transaction_create,
 )
 from vault import crypto
-from vault.db import rows_update
+from vault.db import ids_in, rows_update
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
 
@@ -496,7 +496,7 @@ def _validations_locked(
 
 def _pending_of(transaction_ids: Iterable[int]) -> list[tuple[AccountValidation, PaymentMethod]]:
     ids = set(transaction_ids)
-    validation_ids = Transaction.objects.filter(pk__in=ids, account_validation__isnull=False).values_list(
+    validation_ids = Transaction.objects.filter(ids_in(ids), account_validation__isnull=False).values_list(
         "account_validation_id", flat=True
     )
     return _validations_locked(validation_ids)
