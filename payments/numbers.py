@@ -6,12 +6,8 @@ else. Every entry point (charges, saved methods, NOC corrections, return files) 
 
 from __future__ import annotations
 
-import re
-
 from stdnum import luhn
 from stdnum.us import rtn
-
-ASCII_DIGITS = re.compile(r"[0-9]+")
 
 ACCOUNT_NUMBER_LENGTHS = (4, 17)
 ROUTING_NUMBER_LENGTH = 9
@@ -20,8 +16,10 @@ CVV_LENGTHS = (3, 4)
 
 
 def is_ascii_digits(value: object, *, min_length: int = 1, max_length: int | None = None) -> bool:
-    """`value` is a string of ASCII digits 0-9 whose length is in [min_length, max_length]."""
-    if not isinstance(value, str) or not ASCII_DIGITS.fullmatch(value):
+    """`value` is a string of ASCII digits 0-9 whose length is in [min_length, max_length]. (`isascii` first: of
+    ASCII characters only 0-9 are digits to `isdigit`, and the two are cheaper than the pattern, which a return
+    file's reader asks twice an item.)"""
+    if not isinstance(value, str) or not (value.isascii() and value.isdigit()):
         return False
     return min_length <= len(value) <= (max_length if max_length is not None else len(value))
 

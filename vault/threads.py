@@ -4,6 +4,7 @@ processes, for such a command whose Python is most of its work (import_returns).
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import multiprocessing.process
 import multiprocessing.queues
@@ -239,12 +240,19 @@ class RemoteTraceback(Exception):
 
 def _serve(tasks: multiprocessing.queues.Queue, done: multiprocessing.queues.Queue, stop: Any) -> None:
     """A forked process: does the work it is given, in order, until told to end; after any process's failure it
-    does no more. Its connections are closed after each piece of work (a process ends without closing them)."""
+    does no more. Its connections are closed after each piece of work (a process ends without closing them).
+
+    Each piece of work runs with the cyclic garbage collector paused, and the cycles it made are collected once after
+    it: a group of 10,000 returns holds some 10,000 loaded entries with their values and makes ~30,000 new rows'
+    objects, and the collector, run every 700 allocations, walked them again and again (about 1.9 s of each
+    process's 8.5 s of Python in a 100,000-return file). What the fork inherited is frozen: never garbage here."""
+    gc.freeze()
     while (task := tasks.get()) is not None:
         number, work, item = task
         if stop.is_set():
             done.put((number, None, None, None))
             continue
+        gc.disable()
         try:
             done.put((number, work(item), None, None))
         except BaseException as error:  # handed to the parent, which raises it
@@ -252,6 +260,8 @@ def _serve(tasks: multiprocessing.queues.Queue, done: multiprocessing.queues.Que
             done.put((number, None, _portable(error), traceback.format_exc()))
         finally:
             connections.close_all()
+            gc.enable()
+            gc.collect()
 
 
 def _portable(error: BaseException) -> BaseException:

@@ -182,12 +182,17 @@ def render(layout: Sequence[tuple[str, int, str]], values: dict[str, object]) ->
     return record
 
 
-def parse(layout: Sequence[tuple[str, int, str]], record: str) -> dict[str, str]:
-    values, position = {}, 0
+def _slices(layout: Sequence[tuple[str, int, str]]) -> tuple[tuple[str, int, int], ...]:
+    """(name, start, end) of each field of `layout`."""
+    slices, position = [], 0
     for name, width, _kind in layout:
-        values[name] = record[position : position + width]
+        slices.append((name, position, position + width))
         position += width
-    return values
+    return tuple(slices)
+
+
+def parse(layout: Sequence[tuple[str, int, str]], record: str) -> dict[str, str]:
+    return {name: record[start:end] for name, start, end in _slices(layout)}
 
 
 def entry_hash(total: int) -> str:
@@ -471,10 +476,28 @@ class ReturnFile:
 
 
 def _number(values: dict[str, str], name: str, line: int) -> int:
-    value = values[name]
+    return _digits(values[name], name, line)
+
+
+def _digits(value: str, name: str, line: int) -> int:
     if not numbers.is_ascii_digits(value):
         raise NachaFormatError(f"line {line}: {name} {value!r} is not a number")
     return int(value)
+
+
+def _field_slice(layout: Sequence[tuple[str, int, str]], name: str) -> slice:
+    return next(slice(start, end) for field_name, start, end in _slices(layout) if field_name == name)
+
+
+# The fields a return file's reader takes of each entry and addenda record (two records an item, read twice: the
+# check pass and the import): sliced out directly rather than parsed whole.
+_ENTRY_CODE, _ENTRY_DFI, _ENTRY_AMOUNT = (
+    _field_slice(ENTRY_DETAIL, name) for name in ("transaction_code", "receiving_dfi", "amount")
+)
+_RETURN_TRACE, _RETURN_CODE = (_field_slice(RETURN_ADDENDA, name) for name in ("original_trace", "reason_code"))
+_NOC_TRACE, _NOC_CODE, _NOC_DATA = (
+    _field_slice(NOC_ADDENDA, name) for name in ("original_trace", "change_code", "corrected_data")
+)
 
 
 @dataclass
@@ -561,7 +584,7 @@ class _ReturnFileReader:
         self.batch_totals: _Totals | None = None
         self.batches = 0
         self.batch_header: dict[str, str] = {}
-        self.entry: dict[str, str] | None = None
+        self.entry: tuple[int, bool] | None = None  # the open entry's amount, and whether it is a debit
         self.control_line: int | None = None
 
     def read(self, line: str, number: int) -> ReturnedItem | None:
@@ -593,11 +616,12 @@ class _ReturnFileReader:
         self.batch_header, self.batch_totals, self.entry = parse(BATCH_HEADER, line), _Totals(), None
 
     def _entry_detail(self, line: str, number: int) -> None:
-        entry = self.entry = parse(ENTRY_DETAIL, line)
-        amount = _number(entry, "amount", number)
+        amount = _digits(line[_ENTRY_AMOUNT], "amount", number)
+        is_debit = line[_ENTRY_CODE][1:] in "6789"
+        self.entry = (amount, is_debit)
         self.batch_totals.count += 1
-        self.batch_totals.hash += _number(entry, "receiving_dfi", number)
-        if entry["transaction_code"][1:] in "6789":
+        self.batch_totals.hash += _digits(line[_ENTRY_DFI], "receiving_dfi", number)
+        if is_debit:
             self.batch_totals.debits += amount
         else:
             self.batch_totals.credits += amount
@@ -606,7 +630,7 @@ class _ReturnFileReader:
         if self.entry is None:
             raise NachaFormatError(f"line {number}: addenda without an entry")
         self.batch_totals.count += 1
-        return _returned_item(line, self.entry, number)
+        return _returned_item(line, *self.entry, number)
 
     def _batch_control(self, line: str, number: int) -> None:
         control = parse(BATCH_CONTROL, line)
@@ -630,22 +654,21 @@ class _ReturnFileReader:
         self.control_line = number
 
 
-def _returned_item(line: str, entry: dict[str, str], number: int) -> ReturnedItem | None:
+def _returned_item(line: str, amount: int, is_debit: bool, number: int) -> ReturnedItem | None:
     addenda_type = line[1:3]
-    facts = {
-        "amount": _number(entry, "amount", number),
-        "is_debit": entry["transaction_code"][1:] in "6789",
-    }
     if addenda_type in ("98", "99") and not numbers.is_ascii_digits(line[6:21]):
         raise NachaFormatError(f"line {number}: the original entry trace number is not 15 digits")
     if addenda_type == "99":
-        values = parse(RETURN_ADDENDA, line)
-        return ReturnedItem("return", values["original_trace"], values["reason_code"].strip(), **facts)
+        return ReturnedItem("return", line[_RETURN_TRACE], line[_RETURN_CODE].strip(), amount=amount, is_debit=is_debit)
     if addenda_type == "98":
-        values = parse(NOC_ADDENDA, line)
-        code = values["change_code"].strip()
+        code = line[_NOC_CODE].strip()
         return ReturnedItem(
-            "noc", values["original_trace"], code, parse_corrected_data(code, values["corrected_data"]), **facts
+            "noc",
+            line[_NOC_TRACE],
+            code,
+            parse_corrected_data(code, line[_NOC_DATA]),
+            amount=amount,
+            is_debit=is_debit,
         )
     return None
 

@@ -13,7 +13,7 @@ from django.db import DatabaseError
 
 from transactions.ach.return_files import ReturnFileError, ReturnFileSource
 from transactions.ach.returns import returns_import
-from vault.commands import add_at_argument, emit, parse_at, progress_for
+from vault.commands import add_at_argument, bulk_collector, emit, parse_at, progress_for
 
 
 class Command(BaseCommand):
@@ -33,7 +33,7 @@ class Command(BaseCommand):
         path = Path(options["file"])
         if options["workers"] is not None and options["workers"] < 1:
             raise CommandError("--workers must be 1 or more")
-        with _open_regular_file(path) as handle:
+        with _open_regular_file(path) as handle, bulk_collector():
             try:
                 summary = returns_import(
                     source=ReturnFileSource(handle),

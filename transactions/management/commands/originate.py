@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import IntegrityError
 
 from transactions.ach.origination import transactions_originate
-from vault.commands import add_at_argument, emit, parse_at, progress_for
+from vault.commands import add_at_argument, bulk_collector, emit, parse_at, progress_for
 
 
 class Command(BaseCommand):
@@ -26,7 +26,8 @@ class Command(BaseCommand):
         if options["workers"] is not None and options["workers"] < 1:
             raise CommandError("--workers must be 1 or more")
         try:
-            result = transactions_originate(at=at, progress=progress_for(self), workers=options["workers"])
+            with bulk_collector():
+                result = transactions_originate(at=at, progress=progress_for(self), workers=options["workers"])
         except IntegrityError as exc:
             raise CommandError("another originate run took the same trace numbers or file id; run again") from exc
         emit(self, result.as_json())

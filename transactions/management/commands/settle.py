@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from transactions.ach.settlement import transactions_settle
 from transactions.sandbox.services import sandbox_outcomes_apply
-from vault.commands import add_at_argument, emit, parse_at, progress_for
+from vault.commands import add_at_argument, bulk_collector, emit, parse_at, progress_for
 
 
 class Command(BaseCommand):
@@ -29,5 +29,6 @@ class Command(BaseCommand):
         sandbox = sandbox_outcomes_apply(at=at)
         if options["workers"] is not None and options["workers"] < 1:
             raise CommandError("--workers must be 1 or more")
-        result = transactions_settle(at=at, progress=progress_for(self), workers=options["workers"])
+        with bulk_collector():
+            result = transactions_settle(at=at, progress=progress_for(self), workers=options["workers"])
         emit(self, {**result.as_json(), "sandbox": sandbox.as_json()})
