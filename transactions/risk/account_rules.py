@@ -247,18 +247,17 @@ def account_blocks_place(returns: Sequence[tuple[Transaction, str]], *, at: date
         if not numbers.get(txn.pk):
             continue
         account_hash = crypto.account_pair_hash(txn.routing_number, numbers[txn.pk])
-        blocks.setdefault(
-            (txn.company_id, account_hash),
-            AccountBlock(
-                company_id=txn.company_id,
-                account_hash=account_hash,
-                account_number_hash=txn.account_number_hash,
-                routing_number=txn.routing_number,
-                account_last_four=txn.account_last_four,
-                return_code=code,
-                transaction=txn,
-                blocked_at=at,
-            ),
+        if (txn.company_id, account_hash) in blocks:
+            continue
+        blocks[txn.company_id, account_hash] = AccountBlock(
+            company_id=txn.company_id,
+            account_hash=account_hash,
+            account_number_hash=txn.account_number_hash,
+            routing_number=txn.routing_number,
+            account_last_four=txn.account_last_four,
+            return_code=code,
+            transaction_id=txn.pk,
+            blocked_at=at,
         )
     live = set(
         AccountBlock.objects.filter(
