@@ -400,12 +400,7 @@ def _insert_columns(model: type[Model], objs: Sequence[Model], fields: list[Fiel
     """Each field's values of `objs`, as the database takes them; None when one cannot go into a text array."""
     for obj in objs:
         obj._prepare_related_fields_for_save(operation_name="bulk_create")
-    columns = [
-        _json_texts(field, objs)
-        if isinstance(field, JSONField)
-        else _column_values(field, objs, connection, adding=True)
-        for field in fields
-    ]
+    columns = [_column_values(field, objs, connection, adding=True) for field in fields]
     for values in columns:
         if any(
             hasattr(value, "resolve_expression") or not isinstance(value, _ARRAY_ELEMENT_TYPES)
@@ -416,20 +411,13 @@ def _insert_columns(model: type[Model], objs: Sequence[Model], fields: list[Fiel
     return columns
 
 
-def _json_texts(field: JSONField, objs: Sequence[Model]) -> list:
-    """A JSON field's documents as text, None as SQL NULL (as its get_db_prep_save stores them); the values as they
-    are when one is an expression (then bulk_create writes them)."""
-    values = [getattr(obj, field.attname) for obj in objs]
-    if any(hasattr(value, "resolve_expression") for value in values):
-        return values
-    return [None if value is None else json.dumps(value, cls=field.encoder) for value in values]
-
-
 def _column_values(field: Field, objs: Sequence[Model], connection: Any, *, adding: bool = False) -> list:
     """`field`'s values of `objs` as the database takes them: as they are when the field's class gives them back
-    unchanged (about a third of the Python of a chunk's UPDATE or INSERT), else through the field (and its pre_save
-    for an insert)."""
+    unchanged (about a third of the Python of a chunk's UPDATE or INSERT), a JSON document as its text (as Django's
+    own adapter dumps it; the server parses it), else through the field (and its pre_save for an insert)."""
     values = [getattr(obj, field.attname) for obj in objs]
+    if isinstance(field, JSONField) and not any(hasattr(value, "resolve_expression") for value in values):
+        return [None if value is None else json.dumps(value, cls=field.encoder) for value in values]
     as_is = _AS_IS.get(type(field))
     if as_is is not None and all(value is None or type(value) is as_is for value in values):
         return values
