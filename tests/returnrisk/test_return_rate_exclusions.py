@@ -7,11 +7,12 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from django.db.models import F
 
 from accounts.models import Company
 from tests import factories
 from tests.returnrisk.test_return_rates import URL, at, counts, originated_file, returned
-from transactions.models import AccountValidation, DishonoredReturn, IngestionFile, TransactionReturn
+from transactions.models import AccountValidation, Batch, DishonoredReturn, IngestionFile, TransactionReturn
 from transactions.risk.return_rates import current_rate_annotations
 
 pytestmark = pytest.mark.django_db
@@ -35,6 +36,7 @@ def history(company):
         batch=debits[0].batch,
         effective_date=date(2026, 11, 10),
     )
+    Batch.objects.filter(pk=prenote.batch_id).update(entry_count=F("entry_count") + 1)  # as originate counts it
     returned(debits[0], "R01", "2026-11-12T14:00:00")
     returned(debits[1], "R61", "2026-11-12T14:00:00")
     returned(prenote, "R03", "2026-11-12T14:00:00")

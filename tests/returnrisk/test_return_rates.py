@@ -25,7 +25,8 @@ def at(text: str) -> datetime:
 
 
 def originated_file(company, batched_at: str, entries: dict[tuple[str, str, str], int], modifier: str):
-    """A NACHA file with one batch per (method, SEC code, type) and `count` entries each; returns the entries."""
+    """A NACHA file with one batch per (method, SEC code, type) and `count` entries each, its counts as `originate`
+    writes them (the rates read a batch's debit count); returns the entries."""
     when = at(batched_at)
     origination_file = OriginationFile.objects.create(window_at=when, file_id_modifier=modifier, path="x")
     made = {}
@@ -36,6 +37,8 @@ def originated_file(company, batched_at: str, entries: dict[tuple[str, str, str]
             standard_entry_class_code=sec or "TEL",
             effective_date=when.date(),
             batched_at=when,
+            entry_count=count,
+            debit_count=count if kind == "Debit" else 0,
         )
         made[(method, sec, kind)] = [
             factories.TransactionFactory(

@@ -276,12 +276,14 @@ class _CompanyBatching:
                 batch.entry_count += 1
                 if txn.type == TransactionType.DEBIT:
                     batch.debit_total += txn.amount
+                    if txn.amount > 0 and method_kind(txn.method).returnable:
+                        batch.debit_count += 1  # a debit of the return rates (a prenote moves no money)
                 else:
                     batch.credit_total += txn.amount
 
     def save(self) -> None:
         for batch in self.batches.values():
-            batch.save(update_fields=["entry_count", "debit_total", "credit_total"])
+            batch.save(update_fields=["entry_count", "debit_total", "credit_total", "debit_count"])
 
 
 def _company_batch(company_id: int, *, build: _Build, due: QuerySet[Transaction]) -> tuple[int, int]:

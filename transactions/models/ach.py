@@ -63,10 +63,20 @@ class Batch(models.Model):
     entry_count = models.PositiveIntegerField(default=0)
     debit_total = models.BigIntegerField(default=0)
     credit_total = models.BigIntegerField(default=0)
+    debit_count = models.PositiveIntegerField(
+        default=0,
+        db_default=0,  # also for the batches the sample-data seeding writes: their entries count as no debit
+        help_text="Its debit entries that move money (prenotes left out): what the return rates count as its debits.",
+    )
 
     class Meta:
         verbose_name_plural = "batches"
         indexes = [models.Index(fields=["company", "batched_at"], name="batch_company_batched")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(debit_count__lte=models.F("entry_count")), name="batch_debit_count_within_entries"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"Batch {self.pk}"

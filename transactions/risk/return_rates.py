@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from enum import Enum
 
-from django.db.models import Count, Expression, FloatField, OuterRef, QuerySet, Subquery
+from django.db.models import Count, Expression, FloatField, OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Cast, Coalesce, NullIf, TruncDate
 
 from accounts.models import Company
 from transactions.calendar import EASTERN
 from transactions.methods import RETURNABLE_METHODS, method_kind
-from transactions.models import NOT_SEEDED, Transaction, TransactionReturn, TransactionType
+from transactions.models import Batch, TransactionReturn, TransactionType
 from transactions.return_codes import NOT_RETURNS, RETURN_CODES, RateCategory
 
 WINDOW_DAYS = 60
@@ -145,27 +145,18 @@ def _sec_code(method: str, code: str) -> str:
     return code or method_kind(method).file_sec_code
 
 
-# Prenotes (the only zero-amount entries) move no money: they count neither as debits nor, returned, as returns.
-# Micro-entry debits are real debits and count in both.
-MONEY_MOVING = {"amount__gt": 0}
-
-
-def originated_debits(*, company_id: int) -> QuerySet[Transaction]:
-    """The company's debit entries that went out in a NACHA file (seeded sample rows never do), prenotes left out."""
-    return Transaction.objects.filter(
-        NOT_SEEDED,
-        company_id=company_id,
-        type=TransactionType.DEBIT,
-        method__in=RETURNABLE_METHODS,
-        batch__isnull=False,
-        **MONEY_MOVING,
-    )
+def originated_batches(*, company_id: int) -> QuerySet[Batch]:
+    """The company's batches that carry debits of the rates. A batch keeps the count of its debit entries that move
+    money (`Batch.debit_count`, written by `originate`): the returnable methods' debits, prenotes (the only
+    zero-amount entries) left out, micro-entry debits counted; the sample data's batches of seeded rows count none.
+    So a company's debits over 60 days are a sum over its batches, not a count of its entries."""
+    return Batch.objects.filter(company_id=company_id, debit_count__gt=0)
 
 
 def _debit_returns() -> QuerySet[TransactionReturn]:
-    """Returns of debit entries that went out in a file, prenotes left out; never an R61-R77 (older rows may hold
-    one booked as a return before dishonored returns had their own records). Seeded sample rows count on neither
-    side: their debits are left out of originated_debits, so their returns are left out here."""
+    """Returns of the debits `originated_batches` counts: debit entries that went out in a file, prenotes left out;
+    never an R61-R77 (older rows may hold one booked as a return before dishonored returns had their own records).
+    Seeded sample rows count on neither side."""
     return TransactionReturn.objects.filter(
         transaction__seeded__isnull=True,
         transaction__type=TransactionType.DEBIT,
@@ -206,15 +197,15 @@ def daily_counts(*, company_id: int, first_day: date, last_day: date) -> DailyCo
     start, end = Period(first_day, last_day).bounds()
     debits: dict[date, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     rows = (
-        originated_debits(company_id=company_id)
-        .filter(batch__batched_at__gte=start, batch__batched_at__lt=end)
-        .annotate(day=TruncDate("batch__batched_at", tzinfo=EASTERN))
-        .values_list("day", "method", "standard_entry_class_code")
-        .annotate(count=Count("pk"))
+        originated_batches(company_id=company_id)
+        .filter(batched_at__gte=start, batched_at__lt=end)
+        .annotate(day=TruncDate("batched_at", tzinfo=EASTERN))
+        .values_list("day", "standard_entry_class_code")
+        .annotate(count=Sum("debit_count"))
         .order_by()
     )
-    for day, method, sec, count in rows:
-        debits[day][_sec_code(method, sec)] += count
+    for day, sec, count in rows:
+        debits[day][sec] += count
     returns: dict[date, dict[tuple[str, str], int]] = defaultdict(lambda: defaultdict(int))
     rows = (
         returns_of_debits(company_id=company_id)
@@ -248,14 +239,13 @@ def _files_counts(*, company_id: int, period: Period) -> tuple[Counts, dict[str,
         files_all.add(file_id)
         files_by_sec[sec].add(file_id)
     in_files = (
-        originated_debits(company_id=company_id)
-        .filter(batch__origination_file_id__in=files_all)
-        .values_list("batch__origination_file_id", "method", "standard_entry_class_code")
-        .annotate(count=Count("pk"))
+        originated_batches(company_id=company_id)
+        .filter(origination_file_id__in=files_all)
+        .values_list("origination_file_id", "standard_entry_class_code")
+        .annotate(count=Sum("debit_count"))
         .order_by()
     )
-    for file_id, method, sec, count in in_files:
-        sec = _sec_code(method, sec)
+    for file_id, sec, count in in_files:
         total.debits += count
         if file_id in files_by_sec[sec]:
             by_sec[sec].debits += count
@@ -326,16 +316,13 @@ def current_rate_annotations(*, today: date) -> dict[str, Expression]:
     """Company queryset annotations: `<category>_rate` over the rolling 60 days ending `today` (method 1), as
     Subqueries per company row, so the admin's company list can show and sort by them; null without debits."""
     start, end = rolling_period(today).bounds()
-    debits = _count_of(
-        Transaction.objects.filter(
-            NOT_SEEDED,
-            company_id=OuterRef("pk"),
-            type=TransactionType.DEBIT,
-            method__in=RETURNABLE_METHODS,
-            batch__batched_at__gte=start,
-            batch__batched_at__lt=end,
-            **MONEY_MOVING,
-        )
+    debits = Subquery(
+        originated_batches(company_id=OuterRef("pk"))
+        .filter(batched_at__gte=start, batched_at__lt=end)
+        .order_by()
+        .values("company_id")
+        .annotate(n=Sum("debit_count"))
+        .values("n")
     )
     received = _debit_returns().filter(company_id=OuterRef("pk"), returned_at__gte=start, returned_at__lt=end)
     annotations = {}
