@@ -1,10 +1,11 @@
 """Lifecycle at volume: a day of due ACH entries through originate, settle, import_returns and the late settle.
 
 Seeds `--entries` Pending entries due on one processing day across `--companies` companies (one SQL statement on
-PostgreSQL, from a pool of distinct accounts), then runs each command as its own process (as cron does) and prints
-its wall time, entries/s and peak RSS (its VmHWM). Between the steps it checks what must hold at volume:
-every file passes the independent readers (achkit and tests/lifecycle/nacha_reader, tests/nacha_check.py) and its
-control totals equal the database's, a 10% return file is matched in full, and a NOC file is applied in full.
+PostgreSQL, from a pool of distinct accounts), each with the transaction.created event its charge wrote, then runs
+each command as its own process (as cron does) and prints its wall time, entries/s and peak RSS (its VmHWM).
+Between the steps it checks what must hold at volume: every file passes the independent readers (achkit and
+tests/lifecycle/nacha_reader, tests/nacha_check.py) and its control totals equal the database's, a 10% return file
+is matched in full, and a NOC file is applied in full.
 
 Uses its own database: a fresh SQLite file under a temporary VAR_DIR, or, with --database-url, that PostgreSQL
 database (dropped and recreated).
@@ -204,14 +205,39 @@ def _seed(entries: int, companies: int, *, saved_methods: bool = False) -> None:
         company_ids = [company.pk for company in made]
         methods = _saved_methods(entries, company_ids, pool) if saved_methods else []
         _seed_postgresql(entries, company_ids, pool, methods)
-        return
-    Transaction.objects.bulk_create(
-        [
-            Transaction(**_columns(n, made[n % companies].pk, pool[n % ACCOUNTS], encrypted=False))
-            for n in range(entries)
-        ],
-        batch_size=2000,
-    )
+    else:
+        Transaction.objects.bulk_create(
+            [
+                Transaction(**_columns(n, made[n % companies].pk, pool[n % ACCOUNTS], encrypted=False))
+                for n in range(entries)
+            ],
+            batch_size=2000,
+        )
+    _created_events()
+
+
+CREATED_EVENTS_CHUNK = 100_000
+
+
+def _created_events() -> None:
+    """Each entry's transaction.created event, as its charge wrote it: with it the entry's event sequence exists,
+    so the day's moves number their events on from it (an update of the sequence row, not an insert) and the
+    events table holds a day's births, as on a real day."""
+    from django.db import connection, transaction
+
+    from events.models import Event, ObjectSequence
+    from events.types import EventType
+    from transactions.events import transactions_event
+    from transactions.models import Transaction
+
+    ids = list(Transaction.objects.order_by("pk").values_list("pk", flat=True))
+    for start in range(0, len(ids), CREATED_EVENTS_CHUNK):
+        with transaction.atomic():
+            transactions_event(ids[start : start + CREATED_EVENTS_CHUNK], EventType.TRANSACTION_CREATED)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            for model in (Event, ObjectSequence):
+                cursor.execute(f"VACUUM (ANALYZE) {model._meta.db_table}")
 
 
 def _columns(n: int, company_id: int, account: tuple, *, encrypted: bool) -> dict:
