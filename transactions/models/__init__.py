@@ -10,7 +10,15 @@ Transaction`): the app label stays `transactions`, so moving a model between the
 
 from transactions.models.ach import Batch, IngestionFile, IngestionPart, OriginationFile, Settlement
 from transactions.models.returns import ChangeNotice, DishonoredReturn, ParkedReturnItem, TransactionReturn
-from transactions.models.risk import AccountBlock, DebitHold, ReturnPolicy, RiskAction, RiskAlert, RiskReview
+from transactions.models.risk import (
+    AccountBlock,
+    DailyVolume,
+    DebitHold,
+    ReturnPolicy,
+    RiskAction,
+    RiskAlert,
+    RiskReview,
+)
 from transactions.models.transaction import (
     MICRO_ENTRY,
     NOT_SEEDED,
@@ -32,6 +40,7 @@ __all__ = [
     "AccountBlock",
     "AccountValidation",
     "Batch",
+    "DailyVolume",
     "ChangeNotice",
     "DebitHold",
     "DishonoredReturn",

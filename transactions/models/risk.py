@@ -169,3 +169,22 @@ class RiskReview(models.Model):
 
     def __str__(self) -> str:
         return f"review of {self.reviewed_on}"
+
+
+class DailyVolume(models.Model):
+    """One of up to 16 rows whose sum is a company's charged volume of one Eastern day (the daily volume limit,
+    CONTRACT 6): the amounts of the day's transactions that can move money (neither Declined, Voided nor Rejected;
+    account validations' entries left out). Kept by triggers on the transaction table on PostgreSQL (transactions
+    0024), so a charge under a limit reads a few rows, not the day's entries; as reporting.TransactionCount, several
+    rows a day so that concurrent charges of one merchant add to different rows (chosen by backend)."""
+
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+", db_index=False)
+    day = models.DateField(help_text="The Eastern day the transactions were created on.")
+    slot = models.PositiveSmallIntegerField()
+    amount = models.BigIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["company", "day", "slot"], name="daily_volume_company_day_slot")]
+
+    def __str__(self) -> str:
+        return f"{self.company_id}/{self.day}/{self.slot}: {self.amount}"

@@ -6,17 +6,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, time
 
+from django.db import connection
 from django.db.models import F, Q, Sum
 
 from accounts.models import Company, MerchantSettings
 from customers.models import Customer
 from transactions.calendar import EASTERN
 from transactions.methods import PaymentMethodKind
-from transactions.models import DebitHold, Status, Transaction, TransactionType
+from transactions.models import DailyVolume, DebitHold, Status, Transaction, TransactionType
 from transactions.risk import credit_monitoring
 
 # Charges that never move money do not count towards the daily volume; nor do account validations' entries (the
-# service's, not the merchant's; and a micro-deposit's amount must not show through a volume hold).
+# service's, not the merchant's; and a micro-deposit's amount must not show through a volume hold). The triggers of
+# transactions 0024 count the same on PostgreSQL: a change here needs a migration of theirs.
 VOLUME_EXCLUDED_STATUSES = (Status.DECLINED, Status.VOIDED, Status.REJECTED)
 
 
@@ -88,6 +90,11 @@ def day_start(now: datetime) -> datetime:
 
 
 def daily_volume(*, company: Company, now: datetime) -> int:
+    """Today's volume: on PostgreSQL the few rows the transaction table's triggers keep for the day (transactions
+    0024), whatever the day's number of entries; elsewhere the sum of the day's entries."""
+    if connection.vendor == "postgresql":
+        kept = DailyVolume.objects.filter(company=company, day=now.astimezone(EASTERN).date())
+        return kept.aggregate(total=Sum("amount"))["total"] or 0
     return (
         Transaction.objects.filter(company=company, created_at__gte=day_start(now), account_validation__isnull=True)
         .exclude(status__in=VOLUME_EXCLUDED_STATUSES)
