@@ -17,7 +17,7 @@ from django.db.models import Count, F, Q
 
 from transactions import calendar
 from transactions.methods import CAPTURED_BY_SETTLE_METHODS
-from transactions.models import NOT_SEEDED, Batch, Settlement, Status, Transaction
+from transactions.models import AWAITING_LATE_SETTLEMENT, NOT_SEEDED, Batch, Settlement, Status, Transaction
 from transactions.risk.account_validation import validations_settle
 from transactions.rules import signed_amount
 from transactions.state import Actor, Event, locked_transition, rows_lock_checked
@@ -192,7 +192,7 @@ def transactions_settle(
         captured_at__isnull=True,
         settlement__isnull=True,
     )
-    late = only & Q(status=Status.RETURNED, late_returned_at__isnull=False, late_return_settlement__isnull=True)
+    late = only & AWAITING_LATE_SETTLEMENT
     # Each kind of row settling: the filter of its own columns (re-checked under the lock), what else must hold
     # when the rows are found (a written file stays written, so it is not re-checked: the lock then reads its rows
     # by id instead of walking every batch's entries), the column whose day is its settlement day (None: today),

@@ -20,6 +20,7 @@ from transactions.models.risk import (
     RiskReview,
 )
 from transactions.models.transaction import (
+    AWAITING_LATE_SETTLEMENT,
     MICRO_ENTRY,
     NOT_SEEDED,
     IdempotencyRecord,
@@ -35,6 +36,7 @@ from transactions.models.transaction import (
 from transactions.models.validation import AccountValidation
 
 __all__ = [
+    "AWAITING_LATE_SETTLEMENT",
     "MICRO_ENTRY",
     "NOT_SEEDED",
     "AccountBlock",

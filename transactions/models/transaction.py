@@ -60,6 +60,10 @@ NOT_SEEDED = Q(seeded__isnull=True)
 # The credits and the offsetting debit of a micro-deposit validation: their amounts are the payer's secret
 # (CONTRACT 12), so no merchant-facing surface shows them (records show `amount: null`, reporting leaves them out).
 MICRO_ENTRY = Q(account_validation__isnull=False, amount__gt=0)
+# A return received after its entry settled, waiting for the late-return settlement that takes its money back.
+AWAITING_LATE_SETTLEMENT = Q(
+    status=Status.RETURNED, late_returned_at__isnull=False, late_return_settlement__isnull=True
+)
 PARTIALLY_INDEXED_LINKS = (
     "customer",
     "payment_method",
@@ -206,6 +210,10 @@ class Transaction(models.Model):
             models.Index(fields=["status", "method", "effective_date"], name="txn_status_method_effective"),
             # Reporting leaves micro-entries out and takes their count off totalRows: a few rows per company.
             models.Index(fields=["company"], condition=MICRO_ENTRY, name="txn_company_micro_entries"),
+            # `settle` looks for these on every run. An entry stays Returned for good, so through the status index it
+            # read every return ever received; this index holds only the few waiting, and a move of any other entry
+            # writes nothing in it.
+            models.Index(fields=["company"], condition=AWAITING_LATE_SETTLEMENT, name="txn_awaiting_late_settlement"),
             # Each link to another row, indexed only where it is set (transactions/0020): most rows have no retry,
             # refund, validation or return, and none has a batch or settlement until the lifecycle gives it one, so
             # a status move writes no entry in these. Lookups are by a linked row (`link = X`, which implies set).
