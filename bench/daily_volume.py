@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from datetime import datetime
+from datetime import time as clock_time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,11 +33,13 @@ def _summed(company_id: int, now: datetime) -> int:
     """The day's volume summed from its entries, as transactions.risk.limits.daily_volume did before 0024."""
     from django.db.models import Sum
 
+    from transactions.calendar import EASTERN
     from transactions.models import Transaction
-    from transactions.risk.limits import VOLUME_EXCLUDED_STATUSES, day_start
+    from transactions.risk.limits import VOLUME_EXCLUDED_STATUSES
 
+    day_start = datetime.combine(now.astimezone(EASTERN).date(), clock_time.min, tzinfo=EASTERN)
     entries = Transaction.objects.filter(
-        company_id=company_id, created_at__gte=day_start(now), account_validation__isnull=True
+        company_id=company_id, created_at__gte=day_start, account_validation__isnull=True
     )
     return entries.exclude(status__in=VOLUME_EXCLUDED_STATUSES).aggregate(total=Sum("amount"))["total"] or 0
 

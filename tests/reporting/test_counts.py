@@ -89,7 +89,7 @@ def test_verify_counters_reports_and_repairs_a_drifted_counter(api_client, compa
     for _ in range(3):
         build_transaction(company)
     build_transaction(other_company)
-    assert _verify() == {"mismatched": [], "repaired": False}
+    assert _verify() == {"mismatched": [], "dailyVolumeMismatched": [], "repaired": False}
 
     TransactionCount.objects.filter(company=company).update(row_count=40)
     TransactionCount.objects.filter(company=other_company).delete()
@@ -108,7 +108,7 @@ def test_verify_counters_reports_and_repairs_a_drifted_counter(api_client, compa
     assert (_kept(company), _kept(other_company)) == (3, 1)
     assert _pagination(api_client)["totalRows"] == 3
     build_transaction(company)
-    assert _verify() == {"mismatched": [], "repaired": False}
+    assert _verify() == {"mismatched": [], "dailyVolumeMismatched": [], "repaired": False}
     assert _pagination(api_client)["totalRows"] == 4
 
 
@@ -133,4 +133,4 @@ def test_concurrent_charges_keep_the_counter_exact_and_spread_over_rows():
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=key.authorization)
     assert _pagination(client)["totalRows"] == 8 * per_thread
-    assert _verify() == {"mismatched": [], "repaired": False}
+    assert _verify() == {"mismatched": [], "dailyVolumeMismatched": [], "repaired": False}

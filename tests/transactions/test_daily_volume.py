@@ -5,9 +5,12 @@ to must be what the sum said, through every way a row is written, moved and dele
 
 from __future__ import annotations
 
+import io
+import json
 from datetime import datetime, time
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 from django.db.models import Sum
 from django.utils import timezone
@@ -18,7 +21,7 @@ from tests import factories
 from tests.concurrency import at_once
 from tests.transactions.conftest import put_charge, saved_charge
 from transactions.calendar import EASTERN
-from transactions.models import AccountValidation, Transaction
+from transactions.models import AccountValidation, DailyVolume, Transaction
 from transactions.risk.limits import VOLUME_EXCLUDED_STATUSES, daily_volume
 from transactions.state import Actor, Caller, Event, transition
 
@@ -124,3 +127,33 @@ def test_the_limit_reads_no_entry_of_the_day(company):
     assert _kept(Company.objects.get(pk=company.pk)) == 5_000
 
     assert _entry_rows_read() == before
+
+
+def _verify(*args) -> dict:
+    out = io.StringIO()
+    call_command("verify_counters", *args, stdout=out)
+    return json.loads(out.getvalue())
+
+
+def test_verify_counters_reports_and_repairs_a_drifted_daily_volume(company, other_company):
+    factories.TransactionFactory.create_batch(3, company=company, amount=1_000)
+    factories.TransactionFactory(company=other_company, amount=250)
+    assert _verify()["dailyVolumeMismatched"] == []
+
+    DailyVolume.objects.filter(company=company).update(amount=7)  # as after a maintenance with triggers off
+    DailyVolume.objects.filter(company=other_company).delete()
+    today = timezone.now().astimezone(EASTERN).date().isoformat()
+    kept = 7 * DailyVolume.objects.filter(company=company).count()
+    expected = [
+        {"companyUuid": str(company.uuid), "day": today, "kept": kept, "summed": 3_000},
+        {"companyUuid": str(other_company.uuid), "day": today, "kept": 0, "summed": 250},
+    ]
+    drifted = _verify("--dry-run")
+    assert sorted(drifted["dailyVolumeMismatched"], key=lambda m: m["summed"]) == sorted(
+        expected, key=lambda m: m["summed"]
+    )
+    assert drifted["repaired"] is False and _kept(company) == kept
+
+    assert _verify()["repaired"] is True
+    assert (_kept(company), _kept(other_company)) == (3_000, 250)
+    assert _verify()["dailyVolumeMismatched"] == []

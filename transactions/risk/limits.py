@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, time
+from datetime import date, datetime, time, timedelta
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import F, Q, Sum
+from django.db.models.functions import TruncDate
 
 from accounts.models import Company, MerchantSettings
 from customers.models import Customer
@@ -84,23 +85,70 @@ RISK_RULES: tuple[RiskRule, ...] = (
 )
 
 
-def day_start(now: datetime) -> datetime:
-    """Midnight Eastern of `now`'s day: the volume day follows the ACH calendar."""
-    return datetime.combine(now.astimezone(EASTERN).date(), time.min, tzinfo=EASTERN)
+@dataclass(frozen=True)
+class VolumeMismatch:
+    company_id: int
+    day: date
+    kept: int
+    summed: int
+
+
+def _volumes_kept(days: Sequence[date], company_ids: Sequence[int] | None = None) -> dict[tuple[int, date], int]:
+    kept = DailyVolume.objects.filter(day__in=days)
+    if company_ids is not None:
+        kept = kept.filter(company_id__in=company_ids)
+    rows = kept.values_list("company_id", "day").annotate(total=Sum("amount")).order_by()
+    return {(company_id, day): total for company_id, day, total in rows}
+
+
+def _volumes_summed(days: Sequence[date], company_ids: Sequence[int] | None = None) -> dict[tuple[int, date], int]:
+    start = datetime.combine(min(days), time.min, tzinfo=EASTERN)
+    end = datetime.combine(max(days) + timedelta(days=1), time.min, tzinfo=EASTERN)
+    entries = Transaction.objects.filter(created_at__gte=start, created_at__lt=end, account_validation__isnull=True)
+    if company_ids is not None:
+        entries = entries.filter(company_id__in=company_ids)
+    rows = (
+        entries.exclude(status__in=VOLUME_EXCLUDED_STATUSES)
+        .annotate(day=TruncDate("created_at", tzinfo=EASTERN))
+        .values_list("company_id", "day")
+        .annotate(total=Sum("amount"))
+        .order_by()
+    )
+    return {(company_id, day): total for company_id, day, total in rows}
 
 
 def daily_volume(*, company: Company, now: datetime) -> int:
-    """Today's volume: on PostgreSQL the few rows the transaction table's triggers keep for the day (transactions
-    0024), whatever the day's number of entries; elsewhere the sum of the day's entries."""
-    if connection.vendor == "postgresql":
-        kept = DailyVolume.objects.filter(company=company, day=now.astimezone(EASTERN).date())
-        return kept.aggregate(total=Sum("amount"))["total"] or 0
-    return (
-        Transaction.objects.filter(company=company, created_at__gte=day_start(now), account_validation__isnull=True)
-        .exclude(status__in=VOLUME_EXCLUDED_STATUSES)
-        .aggregate(total=Sum("amount"))["total"]
-        or 0
-    )
+    """Today's volume (the Eastern day of `now`): on PostgreSQL from the few rows the transaction table's triggers
+    keep for the day (transactions 0024), whatever the day's number of entries; elsewhere summed from its entries."""
+    day = now.astimezone(EASTERN).date()
+    volumes = _volumes_kept if connection.vendor == "postgresql" else _volumes_summed
+    return volumes([day], [company.pk]).get((company.pk, day), 0)
+
+
+def daily_volumes_verify(*, repair: bool, now: datetime, days: int = 2) -> list[VolumeMismatch]:
+    """PostgreSQL (where triggers keep DailyVolume): each company's kept volume of the last `days` Eastern days
+    against the sum of its entries and, with `repair`, set to that sum. As verify_transaction_counts: a suspect is
+    compared again under a SHARE lock on the transaction table (its writers wait the moment one company's day takes,
+    and no uncommitted charge is missed) and repaired only if still wrong."""
+    if connection.vendor != "postgresql":
+        return []
+    today = now.astimezone(EASTERN).date()
+    window = [today - timedelta(days=back) for back in range(days)]
+    kept, summed = _volumes_kept(window), _volumes_summed(window)
+    mismatches = []
+    for company_id, day in sorted(key for key in kept.keys() | summed.keys() if kept.get(key, 0) != summed.get(key, 0)):
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("LOCK TABLE transactions_transaction IN SHARE MODE")
+            now_kept = _volumes_kept([day], [company_id]).get((company_id, day), 0)
+            now_summed = _volumes_summed([day], [company_id]).get((company_id, day), 0)
+            if now_kept == now_summed:
+                continue
+            mismatches.append(VolumeMismatch(company_id, day, now_kept, now_summed))
+            if repair:
+                DailyVolume.objects.filter(company_id=company_id, day=day).delete()
+                DailyVolume.objects.create(company_id=company_id, day=day, slot=0, amount=now_summed)
+    return mismatches
 
 
 def debit_hold_reason(*, company: Company, customer: Customer | None) -> str | None:
