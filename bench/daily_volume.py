@@ -14,10 +14,8 @@ turn.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
-import tempfile
 import time
 from datetime import datetime
 from datetime import time as clock_time
@@ -26,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.lifecycle import _prepare_database, _seed  # noqa: E402
+from bench.lifecycle import _seed, migrated_database  # noqa: E402
 
 
 def _summed(company_id: int, now: datetime) -> int:
@@ -100,13 +98,8 @@ def main() -> None:
     parser.add_argument("--charges", type=int, default=200)
     parser.add_argument("--database-url", required=True)
     options = parser.parse_args()
-    _prepare_database(options.database_url, tempfile.mkdtemp(prefix="bench-volume-"))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
+    migrated_database(options.database_url, "bench-volume-")
     from django.conf import settings
-    from django.core.management import call_command
     from django.db import connection
     from django.utils import timezone
 
@@ -114,7 +107,6 @@ def main() -> None:
     from transactions.risk.limits import daily_volume
 
     settings.DEBUG = False  # as served: no query log
-    call_command("migrate", verbosity=0)
     _seed(options.entries * options.companies, options.companies)
     with connection.cursor() as cursor:
         cursor.execute("VACUUM (ANALYZE) transactions_transaction")

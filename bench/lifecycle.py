@@ -53,6 +53,23 @@ def _prepare_database(url: str | None, var_dir: str) -> None:
         os.environ["DATABASE_URL"] = url
 
 
+def migrated_database(url: str | None, prefix: str) -> str:
+    """A bench's own database, new and migrated (see _prepare_database), with Django set up on it; returns the
+    VAR_DIR made for it."""
+    var_dir = tempfile.mkdtemp(prefix=prefix)
+    _prepare_database(url, var_dir)
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["PYTHONSTARTUP"] = ""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return var_dir
+
+
 class _BackendClock:
     """The CPU seconds the command's PostgreSQL backend spends (utime + stime from /proc, polled while it runs):
     with the child's own CPU time it gives a rate that does not depend on how busy the shared machine is."""
@@ -425,17 +442,7 @@ def main() -> None:
 
     global URL, STATEMENTS, PROFILE_DIR
     URL, STATEMENTS, PROFILE_DIR = options.database_url, options.statements, options.profile_dir
-    var_dir = tempfile.mkdtemp(prefix="bench-lifecycle-")
-    _prepare_database(options.database_url, var_dir)
-    sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ["PYTHONSTARTUP"] = ""
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    var_dir = migrated_database(options.database_url, "bench-lifecycle-")
     started = time.perf_counter()
     _seed(options.entries, options.companies, saved_methods=options.saved_methods)
     count = options.entries

@@ -15,10 +15,8 @@ and the admin's company list with the rates of every company, once.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
-import tempfile
 import time
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -26,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.lifecycle import _prepare_database, _seed  # noqa: E402
+from bench.lifecycle import _seed, migrated_database  # noqa: E402
 
 LAST_DAY = date(2026, 12, 7)
 REPEAT = 3
@@ -188,14 +186,7 @@ def main() -> None:
     parser.add_argument("--return-every", type=int, default=50)
     parser.add_argument("--database-url", required=True)
     options = parser.parse_args()
-    _prepare_database(options.database_url, tempfile.mkdtemp(prefix="bench-rates-"))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    migrated_database(options.database_url, "bench-rates-")
     started = time.perf_counter()
     _seed(options.entries, options.companies)
     _spread(options.days)

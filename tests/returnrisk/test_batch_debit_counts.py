@@ -8,9 +8,9 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from django.db import connection
 
 from accounts.models import Company
+from tests.entry_reads import entry_rows_read
 from tests.lifecycle.conftest import MONDAY, MONDAY_MORNING, bank_txn, run
 from tests.returnrisk.test_return_rates import URL, returned
 from transactions.models import AccountValidation, Batch, Transaction
@@ -68,15 +68,6 @@ def test_originate_counts_each_batch_s_debits_and_the_rates_add_them_up(api_clie
     assert rates[other_company.pk] == 0
 
 
-def _entry_rows_read() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables "
-            "WHERE relname = 'transactions_transaction'"
-        )
-        return cursor.fetchone()[0]
-
-
 @pytest.mark.postgres
 def test_the_rates_read_the_returned_entries_alone(api_client, company, other_company):
     """The rates by both methods and the admin's company list read no entry but the returned ones (an index fetch
@@ -84,7 +75,7 @@ def test_the_rates_read_the_returned_entries_alone(api_client, company, other_co
     debits = [bank_txn(company, amount=100 + n) for n in range(40)]
     run("originate", "--at", MONDAY_MORNING)
     returned(debits[0], "R01", "2026-12-08T15:00:00")
-    before = _entry_rows_read()
+    before = entry_rows_read()
 
     for method in ("period", "files"):
         response = api_client.get(URL, {"asOf": THE_DAY_AFTER, "method": method})
@@ -93,4 +84,4 @@ def test_the_rates_read_the_returned_entries_alone(api_client, company, other_co
     assert listed.get().overall_rate == pytest.approx(1 / 40)
 
     # Each of the four counts of returns (period, files, and the list's two) may fetch the returned entry.
-    assert _entry_rows_read() - before <= 4
+    assert entry_rows_read() - before <= 4

@@ -19,6 +19,7 @@ from accounts.models import Company
 from reporting.seeding import seed_transactions
 from tests import factories
 from tests.concurrency import at_once
+from tests.entry_reads import entry_rows_read
 from tests.transactions.conftest import put_charge, saved_charge
 from transactions.calendar import EASTERN
 from transactions.models import AccountValidation, DailyVolume, Transaction
@@ -111,22 +112,13 @@ def test_concurrent_charges_under_a_limit_add_up_exactly(company, issued_key, cu
     assert _kept(company) == _summed(company) == 8_000
 
 
-def _entry_rows_read() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables "
-            "WHERE relname = 'transactions_transaction'"
-        )
-        return cursor.fetchone()[0]
-
-
 def test_the_limit_reads_no_entry_of_the_day(company):
     factories.TransactionFactory.create_batch(50, company=company, amount=100)
-    before = _entry_rows_read()
+    before = entry_rows_read()
 
     assert _kept(Company.objects.get(pk=company.pk)) == 5_000
 
-    assert _entry_rows_read() == before
+    assert entry_rows_read() == before
 
 
 def _verify(*args) -> dict:
