@@ -21,6 +21,7 @@ from reporting.models import CsvExportLease, ReportExport, TransactionCount
 from reporting.selectors import report_csv_query
 from reporting.tasks import report_export_build_task
 from transactions.models import Transaction
+from vault.db import drift_rechecked
 from vault.errors import Throttled
 
 # A lease outlives its last renewal by this long; a streaming export renews it at most once a minute.
@@ -130,30 +131,17 @@ def _counted(company_ids: list[int] | None = None) -> dict[int, int]:
 
 
 def verify_transaction_counts(*, repair: bool) -> list[CountMismatch]:
-    """Compares each company's TransactionCount sum with count(*) and, with `repair`, sets it to the count.
+    """Compares each company's TransactionCount sum with count(*) and, with `repair`, sets it to the count
+    (vault.db.drift_rechecked: a suspect is compared again under a SHARE lock on the transaction table)."""
 
-    The first comparison runs without locks, so a charge committing between the two reads can make a company look
-    wrong; each suspect is compared again under a SHARE lock on the transaction table (charges wait for the
-    moment it takes to count one company, and no uncommitted insert is missed) and repaired only if still wrong."""
-    kept, counted = _kept(), _counted()
-    suspects = sorted(c for c in kept.keys() | counted.keys() if kept.get(c, 0) != counted.get(c, 0))
-    mismatches = []
-    for company_id in suspects:
-        with transaction.atomic():
-            if connection.vendor == "postgresql":
-                with connection.cursor() as cursor:
-                    cursor.execute("LOCK TABLE transactions_transaction IN SHARE MODE")
-            now_kept = _kept([company_id]).get(company_id, 0)
-            now_counted = _counted([company_id]).get(company_id, 0)
-            if now_kept == now_counted:
-                continue
-            mismatches.append(CountMismatch(company_id, now_kept, now_counted))
-            if repair:
-                TransactionCount.objects.filter(company_id=company_id).update(row_count=0)
-                TransactionCount.objects.update_or_create(
-                    company_id=company_id, slot=0, defaults={"row_count": now_counted}
-                )
-    return mismatches
+    def repaired(company_id: int, count: int) -> None:
+        TransactionCount.objects.filter(company_id=company_id).update(row_count=0)
+        TransactionCount.objects.update_or_create(company_id=company_id, slot=0, defaults={"row_count": count})
+
+    drifted = drift_rechecked(
+        _kept, _counted, counted_table=Transaction._meta.db_table, repair=repaired if repair else None
+    )
+    return [CountMismatch(company_id, kept, counted) for company_id, kept, counted in drifted]
 
 
 def report_export_create(*, company: Any, params: QueryDict) -> ReportExport:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import (
     BigIntegerField,
     BooleanField,
@@ -450,3 +450,36 @@ def loaded_instance(model: type[Model], values: dict[str, Any], *, using: str = 
     obj._state = ModelState()
     obj._state.adding, obj._state.db = False, using
     return obj
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+def drift_rechecked(
+    kept: Callable[[Sequence[K] | None], dict[K, int]],
+    counted: Callable[[Sequence[K] | None], dict[K, int]],
+    *,
+    counted_table: str,
+    repair: Callable[[K, int], None] | None,
+) -> list[tuple[K, int, int]]:
+    """A trigger-kept counter against what it counts: `kept(keys)` and `counted(keys)` answer {key: value} for those
+    keys (None: all). The first comparison runs without locks, so a write committing between the two reads can make a
+    key look wrong; each suspect is compared again under a SHARE lock on `counted_table` on PostgreSQL (its writers
+    wait the moment one key takes, and no uncommitted write is missed) and, if still wrong, reported as (key, kept,
+    counted) and given to `repair` with the counted value."""
+    first_kept, first_counted = kept(None), counted(None)
+    keys = first_kept.keys() | first_counted.keys()
+    suspects = sorted(key for key in keys if first_kept.get(key, 0) != first_counted.get(key, 0))
+    drifted = []
+    for key in suspects:
+        with transaction.atomic():
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute(f"LOCK TABLE {connection.ops.quote_name(counted_table)} IN SHARE MODE")
+            now_kept, now_counted = kept([key]).get(key, 0), counted([key]).get(key, 0)
+            if now_kept == now_counted:
+                continue
+            drifted.append((key, now_kept, now_counted))
+            if repair is not None:
+                repair(key, now_counted)
+    return drifted

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import F, Q, Sum
 from django.db.models.functions import TruncDate
 
@@ -16,6 +16,7 @@ from transactions.calendar import EASTERN
 from transactions.methods import PaymentMethodKind
 from transactions.models import DailyVolume, DebitHold, Status, Transaction, TransactionType
 from transactions.risk import credit_monitoring
+from vault.db import drift_rechecked
 
 # Charges that never move money do not count towards the daily volume; nor do account validations' entries (the
 # service's, not the merchant's; and a micro-deposit's amount must not show through a volume hold). The triggers of
@@ -129,28 +130,33 @@ def daily_volume(*, company: Company, now: datetime) -> int:
 
 def daily_volumes_verify(*, repair: bool, now: datetime, days: int = 2) -> list[VolumeMismatch]:
     """PostgreSQL (where triggers keep DailyVolume): each company's kept volume of the last `days` Eastern days
-    against the sum of its entries and, with `repair`, set to that sum. As verify_transaction_counts: a suspect is
-    compared again under a SHARE lock on the transaction table (its writers wait the moment one company's day takes,
-    and no uncommitted charge is missed) and repaired only if still wrong."""
+    against the sum of its entries and, with `repair`, set to that sum (vault.db.drift_rechecked: a suspect is
+    compared again under a SHARE lock on the transaction table)."""
     if connection.vendor != "postgresql":
         return []
     today = now.astimezone(EASTERN).date()
     window = [today - timedelta(days=back) for back in range(days)]
-    kept, summed = _volumes_kept(window), _volumes_summed(window)
-    mismatches = []
-    for company_id, day in sorted(key for key in kept.keys() | summed.keys() if kept.get(key, 0) != summed.get(key, 0)):
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute("LOCK TABLE transactions_transaction IN SHARE MODE")
-            now_kept = _volumes_kept([day], [company_id]).get((company_id, day), 0)
-            now_summed = _volumes_summed([day], [company_id]).get((company_id, day), 0)
-            if now_kept == now_summed:
-                continue
-            mismatches.append(VolumeMismatch(company_id, day, now_kept, now_summed))
-            if repair:
-                DailyVolume.objects.filter(company_id=company_id, day=day).delete()
-                DailyVolume.objects.create(company_id=company_id, day=day, slot=0, amount=now_summed)
-    return mismatches
+
+    def by_key(volumes: Callable) -> Callable[[Sequence[tuple[int, date]] | None], dict[tuple[int, date], int]]:
+        def read(keys: Sequence[tuple[int, date]] | None) -> dict[tuple[int, date], int]:
+            if keys is None:
+                return volumes(window)
+            return volumes([day for _, day in keys], [company_id for company_id, _ in keys])
+
+        return read
+
+    def repaired(key: tuple[int, date], summed: int) -> None:
+        company_id, day = key
+        DailyVolume.objects.filter(company_id=company_id, day=day).delete()
+        DailyVolume.objects.create(company_id=company_id, day=day, slot=0, amount=summed)
+
+    drifted = drift_rechecked(
+        by_key(_volumes_kept),
+        by_key(_volumes_summed),
+        counted_table=Transaction._meta.db_table,
+        repair=repaired if repair else None,
+    )
+    return [VolumeMismatch(company_id, day, kept, summed) for (company_id, day), kept, summed in drifted]
 
 
 def debit_hold_reason(*, company: Company, customer: Customer | None) -> str | None:
