@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export DEBUG ?= 1
 
-.PHONY: run test lint install migrate clean
+.PHONY: run test lint install bytecode migrate clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -13,7 +13,13 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed bytecode
+
+# The project's modules compiled ahead, as pip does for the libraries: the deployed units run with a read-only
+# /srv/vault (ProtectSystem=strict), where Python cannot write what it compiles, so every command would compile
+# each module it imports again at each start (about 0.3 s of CPU an `import_returns`). Only what changed is redone.
+bytecode: $(VENV)/.installed
+	$(PY) -m compileall -q -x '(^|/)(\.venv|var)/' .
 
 migrate: install
 	mkdir -p var

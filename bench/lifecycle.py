@@ -2,7 +2,8 @@
 
 Seeds `--entries` Pending entries due on one processing day across `--companies` companies (one SQL statement on
 PostgreSQL, from a pool of distinct accounts), each with the transaction.created event its charge wrote, then runs
-each command as its own process (as cron does) and prints its wall time, entries/s and peak RSS (its VmHWM).
+each command as its own process (as cron does), from the project's compiled bytecode (as `make install` leaves a
+deployment), and prints its wall time, entries/s and peak RSS (its VmHWM).
 Between the steps it checks what must hold at volume: every file passes the independent readers (achkit and
 tests/lifecycle/nacha_reader, tests/nacha_check.py) and its control totals equal the database's, a 10% return file
 is matched in full, and a NOC file is applied in full.
@@ -457,11 +458,20 @@ def main() -> None:
         return
     if options.database_url:
         _write_ceiling(options.database_url)
+    _bytecode_compile()
     print(
         f"{'command':<18} {'entries':>9} {'wall':>10} {'rate':>11} {'peak RSS':>9}  "
         f"(target >= {TARGET_RATE:,}/s, < {TARGET_RSS_MB} MB)"
     )
     _lifecycle(count, var_dir, read_back=not options.skip_reader)
+
+
+def _bytecode_compile() -> None:
+    """`make bytecode`: a deployed command reads its modules' bytecode (its /srv/vault is read-only, so Python could
+    not write any); compiling them at each start cost the NOC file's command 0.3 s of its ~2.5 s."""
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "-x", r"(^|/)(\.venv|var)/", str(ROOT)], check=True, cwd=ROOT
+    )
 
 
 CEILING_ROWS = 20_000
