@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -191,6 +192,27 @@ def django_db_setup(django_db_setup, django_db_blocker):
         with django_db_blocker.unblock():
             _point_default_at(DIRECT_URL)
             _end_pooled_sessions(connections["default"].settings_dict["NAME"])
+    elif connections["default"].vendor == "postgresql":
+        with django_db_blocker.unblock():
+            _name_sessions_left(connections["default"])
+
+
+def _name_sessions_left(connection) -> None:
+    """Some full PostgreSQL runs end with "database test_... is being accessed by other users" (the suite passes,
+    the DROP DATABASE fails): a connection that a test's thread or process opened outlived it. Says which, by the
+    last statement it ran, so that the test can be found."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid, application_name, state, backend_start, left(query, 300) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        left = cursor.fetchall()
+    for pid, application, state, started, query in left:
+        warnings.warn(
+            f"a session left on the test database at teardown: pid {pid} {application!r} {state} since {started}, "
+            f"its last statement: {query}",
+            stacklevel=1,
+        )
 
 
 def _end_pooled_sessions(database: str) -> None:
