@@ -467,11 +467,10 @@ def main() -> None:
 
 
 def _bytecode_compile() -> None:
-    """`make bytecode`: a deployed command reads its modules' bytecode (its /srv/vault is read-only, so Python could
-    not write any); compiling them at each start cost the NOC file's command 0.3 s of its ~2.5 s."""
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", "-x", r"(^|/)(\.venv|var)/", str(ROOT)], check=True, cwd=ROOT
-    )
+    """The Makefile's `bytecode`, which `make install` runs: a deployed command reads its modules' bytecode (its
+    /srv/vault is read-only, so Python could not write any); compiling them at each start cost the NOC file's command
+    0.3 s of its ~2.5 s. `-o`: the venv counts as installed (a worktree shares its checkout's)."""
+    subprocess.run(["make", "-s", "-o", ".venv/.installed", "bytecode"], check=True, cwd=ROOT)
 
 
 CEILING_ROWS = 20_000
