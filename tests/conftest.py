@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
+import time
 import warnings
 from datetime import UTC, datetime
 from pathlib import Path
@@ -194,25 +197,56 @@ def django_db_setup(django_db_setup, django_db_blocker):
             _end_pooled_sessions(connections["default"].settings_dict["NAME"])
     elif connections["default"].vendor == "postgresql":
         with django_db_blocker.unblock():
-            _name_sessions_left(connections["default"])
+            _end_sessions_left(connections["default"])
 
 
-def _name_sessions_left(connection) -> None:
-    """Some full PostgreSQL runs end with "database test_... is being accessed by other users" (the suite passes,
-    the DROP DATABASE fails): a connection that a test's thread or process opened outlived it. Says which, by the
-    last statement it ran, so that the test can be found."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pid, application_name, state, backend_start, left(query, 300) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        left = cursor.fetchall()
-    for pid, application, state, started, query in left:
+def _end_sessions_left(connection) -> None:
+    """Some full PostgreSQL runs ended with "database test_... is being accessed by other users": the suite passed and
+    its DROP DATABASE failed, because a connection that a test's thread or process opened outlived it. A connection
+    dropped inside a reference cycle is closed only when the collector frees it, so collect first and give the others
+    a few seconds to go; any session still there is named as a warning (its last statement, its client port and the
+    local process holding that port), so that the test can be found, and ended, so that the run's result does not
+    depend on when it goes."""
+    gc.collect()
+    deadline = time.monotonic() + 3
+    while (left := _sessions_left(connection)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid, port, application, state, started, query in left:
         warnings.warn(
-            f"a session left on the test database at teardown: pid {pid} {application!r} {state} since {started}, "
-            f"its last statement: {query}",
+            f"a session left on the test database at teardown, ended: pid {pid} {application!r} {state} since "
+            f"{started}, client port {port} held by {_local_process_on(port)}, its last statement: {query}",
             stacklevel=1,
         )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", [[row[0] for row in left]])
+
+
+def _sessions_left(connection) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid, client_port, application_name, state, backend_start, left(query, 300) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchall()
+
+
+def _local_process_on(port: int | None) -> str:
+    """The pid and command line of the local process whose TCP socket has this local port (Linux's /proc)."""
+    if not port:
+        return "a Unix socket"
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    inodes.add(f"socket:[{fields[9]}]")
+    for process in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError):
+            if any(os.readlink(fd) in inodes for fd in (process / "fd").iterdir()):
+                command = (process / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+                return f"pid {process.name} ({command[:200]})"
+    return "no local process"
 
 
 def _end_pooled_sessions(database: str) -> None:
