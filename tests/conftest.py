@@ -7,6 +7,7 @@ import gc
 import os
 import time
 import warnings
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -231,22 +232,35 @@ def _sessions_left(connection) -> list[tuple]:
 
 
 def _local_process_on(port: int | None) -> str:
-    """The pid and command line of the local process whose TCP socket has this local port (Linux's /proc)."""
+    """The pid and command line of the local process whose TCP socket has this local port, with the socket's TCP
+    state (Linux's /proc); a socket no process holds any more (inode 0) or none at all says so."""
     if not port:
         return "a Unix socket"
-    inodes = set()
+    sockets = {}
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         with contextlib.suppress(OSError):
             for line in Path(table).read_text().splitlines()[1:]:
                 fields = line.split()
                 if int(fields[1].rsplit(":", 1)[1], 16) == port:
-                    inodes.add(f"socket:[{fields[9]}]")
+                    sockets[f"socket:[{fields[9]}]"] = _TCP_STATES.get(fields[3], fields[3])
+    if not sockets:
+        return "no local socket"
     for process in Path("/proc").glob("[0-9]*"):
-        with contextlib.suppress(OSError):
-            if any(os.readlink(fd) in inodes for fd in (process / "fd").iterdir()):
+        for target in _fd_targets(process):
+            if target in sockets:
                 command = (process / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-                return f"pid {process.name} ({command[:200]})"
-    return "no local process"
+                return f"pid {process.name} ({command[:200]}), {sockets[target]}"
+    return f"no local process ({', '.join(f'{inode} {state}' for inode, state in sockets.items())})"
+
+
+_TCP_STATES = {"01": "ESTABLISHED", "04": "FIN_WAIT1", "05": "FIN_WAIT2", "06": "TIME_WAIT", "08": "CLOSE_WAIT"}
+
+
+def _fd_targets(process: Path) -> Iterator[str]:
+    with contextlib.suppress(OSError):
+        for fd in (process / "fd").iterdir():
+            with contextlib.suppress(OSError):  # closed since it was listed
+                yield os.readlink(fd)
 
 
 def _end_pooled_sessions(database: str) -> None:
