@@ -212,6 +212,8 @@ def _end_sessions_left(connection) -> None:
     deadline = time.monotonic() + 3
     while (left := _sessions_left(connection)) and time.monotonic() < deadline:
         time.sleep(0.1)
+    if not left:
+        return
     for pid, port, application, state, started, query in left:
         warnings.warn(
             f"a session left on the test database at teardown, ended: pid {pid} {application!r} {state} since "
