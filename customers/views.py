@@ -12,7 +12,7 @@ from customers.models import Customer
 from customers.selectors import customer_get, customer_list
 from customers.serializers import CustomerCreatedOutput, CustomerOutput
 from customers.services import CUSTOMER_FIELDS, PHONE_PATTERN, customer_create, customer_update
-from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
+from idempotency.services import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from vault.openapi import Paginated, error
 from vault.pagination import page_params, paginated_body
 from vault.records import texts_or_none

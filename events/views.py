@@ -13,7 +13,7 @@ from events.records import attempt_record, endpoint_record, event_body
 from events.selectors import endpoint_get, endpoint_list, event_attempts, event_get, event_page
 from events.services import endpoint_create, endpoint_delete, endpoint_replay, endpoint_rotate_secret, endpoint_update
 from events.types import EventType
-from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
+from idempotency.services import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from vault.error_codes import ErrorCode
 from vault.openapi import ListKind, Paginated, error
 from vault.pagination import MAX_PAGE_SIZE, paginated_body, whole_list_body

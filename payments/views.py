@@ -7,11 +7,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from customers.selectors import customer_get
+from idempotency.services import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from payments.models import PaymentMethod
 from payments.selectors import payment_method_get, payment_method_list
 from payments.serializers import PaymentMethodCreatedOutput, PaymentMethodOutput
 from payments.services import payment_method_create, payment_method_delete, payment_method_set_default
-from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from vault.openapi import Paginated, error
 from vault.pagination import whole_list_body
 from vault.serializers import (

@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 
 from customers.errors import CustomerInactive
+from idempotency.errors import IdempotencyKeyReused
 from payments.errors import PaymentMethodBlocked
-from transactions.errors import IdempotencyKeyReused, IncompatibleMethod
+from transactions.errors import IncompatibleMethod
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict, InvalidFilter, Throttled, Unauthenticated
 

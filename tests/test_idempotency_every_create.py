@@ -11,10 +11,11 @@ import pytest
 
 from customers.models import Customer
 from events.models import WebhookEndpoint
+from idempotency.models import IdempotencyRecord
 from payments.models import PaymentMethod
 from tests import factories
 from tests.returnrisk.test_retry import returned_debit
-from transactions.models import AccountValidation, IdempotencyRecord, Transaction
+from transactions.models import AccountValidation, Transaction
 
 pytestmark = pytest.mark.django_db
 

@@ -20,10 +20,3 @@ class NotRetryable(Conflict):
 
     def __init__(self, message: str, *, code: ErrorCode) -> None:
         super().__init__(message, code=code, field="transactionUuid")
-
-
-class IdempotencyKeyReused(Conflict):
-    code = ErrorCode.IDEMPOTENCY_KEY_REUSED
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, field="Idempotency-Key")

@@ -1,5 +1,5 @@
-"""How long the service keeps what it must not keep for ever: idempotency records (24 h) and the NACHA files under
-OUTBOUND_DIR, which carry full account numbers. Both purges are meant for cron and safe to rerun."""
+"""How long the service keeps the NACHA files under OUTBOUND_DIR, which carry full account numbers (the idempotency
+records' 24 h purge is idempotency.services). The purge is meant for cron and safe to rerun."""
 
 from __future__ import annotations
 
@@ -9,19 +9,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from transactions.idempotency import IDEMPOTENCY_WINDOW_HOURS
-from transactions.models import IdempotencyRecord, OriginationFile
+from transactions.models import OriginationFile
 
 logger = logging.getLogger(__name__)
 
 OUTBOUND_RETENTION_DAYS = 7
-
-
-def idempotency_records_purge(*, now: datetime) -> int:
-    """Deletes the records past the replay window (a request with such a key is simply a new charge)."""
-    expired = IdempotencyRecord.objects.filter(created_at__lt=now - timedelta(hours=IDEMPOTENCY_WINDOW_HOURS))
-    deleted, _ = expired.delete()
-    return deleted
 
 
 @dataclass

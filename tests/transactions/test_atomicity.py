@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from idempotency.models import IdempotencyRecord
 from tests.transactions.conftest import put_charge, saved_charge
 from transactions.charges import services
-from transactions.models import IdempotencyRecord, Settlement, Transaction, TransactionHold
+from transactions.models import Settlement, Transaction, TransactionHold
 from transactions.risk import limits as risk
 
 

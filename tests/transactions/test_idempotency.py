@@ -9,10 +9,11 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from idempotency.models import IdempotencyRecord
 from tests import factories
 from tests.concurrency import at_once
 from tests.transactions.conftest import put_charge, saved_charge
-from transactions.models import IdempotencyRecord, Transaction
+from transactions.models import Transaction
 
 
 @pytest.mark.django_db

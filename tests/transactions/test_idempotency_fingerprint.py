@@ -12,9 +12,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from idempotency.models import IdempotencyRecord
 from tests.lifecycle.conftest import run
 from tests.transactions.conftest import VISA, bank_details, card_details, put_charge
-from transactions.models import IdempotencyRecord, Transaction
+from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db
 

@@ -10,10 +10,10 @@ from uuid import UUID
 from django.db import transaction
 
 from accounts.models import Company
+from idempotency.services import ChargeResult
 from transactions import calendar
 from transactions.charges.services import ChargeRequest, transaction_charge
 from transactions.errors import NotRetryable
-from transactions.idempotency import ChargeResult
 from transactions.methods import method_kind
 from transactions.models import Status, Transaction, TransactionType
 from transactions.return_codes import REINITIATION_CODES, RETURN_CODES

@@ -1,5 +1,5 @@
 """Writes for charges: create (SPEC 4.7 rules in transactions.charges.rules, idempotency in
-transactions.idempotency) and void, and what an accepted charge goes through (RTP settlement, card authorisation)."""
+idempotency.services) and void, and what an accepted charge goes through (RTP settlement, card authorisation)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from accounts.models import Company
 from customers.models import Customer
+from idempotency.services import ChargeResult, idempotent
 from payments.models import PaymentMethod
 from transactions.calendar import company_cutoff
 from transactions.charges.rules import (
@@ -22,7 +23,6 @@ from transactions.charges.rules import (
     same_day_check,
 )
 from transactions.effective_dates import effective_date_resolve
-from transactions.idempotency import ChargeResult, idempotent
 from transactions.methods import PaymentMethodKind, method_kind
 from transactions.methods.sec_codes import account_holder
 from transactions.models import (
@@ -97,7 +97,7 @@ class ChargeRequest:
 
 
 def transaction_charge(charge: ChargeRequest) -> ChargeResult:
-    """PUT /transactions: at most once per Idempotency-Key (transactions.idempotency)."""
+    """PUT /transactions: at most once per Idempotency-Key (idempotency.services)."""
     if not charge.idempotency_key and _writes_once(charge):
         return ChargeResult(201, _charged(charge)[1])
     if not charge.idempotency_key:

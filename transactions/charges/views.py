@@ -20,13 +20,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from payments import numbers
-from payments.models import PaymentMethod
-from transactions.charges.retry import transaction_retry
-from transactions.charges.reversal import ReversalReason, transaction_refund, transaction_reverse
-from transactions.charges.rules import bank_details_required, saved_method_needs_customer
-from transactions.charges.services import ChargeRequest, transaction_charge, transaction_void
-from transactions.idempotency import (
+from idempotency.services import (
     IDEMPOTENCY_CONFLICT,
     IDEMPOTENCY_PARAMETER,
     idempotency_key,
@@ -34,6 +28,12 @@ from transactions.idempotency import (
     replayed_headers,
     request_fingerprint,
 )
+from payments import numbers
+from payments.models import PaymentMethod
+from transactions.charges.retry import transaction_retry
+from transactions.charges.reversal import ReversalReason, transaction_refund, transaction_reverse
+from transactions.charges.rules import bank_details_required, saved_method_needs_customer
+from transactions.charges.services import ChargeRequest, transaction_charge, transaction_void
 from transactions.methods import method_kind
 from transactions.models import Method, Purpose, Status, TransactionType
 from transactions.records import transaction_event_record, transaction_record

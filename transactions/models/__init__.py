@@ -3,7 +3,7 @@ Transaction`): the app label stays `transactions`, so moving a model between the
 
 - `ach.py`: the bank's files (origination files, batches, settlements, imported return files)
 - `validation.py`: account validations (prenotes, micro-deposits)
-- `transaction.py`: the transaction, its hold, exception, idempotency record and event trail
+- `transaction.py`: the transaction, its hold, exception and event trail
 - `returns.py`: returns, dishonored returns, parked return items, notices of change
 - `risk.py`: account blocks and the return-rate program (policies, alerts, debit holds, actions, reviews)
 """
@@ -23,7 +23,6 @@ from transactions.models.transaction import (
     AWAITING_LATE_SETTLEMENT,
     MICRO_ENTRY,
     NOT_SEEDED,
-    IdempotencyRecord,
     Method,
     Purpose,
     Status,
@@ -46,7 +45,6 @@ __all__ = [
     "ChangeNotice",
     "DebitHold",
     "DishonoredReturn",
-    "IdempotencyRecord",
     "IngestionFile",
     "IngestionPart",
     "Method",

@@ -1,5 +1,5 @@
 """Transactions and the records that travel with them (SPEC 2.3, 2.4, 4.9; CONTRACT 6, 7): the charge row, its
-hold and exception, its idempotency record and its event trail.
+hold and exception and its event trail.
 
 The transaction row keeps its own scalar columns; batch, settlement, return, change-notice, hold and
 exception data live in their own tables so reporting joins them only when a column asks for them.
@@ -261,23 +261,6 @@ class TransactionException(models.Model):
     rejected_at = models.DateTimeField(null=True, blank=True)
     restored_at = models.DateTimeField(null=True, blank=True)
     acknowledged_at = models.DateTimeField(null=True, blank=True)
-
-
-class IdempotencyRecord(models.Model):
-    """The first response to an `Idempotency-Key`, replayed for 24 hours (CONTRACT 6), then purged.
-    `request_hash` is a keyed HMAC of the body with card and account numbers keyed-hashed and the cvv left out."""
-
-    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+")
-    key = models.CharField(max_length=255)
-    request_hash = models.CharField(max_length=64)
-    transaction = models.ForeignKey(Transaction, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
-    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
-    response_body = models.JSONField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["company", "key"], name="idempotency_company_key")]
-        indexes = [models.Index(fields=["created_at"], name="idempotency_created_at")]  # purge_expired
 
 
 class TransactionEvent(models.Model):

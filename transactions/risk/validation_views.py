@@ -11,9 +11,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from customers.selectors import customer_get
+from idempotency.services import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from payments.selectors import payment_method_get
 from payments.serializers import PaymentMethodOutput
-from transactions.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
 from transactions.models import AccountValidation
 from transactions.risk.account_validation import (
     MICRODEPOSIT_MAX_CENTS,

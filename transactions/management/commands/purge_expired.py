@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
-from transactions.retention import idempotency_records_purge
+from idempotency.services import idempotency_records_purge
 from vault.commands import emit
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import connections, router, transaction
+from django.db import connections, models, router, transaction
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
@@ -20,8 +20,8 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 
 from accounts.models import Company
-from transactions.errors import IdempotencyKeyReused
-from transactions.models import IdempotencyRecord, Transaction
+from idempotency.errors import IdempotencyKeyReused
+from idempotency.models import IdempotencyRecord
 from vault import crypto
 from vault.errors import ApiError, Conflict
 
@@ -86,7 +86,7 @@ def idempotent(
     key: str,
     request_hash: str,
     now: datetime,
-    create: Callable[[], tuple[Transaction | None, dict[str, Any]]],
+    create: Callable[[], tuple[models.Model | None, dict[str, Any]]],
     status_code: int = 201,
     sealed: Iterable[str] = (),
 ) -> ChargeResult:
@@ -178,3 +178,10 @@ def _as_stored(record: dict[str, Any]) -> dict[str, Any]:
     """The record as JSON text gives it back (uuids, dates and decimals as strings): a first answer and its
     replays render from the same values, byte for byte."""
     return json.loads(json.dumps(record, cls=JSONEncoder))
+
+
+def idempotency_records_purge(*, now: datetime) -> int:
+    """Deletes the records past the replay window (a request with such a key is simply a new charge)."""
+    expired = IdempotencyRecord.objects.filter(created_at__lt=now - timedelta(hours=IDEMPOTENCY_WINDOW_HOURS))
+    deleted, _ = expired.delete()
+    return deleted
