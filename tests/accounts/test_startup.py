@@ -65,7 +65,11 @@ def test_bad_debug_value_fails_fast(tmp_path):
     assert "DEBUG must be 0 or 1" in result.stderr
 
 
-@pytest.mark.parametrize("keys", ["not-a-fernet-key", f"{Fernet.generate_key().decode()},short", " , "])
+@pytest.mark.parametrize(
+    "keys",
+    ["not-a-fernet-key", f"{Fernet.generate_key().decode()},short", " , "],
+    ids=["not-a-key", "a-key-then-a-short-one", "blanks"],
+)
 def test_debug_0_with_a_bad_encryption_key_fails_fast_without_echoing_it(tmp_path, keys):
     result = _check(tmp_path, **{**SECRETS, "FIELD_ENCRYPTION_KEYS": keys})
     assert result.returncode != 0

@@ -83,7 +83,9 @@ def test_every_status_and_event_moves_exactly_as_the_table_says(company, status,
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("move", [move for move in MOVES if move.source is not None], ids=str)
+@pytest.mark.parametrize(
+    "move", [move for move in MOVES if move.source is not None], ids=lambda move: f"{move.source}-{move.event}"
+)
 def test_a_caller_the_table_does_not_list_may_not_cause_the_move(company, move):
     txn = _row(company, move.source, **_meeting(move))
     for caller in set(Caller) - move.callers:
