@@ -338,6 +338,9 @@ LOG_FORMAT = env_choice("LOG_FORMAT", ("plain", "json"), "plain")
 # /health and /metrics: the age past which a due webhook delivery means no worker runs (503); who may scrape.
 HEALTH_QUEUE_MAX_AGE_SECONDS = env_int("HEALTH_QUEUE_MAX_AGE_SECONDS", 600, minimum=1)
 METRICS_TOKEN = env_str("METRICS_TOKEN")
+# Without a token /metrics answers nobody, unless an operator opts in to loopback callers (a proxy or sidecar on the
+# machine makes every caller look local: security review 2026-12-02 L-2).
+METRICS_ALLOW_LOOPBACK = env_bool("METRICS_ALLOW_LOOPBACK", False)
 METRICS_CACHE_SECONDS = env_int("METRICS_CACHE_SECONDS", 15, minimum=0)
 
 LOGGING = {
@@ -351,7 +354,10 @@ LOGGING = {
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
         },
     },
-    "filters": {"database_outage_in_one_line": {"()": "vault.log_filters.DatabaseOutageInOneLine"}},
+    "filters": {
+        "database_outage_in_one_line": {"()": "vault.log_filters.DatabaseOutageInOneLine"},
+        "forbidden_in_one_line": {"()": "vault.log_filters.ForbiddenInOneLine"},
+    },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     # Each task's start and finish at INFO would be two lines per webhook wake-up: run_worker writes a summary of
@@ -360,6 +366,7 @@ LOGGING = {
     "loggers": {
         "django": {"handlers": [], "level": "INFO"},
         "django.db.backends": {"level": "WARNING"},
+        "django.request": {"filters": ["forbidden_in_one_line"]},
         "django_tasks": {"level": "WARNING", "filters": ["database_outage_in_one_line"]},
     },
 }

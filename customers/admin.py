@@ -37,6 +37,18 @@ class CustomerAdminForm(forms.ModelForm):
             raise forms.ValidationError("Phone must be 7 to 15 digits, optionally after a leading +.")
         return phone
 
+    # Set by CustomerAdmin.get_form: re-activating an inactive customer needs its own permission (Risk).
+    may_activate = False
+
+    def clean_status(self) -> str:
+        status = self.cleaned_data["status"]
+        reactivated = self.instance.status != Customer.Status.ACTIVE and status == Customer.Status.ACTIVE
+        if reactivated and not self.may_activate:
+            raise forms.ValidationError(
+                "Re-activating a customer needs the permission “Can re-activate customers” (the Risk group)."
+            )
+        return status
+
     def clean(self):
         data = super().clean()
         try:
@@ -104,7 +116,15 @@ class CustomerAdmin(CompanyScopedAdminMixin, ExactUuidSearchMixin, SimpleHistory
             change(customer=customer)
         self.message_user(request, f"{len(customers)} customer(s) updated.", messages.SUCCESS)
 
-    @admin.action(description="Activate selected customers", permissions=["change"])
+    def has_activate_permission(self, request, obj=None) -> bool:
+        return request.user.has_perm("customers.activate_customer")
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        form.may_activate = self.has_activate_permission(request)
+        return form
+
+    @admin.action(description="Activate selected customers", permissions=["activate"])
     def activate(self, request, queryset):
         self._set_status(request, queryset, customer_activate)
 

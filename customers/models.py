@@ -47,6 +47,8 @@ class Customer(models.Model):
             models.Index(fields=["company", "email"], name="customer_company_email"),
             models.Index(fields=["company", "customer_id"], name="customer_company_custid"),
         ]
+        # A customer a return policy deactivated goes back to charging only by a Risk decision (backoffice.groups).
+        permissions = [("activate_customer", "Can re-activate customers")]
 
     def __str__(self) -> str:
         return self.holder_name or str(self.uuid)

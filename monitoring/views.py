@@ -1,5 +1,6 @@
 """GET /health (anyone: load balancers and probes) and GET /metrics (Prometheus: METRICS_TOKEN as a Bearer
-token, or, without a token configured, loopback callers that came through no proxy)."""
+token; without a token configured, nobody, unless METRICS_ALLOW_LOOPBACK=1 opens it to loopback callers that came
+through no proxy)."""
 
 from __future__ import annotations
 
@@ -22,12 +23,18 @@ def health(request):
     return JsonResponse(body, status=200 if healthy else 503)
 
 
+# What a proxy adds to the request it forwards: any of them means the caller is not this machine.
+PROXY_HEADERS = ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP")
+
+
 def _metrics_allowed(request) -> bool:
     token = settings.METRICS_TOKEN
     if token:
         sent = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
         return hmac.compare_digest(sent.encode(), token.encode())
-    if "HTTP_X_FORWARDED_FOR" in request.META:
+    if not settings.METRICS_ALLOW_LOOPBACK:
+        return False
+    if any(header in request.META for header in PROXY_HEADERS):
         return False  # a proxy on this machine would make every caller look local
     try:
         return ipaddress.ip_address(request.META.get("REMOTE_ADDR", "")).is_loopback
@@ -40,7 +47,11 @@ def _metrics_allowed(request) -> bool:
 def metrics(request):
     if not _metrics_allowed(request):
         return JsonResponse(
-            {"status": "error", "message": "metrics need METRICS_TOKEN as a Bearer token, or a loopback caller"},
+            {
+                "status": "error",
+                "message": "metrics need METRICS_TOKEN as a Bearer token "
+                "(or METRICS_ALLOW_LOOPBACK=1 and a loopback caller)",
+            },
             status=403,
         )
     body, content_type = metrics_page()

@@ -6,7 +6,7 @@ from backoffice.groups import staff_groups_sync
 
 
 def seed(apps, schema_editor):
-    staff_groups_sync(apps)
+    staff_groups_sync(apps, missing_ok=True)  # 0002 grants what later migrations of other apps add
 
 
 class Migration(migrations.Migration):

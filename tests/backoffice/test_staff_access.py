@@ -40,7 +40,14 @@ def test_the_migration_seeds_support_and_risk_with_their_action_permissions():
     assert set(granted) == {"Support", "Risk"}
     assert {"view_transaction", "view_customer", "view_paymentmethod", "release_hold"} <= granted["Support"]
     assert "reject_transaction" not in granted["Support"] and "manage_risk_controls" not in granted["Support"]
-    assert {"reject_transaction", "restore_transaction", "manage_risk_controls", "change_debithold"} <= granted["Risk"]
+    assert {
+        "reject_transaction",
+        "restore_transaction",
+        "manage_risk_controls",
+        "lift_debithold",
+        "activate_customer",
+    } <= granted["Risk"]
+    assert not {"lift_debithold", "activate_customer"} & granted["Support"]
 
 
 def test_create_staff_user_makes_a_login_that_opens_the_admin_for_its_company_only(company, other_company):

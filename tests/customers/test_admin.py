@@ -102,7 +102,8 @@ def test_deactivate_action_records_who_in_history(staff_client, staff, mine, the
     assert staff.email in history_page
 
 
-def test_activate_action(staff_client, company):
+def test_activate_action(staff_client, staff, company):
+    staff.user_permissions.add(Permission.objects.get(codename="activate_customer"))
     customer = CustomerFactory(company=company, status="inactive")
     staff_client.post(LIST, {"action": "activate", "_selected_action": [customer.pk]})
     customer.refresh_from_db()

@@ -35,6 +35,7 @@ TOKEN = "m" * 40
 @pytest.fixture
 def fresh_metrics(settings):
     settings.METRICS_CACHE_SECONDS = 0
+    settings.METRICS_ALLOW_LOOPBACK = True
 
 
 def _due_delivery(company, settings, *, waiting: timedelta) -> Delivery:
@@ -83,12 +84,20 @@ def test_an_event_left_waiting_for_its_fan_out_past_the_limit_makes_health_503(c
 
 
 @pytest.mark.django_db
-def test_metrics_answer_loopback_and_refuse_others(settings):
-    settings.METRICS_TOKEN = None
+def test_metrics_without_a_token_answer_nobody_not_even_loopback(settings):
+    settings.METRICS_TOKEN, settings.METRICS_ALLOW_LOOPBACK = None, False
+    refused = Client(REMOTE_ADDR="127.0.0.1").get("/metrics")
+    assert refused.status_code == 403 and "METRICS_TOKEN" in refused.json()["message"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("proxy_header", ["HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP"])
+def test_metrics_opened_to_loopback_on_purpose_refuse_others_and_proxied_callers(settings, proxy_header):
+    settings.METRICS_TOKEN, settings.METRICS_ALLOW_LOOPBACK = None, True
     assert Client(REMOTE_ADDR="127.0.0.1").get("/metrics").status_code == 200
     assert Client(REMOTE_ADDR="10.1.2.3").get("/metrics").status_code == 403
     # A proxy on this machine forwards from 127.0.0.1: a forwarded request is not local.
-    assert Client(REMOTE_ADDR="127.0.0.1").get("/metrics", HTTP_X_FORWARDED_FOR="203.0.113.9").status_code == 403
+    assert Client(REMOTE_ADDR="127.0.0.1").get("/metrics", **{proxy_header: "203.0.113.9"}).status_code == 403
 
 
 @pytest.mark.django_db
@@ -163,6 +172,7 @@ def test_health_and_metrics_of_a_service_whose_database_stops(tmp_path):
             "DATABASE_URL": cluster.url,
             "WEB_CONCURRENCY": "1",
             "METRICS_CACHE_SECONDS": "0",
+            "METRICS_ALLOW_LOOPBACK": "1",
             "LOG_FORMAT": "json",
         }
         server = subprocess.Popen(  # noqa: S603 - fixed arguments

@@ -125,6 +125,7 @@ class DebitHold(models.Model):
             ),
         ]
         indexes = [models.Index(fields=["company", "lifted_at"], name="debit_hold_company_lifted")]
+        permissions = [("lift_debithold", "Can lift debit holds")]
 
     def __str__(self) -> str:
         return self.reason

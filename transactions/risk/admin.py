@@ -264,7 +264,10 @@ class DebitHoldAdmin(CompanyScopedAdminMixin, admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return False  # the report keeps every hold; lifting sets lifted_at
 
-    @admin.action(description="Lift the selected holds (new debits are no longer held)", permissions=["change"])
+    def has_lift_permission(self, request) -> bool:
+        return request.user.has_perm("transactions.lift_debithold")
+
+    @admin.action(description="Lift the selected holds (new debits are no longer held)", permissions=["lift"])
     def lift(self, request, queryset):
         lifted = debit_holds_lift(holds=queryset, at=timezone.now())
         self.message_user(request, f"{lifted} hold(s) lifted.", messages.SUCCESS)
