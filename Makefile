@@ -1,4 +1,4 @@
-# make run: the service with demo data on SQLite at http://127.0.0.1:8000
+# make run: the service with demo data on SQLite at http://127.0.0.1:8000 (GUNICORN_BIND=127.0.0.1:8121 make run: elsewhere)
 # make test: the test suite (SQLite, or PostgreSQL when DATABASE_URL is set)
 PYTHON ?= python3
 VENV := .venv
@@ -31,7 +31,7 @@ migrate: install
 run: migrate
 	$(PY) manage.py bootstrap_demo
 	deploy/restart-always.sh $(PY) manage.py run_worker & worker=$$!; trap 'kill $$worker' EXIT INT TERM; \
-	$(VENV)/bin/gunicorn --config gunicorn.conf.py --bind 127.0.0.1:8000 --workers 2
+	$(VENV)/bin/gunicorn --config gunicorn.conf.py
 
 test: install
 	$(VENV)/bin/pytest

@@ -20,6 +20,7 @@ from rest_framework.test import APIClient
 
 from accounts.selectors import api_key_cache_clear, clear_action_group_cache
 from tests import factories, nacha_check
+from tests.developer_var import pytest_sessionfinish, pytest_sessionstart  # noqa: F401 - hooks: var/ is the developer's
 from transactions.ach import origination
 
 
@@ -55,6 +56,14 @@ def _fresh_local_cache():
     caches["local"].clear()
     yield
     caches["local"].clear()
+
+
+@pytest.fixture(autouse=True)
+def _var_dir_of_its_own(settings, tmp_path):
+    """What the code writes under VAR_DIR (the demo key, sandbox files, exports) goes to the test's own folder, never
+    to the developer's var/ (tests/developer_var.py checks the session)."""
+    settings.VAR_DIR = tmp_path / "var"
+    settings.SANDBOX_DIR = settings.VAR_DIR / "sandbox"
 
 
 @pytest.fixture(autouse=True)
