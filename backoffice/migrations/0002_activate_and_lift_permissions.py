@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("backoffice", "0001_staff_groups"),
         ("customers", "0002_customer_activate_permission"),
-        ("transactions", "0026_debithold_lift_permission"),
+        ("transactions", "0027_debithold_lift_permission"),
     ]
 
     operations = [migrations.RunPython(sync, migrations.RunPython.noop)]

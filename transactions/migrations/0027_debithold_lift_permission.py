@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('transactions', '0025_index_awaiting_late_settlement'),
+        ('transactions', '0026_idempotency_record_moves_out'),
     ]
 
     operations = [
