@@ -64,7 +64,7 @@ class Company(models.Model):
         max_length=10, default=new_ach_company_id, help_text="NACHA Company Identification."
     )
     # Suspension (accounts.suspend_company): every API route is 403 company_suspended and `originate` leaves its
-    # entries Pending. Set and cleared by accounts.services.company_suspend / company_reinstate, which record why.
+    # entries Pending. Set and cleared by events.account_changes.company_suspend / company_reinstate, which record why.
     suspended_at = models.DateTimeField(null=True, blank=True, editable=False)
     suspension_reason = models.CharField(max_length=500, blank=True, editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
@@ -72,7 +72,7 @@ class Company(models.Model):
     class Meta:
         verbose_name_plural = "companies"
         # Risk limits (MerchantSettings), the NACHA company id and the staged-rollout flag move money or bypass a
-        # gate: a grant of their own, beyond change_company (accounts/admin.py).
+        # gate: a grant of their own, beyond change_company (backoffice/accounts_admin.py).
         permissions = [
             ("manage_risk_controls", "Can change risk limits, ACH company id, cut-off and staged rollout"),
             ("suspend_company", "Can suspend a company (every API route refused) and reinstate it"),

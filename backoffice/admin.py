@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+# The accounts pages, then the company page with the return-rate program (registering them here keeps the
+# transactions, events and accounts apps below the admin that composes them).
+from backoffice import accounts_admin, risk_admin  # noqa: F401
 from vault.admin_scoping import SuperuserOnlyAdminMixin
 
 PRODUCT_NAME = "Vault payments"

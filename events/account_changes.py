@@ -1,6 +1,6 @@
 """Staff changes to a merchant's own access, written with the event that tells the merchant (the outbox): an API
-key's scope (N3) and the company's suspension (L7). Called by the accounts admin; here because the event outbox
-is this app's and accounts sits below it."""
+key's scope (N3) and the company's suspension (L7). Called by the accounts admin (backoffice.accounts_admin); here
+because the event outbox is this app's and accounts sits below it."""
 
 from __future__ import annotations
 

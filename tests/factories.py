@@ -107,8 +107,9 @@ class TransactionFactory(factory.django.DjangoModelFactory):
 
 
 def merchant_settings_form(company: Company, **changes) -> dict:
-    """The company page's settings inline (accounts.admin.MerchantSettingsInline) as a post carries it: the stored
-    values (money in dollars), `changes` over them (unprefixed names; None leaves a field out, a checkbox off)."""
+    """The company page's settings inline (backoffice.accounts_admin.MerchantSettingsInline) as a post carries it: the
+    stored values (money in dollars), `changes` over them (unprefixed names; None leaves a field out, a checkbox
+    off)."""
     stored = MerchantSettings.objects.get(pk=company.pk)
     values = {}
     for name in MERCHANT_SETTINGS_FIELDS:
