@@ -84,6 +84,7 @@ class ErrorCode(StrEnum):
     ACCOUNT_BLOCKED = "account_blocked"
     REVERSAL_WINDOW_CLOSED = "reversal_window_closed"
     REFUND_EXCEEDS_ORIGINAL = "refund_exceeds_original"
+    REFUND_EXISTS = "refund_exists"
     NOT_REFUNDABLE = "not_refundable"
     # The server
     ERROR = "error"

@@ -10,9 +10,14 @@ less earlier refunds), sent as an ACH `PPD` (consumer) or `CCD` (organization) c
 `REFUND`; the original stays Settled and the refund points at it (`refund_of`). An RTP charge is refunded by an RTP
 credit, a card sale by a card credit.
 
-Either credit pays the account as it is now: a saved method's details after any notice of change (for a one-off
-charge, the notice on the entry itself), and never a method that was blocked (R02-R04) since. The original's row
-is locked first, so two reversals, or two refunds, of one debit go one after the other."""
+Together they never credit more than the debit (CONTRACT 12): a reversal is refused while a refund of the debit may
+still pay (a Pending one may be voided first), and a reversed debit takes no refund. Migration 0028's trigger keeps
+the same promise in the database.
+
+Either credit pays the account as it is now: a saved method's details after any notice of change, the holder's name
+a C04 corrected included (for a one-off charge, the notice on the entry itself), and never a method that was
+blocked (R02-R04) since. The original's row is locked first, so two reversals, two refunds, or a refund and a
+reversal of one debit go one after the other."""
 
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from datetime import date, datetime
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import Sum, TextChoices
+from django.db.models import QuerySet, Sum, TextChoices
 
 from accounts.models import Company
 from customers.models import Customer
@@ -42,7 +47,7 @@ PAYMENT_METHOD_BLOCKED = "payment method is blocked"
 REVERSAL_DESCRIPTION = "REVERSAL"
 REFUND_DESCRIPTION = "REFUND"
 REVERSAL_WINDOW_BANKING_DAYS = 5
-COPIED_FIELDS = ("customer_id", "payment_method_id", "name")
+COPIED_FIELDS = ("customer_id", "payment_method_id")
 BANK_FIELDS = ("account_type", "account_number", "account_number_hash", "account_last_four", "routing_number")
 CARD_FIELDS = ("card_first_six", "card_last_four", "card_masked", "card_expiration")
 # A refund that did not move money (never sent, or sent back) leaves its amount refundable again.
@@ -59,16 +64,17 @@ class ReversalReason(TextChoices):
 
 
 def _payee(original: Transaction) -> dict:
-    """Where the credit goes: the card charged, or the bank account as it is now."""
+    """Where the credit goes, and in whose name: the card charged, or the bank account as it is now."""
     if method_kind(original.method).pays_by_card:
-        return {name: getattr(original, name) for name in CARD_FIELDS}
+        return {name: getattr(original, name) for name in ("name", *CARD_FIELDS)}
     if original.payment_method_id is None:
         return _one_off_payee(original)
     method = payment_methods_lock(ids=[original.payment_method_id])[original.payment_method_id]
     if method.blocked_at is not None:
         raise PaymentMethodBlocked(PAYMENT_METHOD_BLOCKED, status=409)
-    # The saved method carries every notice of change applied since the debit.
+    # The saved method carries every notice of change applied since the debit, a C04's name too.
     return {
+        "name": method.corrected_name or original.name,
         "account_type": method.account_type,
         "account_number": method.account_number,
         "account_number_hash": account_number_hash(method.account_number),
@@ -80,10 +86,11 @@ def _payee(original: Transaction) -> dict:
 def _one_off_payee(original: Transaction) -> dict:
     """A one-off charge has no saved method to correct: the notice of change on the entry itself says where the
     account is now."""
-    payee = {name: getattr(original, name) for name in BANK_FIELDS}
+    payee = {name: getattr(original, name) for name in ("name", *BANK_FIELDS)}
     notice = ChangeNotice.objects.filter(transaction=original).first()
     if notice is None:
         return payee
+    payee["name"] = notice.new_value.get(Corrected.NAME.value, payee["name"])
     payee["routing_number"] = notice.new_value.get(Corrected.ROUTING.value, payee["routing_number"])
     payee["account_type"] = notice.new_value.get(Corrected.ACCOUNT_TYPE.value, payee["account_type"])
     if notice.corrected_account_number:
@@ -102,6 +109,28 @@ def _locked_original(company: Company, transaction_uuid: UUID) -> Transaction:
         raise TransactionNotFound()
     original.company = company  # the caller's row, its settings read with it: no query for either
     return original
+
+
+def _paying_refunds(original: Transaction) -> QuerySet[Transaction]:
+    """The refunds of `original` that paid, or may still pay, the payer."""
+    return Transaction.objects.filter(company_id=original.company_id, refund_of=original).exclude(
+        status__in=REFUNDS_NOT_PAID
+    )
+
+
+def _no_refund_paying(original: Transaction) -> None:
+    """A reversal credits the whole amount: on top of a refund it would pay the payer more than the debit."""
+    refund = _paying_refunds(original).order_by("pk").values_list("uuid", "status").first()
+    if refund is None:
+        return
+    refund_uuid, status = refund
+    raise Conflict(
+        f"a refund of this debit is {status} ({refund_uuid}): a reversal as well would credit the payer more than "
+        "the debit; a Pending refund may be voided first (POST /transactions/{uuid}/void)",
+        code=ErrorCode.REFUND_EXISTS,
+        field="transactionUuid",
+        data={"refundUuid": str(refund_uuid), "refundStatus": status},
+    )
 
 
 def _credit(original: Transaction, *, method: str, amount: int, at: datetime, **fields) -> Transaction:
@@ -145,6 +174,7 @@ def transaction_reverse(
 ) -> Transaction:
     original = _locked_original(company, transaction_uuid)
     move_for(original, Event.REVERSED, actor)  # refused before anything is written
+    _no_refund_paying(original)
     kind = method_kind(original.method)
     if kind.in_nacha_file:
         deadline = reversal_deadline(original)
@@ -179,11 +209,7 @@ def refund_sec_code(customer: Customer | None) -> str:
 
 
 def refundable_amount(original: Transaction) -> int:
-    refunded = (
-        Transaction.objects.filter(company_id=original.company_id, refund_of=original)
-        .exclude(status__in=REFUNDS_NOT_PAID)
-        .aggregate(total=Sum("amount"))["total"]
-    )
+    refunded = _paying_refunds(original).aggregate(total=Sum("amount"))["total"]
     return original.amount - (refunded or 0)
 
 

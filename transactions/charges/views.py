@@ -530,7 +530,9 @@ class TransactionReverseView(APIView):
             409: error(
                 "not_reversible: only a Settled debit can be reversed, once. reversal_window_closed: an ACH or RCC "
                 "reversal goes out at the latest 5 banking days after the original's settlement date; send a "
-                "refund instead. payment_method_blocked: the saved method was blocked by a return since. "
+                "refund instead. refund_exists: a refund of the debit is pending or sent (data names it), and a "
+                "reversal as well would credit more than the debit; void a Pending refund first. "
+                "payment_method_blocked: the saved method was blocked by a return since. "
                 "idempotency_key_reused: " + IDEMPOTENCY_CONFLICT
             ),
         },
@@ -564,8 +566,9 @@ class TransactionRefundView(APIView):
             400: error("amount not a whole number of cents from 1."),
             409: error(
                 "refund_exceeds_original (field amount): more than the original amount less earlier refunds. "
-                "not_refundable: only a Settled debit can be refunded. payment_method_blocked: the saved method "
-                "was blocked by a return since. idempotency_key_reused: " + IDEMPOTENCY_CONFLICT
+                "not_refundable: only a Settled debit can be refunded (never a Reversed one). "
+                "payment_method_blocked: the saved method was blocked by a return since. idempotency_key_reused: "
+                + IDEMPOTENCY_CONFLICT
             ),
         },
         description="Refund (part of) a Settled debit: 201 with a new Credit linked to it (refundOfUuid). An ACH or "
