@@ -1,17 +1,23 @@
-"""Charge throughput: PUT /transactions against saved methods, under gunicorn on PostgreSQL, side by side with a
-floor: a bare DRF view (bench/floor.py, mounted only here) that validates the same body with a plain Serializer and
-inserts one transaction row.
+"""Charge throughput: PUT /transactions under gunicorn (gunicorn.conf.py, as deployed) on PostgreSQL with DEBUG off,
+side by side with a floor: a bare DRF view (bench/floor.py, mounted only here) that validates the same body with a
+plain Serializer and inserts one transaction row behind the same API-key authentication.
+
+Two charges, each against the floor fed the same body (issue 51):
+- saved: a WEB debit of one of 50 payers' saved methods (customerUuid, paymentMethodUuid and the placeholder
+  paymentDetails SPEC 4.7 asks for), what merchants send;
+- one-off: a WEB debit of a bank account given in paymentDetails, no customer.
 
 Creates (drops first) its own database, migrates it, adds a company, an API key, 50 payers with saved methods,
-starts gunicorn with bench.floor_settings, drives N concurrent keep-alive clients for a fixed time against our
-charge and then against the floor (or in turn, --rounds), and prints requests/s, p50/p95/p99 latency, errors and
-CPU per charge for both, and how ours compares (target, issue 29: at least 0.9 times the floor's throughput, p95
-under 1.5 times the floor's, in one alternating run). The floor authenticates as every route does (the API key,
-from the per-process copy, and the throttle), so the difference is the charge itself.
+starts gunicorn with bench.floor_settings, drives N concurrent keep-alive clients for a fixed time against each
+side in turn (ours, floor, ours, floor... over --rounds), and prints requests/s, p50/p95/p99 latency, errors and CPU
+per charge, and how ours compares (target, issue 51: at least 0.9 times the floor's throughput, p95 at most 1.3
+times the floor's, in one alternating run). The floor authenticates as every route does (the API key, from the
+per-process copy, and the throttle), so the difference is the charge itself.
 
-    .venv/bin/python bench/charges.py                       # 16 clients, 50 payers, 20 s each, 4 sync workers
+    .venv/bin/python bench/charges.py                     # 16 clients, 50 payers, 20 s a side, gunicorn.conf.py
+    .venv/bin/python bench/charges.py --rounds 4 --charges saved   # the saved-method row alone
     .venv/bin/python bench/charges.py --profile var/charge.svg   # also py-spy (pip install py-spy) on our run
-    .venv/bin/python bench/charges.py --rounds 4    # ours, floor, ours, floor...: a shared machine's load hits both
+    .venv/bin/python bench/charges.py --cprofile var/prof --threads 1   # cProfile of each worker, our charges only
     .venv/bin/python bench/charges.py --clients 32 --duration 60 --worker-class gthread --workers 4 --threads 4
     .venv/bin/python bench/charges.py --against unthrottled --rounds 6   # what the API throttle costs (L6)
 
@@ -45,6 +51,21 @@ PYTHON = str(ROOT / ".venv" / "bin" / "python")
 GUNICORN = str(ROOT / ".venv" / "bin" / "gunicorn")
 # SPEC 4.7 rule 2: a saved-method charge still sends valid paymentDetails, which the saved method replaces.
 PLACEHOLDER_DETAILS = {"name": "x", "accountType": "Checking", "accountNumber": "1111", "routingNumber": "021000021"}
+CHARGES = ("saved", "one-off")
+
+
+def charge_body(charge: str, rng: random.Random, pairs: list) -> str:
+    """A WEB debit: of a saved method, or of a bank account given whole (one of as many accounts as payers)."""
+    body: dict = {"method": "ACH", "type": "Debit", "amount": rng.randint(100, 500_000)}
+    if charge == "saved":
+        body["customerUuid"], body["paymentMethodUuid"] = rng.choice(pairs)
+        body["paymentDetails"] = PLACEHOLDER_DETAILS
+    else:
+        number = str(200000000 + rng.randrange(len(pairs)))
+        details = {"name": "Bench Payer", "accountType": "Checking", "accountNumber": number}
+        body["paymentDetails"] = {**details, "routingNumber": "021000021"}
+    return json.dumps(body)
+
 
 SETUP = """
 import json, sys
@@ -159,27 +180,30 @@ def cpu_seconds(*, pgid: int, pids: set[int]) -> tuple[float, dict[int, float]]:
     return app / clock, {pid: ticks[pid][1] / clock for pid in pids if pid in ticks}
 
 
+def server_shape(args) -> str:
+    """'2 workers x 4 threads' as gunicorn will run: the flags given, else gunicorn.conf.py's environment."""
+    workers = args.workers or int(os.environ.get("WEB_CONCURRENCY", "2"))
+    threads = args.threads or int(os.environ.get("GUNICORN_THREADS", "4"))
+    return f"{workers} workers x {threads} threads" + (f" ({args.worker_class})" if args.worker_class else "")
+
+
 def start_server(env: dict[str, str], args) -> subprocess.Popen:
-    command = [
-        GUNICORN,
-        "config.wsgi:application",
-        "--bind",
-        f"127.0.0.1:{args.port}",
-        "--workers",
-        str(args.workers),
-        "--worker-class",
-        args.worker_class,
-        "--threads",
-        str(args.threads),
-        "--keep-alive",
-        "30",
-        "--log-level",
-        "warning",
-        "--access-logfile",  # gunicorn.conf.py's format, as in production, written where it costs no terminal
-        os.devnull,
-        "--backlog",
-        "2048",
-    ]
+    """gunicorn as deployed: gunicorn.conf.py (WEB_CONCURRENCY workers of GUNICORN_THREADS threads, its worker
+    classes), or with --cprofile bench/gunicorn_cprofile.py, which is the same plus the profiler. Only what is asked
+    on the command line overrides it."""
+    config = str(ROOT / ("bench/gunicorn_cprofile.py" if args.cprofile else "gunicorn.conf.py"))
+    command = [GUNICORN, "--config", config, "--bind", f"127.0.0.1:{args.port}", "--log-level", "warning"]
+    # gunicorn.conf.py's access log format, as in production, written where it costs no terminal
+    command += ["--access-logfile", os.devnull, "--backlog", "2048"]
+    if args.workers:
+        command += ["--workers", str(args.workers)]
+    if args.worker_class:
+        command += ["--worker-class", args.worker_class]
+    env = dict(env)
+    if args.threads:
+        env["GUNICORN_THREADS"] = str(args.threads)  # gunicorn.conf.py picks its worker class by it
+    if args.cprofile:
+        env["BENCH_CPROFILE_DIR"] = str(Path(args.cprofile).resolve())
     server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -196,7 +220,7 @@ def start_server(env: dict[str, str], args) -> subprocess.Popen:
     raise SystemExit("gunicorn did not come up")
 
 
-def client_thread(port, path, authorization, pairs, start_at, stop_at, latencies, errors, lock) -> None:
+def client_thread(port, path, charge, authorization, pairs, start_at, stop_at, latencies, errors, lock) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     headers = {"Authorization": authorization, "Content-Type": "application/json", "Connection": "keep-alive"}
     rng = random.Random()
@@ -205,17 +229,7 @@ def client_thread(port, path, authorization, pairs, start_at, stop_at, latencies
     while time.monotonic() < start_at:
         time.sleep(0.001)
     while (now := time.monotonic()) < stop_at:
-        customer_uuid, method_uuid = rng.choice(pairs)
-        body = json.dumps(
-            {
-                "method": "ACH",
-                "type": "Debit",
-                "amount": rng.randint(100, 500_000),
-                "customerUuid": customer_uuid,
-                "paymentMethodUuid": method_uuid,
-                "paymentDetails": PLACEHOLDER_DETAILS,
-            }
-        )
+        body = charge_body(charge, rng, pairs)
         began = time.perf_counter()
         try:
             conn.request("PUT", path, body, headers)
@@ -237,14 +251,14 @@ def client_thread(port, path, authorization, pairs, start_at, stop_at, latencies
         errors.append(local_errors)
 
 
-def client_process(port, path, authorization, pairs, threads, start_at, stop_at, queue) -> None:
+def client_process(port, path, charge, authorization, pairs, threads, start_at, stop_at, queue) -> None:
     latencies: list[float] = []
     errors: list[int] = []
     lock = threading.Lock()
     workers = [
         threading.Thread(
             target=client_thread,
-            args=(port, path, authorization, pairs, start_at, stop_at, latencies, errors, lock),
+            args=(port, path, charge, authorization, pairs, start_at, stop_at, latencies, errors, lock),
         )
         for _ in range(threads)
     ]
@@ -262,14 +276,14 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def _clients(args, setup: dict, path: str, start_at: float, stop_at: float, queue) -> list:
+def _clients(args, setup: dict, path: str, charge: str, start_at: float, stop_at: float, queue) -> list:
     """The client processes (not started) that load `path` between start_at and stop_at."""
     processes = max(1, min(args.client_processes, args.clients))
     per_process = [args.clients // processes + (1 if n < args.clients % processes else 0) for n in range(processes)]
     return [
         multiprocessing.Process(
             target=client_process,
-            args=(args.port, path, setup["authorization"], setup["pairs"], n, start_at, stop_at, queue),
+            args=(args.port, path, charge, setup["authorization"], setup["pairs"], n, start_at, stop_at, queue),
         )
         for n in per_process
     ]
@@ -284,12 +298,13 @@ def _profiler(server: subprocess.Popen, profile: str, seconds: float) -> subproc
     )  # fmt: skip
 
 
-def _figures(args, path: str, latencies: list[float], errors: int, app_cpu: float, db_cpu: float) -> dict:
+def _figures(args, path: str, charge: str, latencies: list[float], errors: int, app_cpu: float, db_cpu: float) -> dict:
     return {
         "path": path,
+        "charge": charge,
         "clients": args.clients,
         "payers": args.customers,
-        "workers": f"{args.workers} {args.worker_class} x {args.threads} threads",
+        "workers": args.server,
         "seconds": args.duration,
         "rounds": args.rounds,
         "requests": len(latencies),
@@ -304,10 +319,10 @@ def _figures(args, path: str, latencies: list[float], errors: int, app_cpu: floa
     }
 
 
-def measure(args, setup: dict, server: subprocess.Popen, path: str, seconds: float, profile: str | None = None):
+def measure(args, setup: dict, server, path: str, charge: str, seconds: float, profile: str | None = None):
     """Warm-up, then `seconds` of load on `path`: (latencies, errors, app CPU seconds, database CPU seconds)."""
     queue: multiprocessing.Queue = multiprocessing.Queue()
-    warm = _clients(args, setup, path, time.monotonic() + 1.0, time.monotonic() + 1.0 + args.warmup, queue)
+    warm = _clients(args, setup, path, charge, time.monotonic() + 1.0, time.monotonic() + 1.0 + args.warmup, queue)
     for proc in warm:
         proc.start()
     for _ in warm:
@@ -317,7 +332,7 @@ def measure(args, setup: dict, server: subprocess.Popen, path: str, seconds: flo
     analyze(args)
 
     start_at = time.monotonic() + 1.0
-    procs = _clients(args, setup, path, start_at, start_at + seconds, queue)
+    procs = _clients(args, setup, path, charge, start_at, start_at + seconds, queue)
     for proc in procs:
         proc.start()
     spy = _profiler(server, profile, seconds) if profile else None
@@ -341,46 +356,59 @@ def measure(args, setup: dict, server: subprocess.Popen, path: str, seconds: flo
     return latencies, errors, cpu_after[0] - cpu_before[0], database
 
 
-THROUGHPUT_TARGET, P95_TARGET = 0.9, 1.5  # issue 29: ours against the authenticated floor
+THROUGHPUT_TARGET, P95_TARGET = 0.9, 1.3  # issue 51: ours against the authenticated floor, the same body
 SIDES = {"floor": "/bench/floor/transactions", "unthrottled": "/bench/unthrottled/transactions"}
 
 
-def measure_both(args, setup: dict, server: subprocess.Popen) -> tuple[dict, dict]:
-    """Ours then the floor, `args.rounds` times in turn (each window duration/rounds seconds), so a change in
-    the machine's other load falls on both sides alike; figures of all windows of a side together."""
+def measure_sides(args, setup: dict, server: subprocess.Popen) -> dict[str, tuple[dict, dict]]:
+    """For each charge, ours then the floor, `args.rounds` times in turn (each window duration/rounds seconds), so a
+    change in the machine's other load falls on both sides alike; figures of all windows of a side together."""
     paths = {"ours": "/transactions", args.against: SIDES[args.against]}
-    totals = {side: ([], 0, 0.0, 0.0) for side in paths}
+    totals = {(charge, side): ([], 0, 0.0, 0.0) for charge in args.charges for side in paths}
     for round_number in range(args.rounds):
-        for side, path in paths.items():
-            profile = args.profile if side == "ours" and round_number == 0 else None
-            latencies, errors, app, db = measure(args, setup, server, path, args.duration / args.rounds, profile)
-            kept = totals[side]
-            totals[side] = (kept[0] + latencies, kept[1] + errors, kept[2] + app, kept[3] + db)
-    ours, floor = (_figures(args, paths[side], *totals[side]) for side in paths)
-    return ours, floor
+        for charge in args.charges:
+            for side, path in paths.items():
+                first = side == "ours" and round_number == 0 and charge == args.charges[0]
+                profile = args.profile if first else None
+                window = args.duration / args.rounds
+                latencies, errors, app, db = measure(args, setup, server, path, charge, window, profile)
+                kept = totals[charge, side]
+                totals[charge, side] = (kept[0] + latencies, kept[1] + errors, kept[2] + app, kept[3] + db)
+    return {
+        charge: tuple(_figures(args, paths[side], charge, *totals[charge, side]) for side in paths)
+        for charge in args.charges
+    }
 
 
 def _line(label: str, figures: dict) -> str:
     return (
-        f"{label:6} {figures['requestsPerSecond']:8.1f} charges/s  p50 {figures['p50Ms']} ms  p95 {figures['p95Ms']} ms"
-        f"  p99 {figures['p99Ms']} ms  errors {figures['errors']}  CPU/charge: app {figures['appCpuMsPerCharge']} ms,"
-        f" PostgreSQL {figures['dbCpuMsPerCharge']} ms"
+        f"{label:17} {figures['requestsPerSecond']:8.1f} charges/s  p50 {figures['p50Ms']} ms  p95 {figures['p95Ms']}"
+        f" ms  p99 {figures['p99Ms']} ms  errors {figures['errors']}  CPU/charge: app {figures['appCpuMsPerCharge']}"
+        f" ms, PostgreSQL {figures['dbCpuMsPerCharge']} ms"
     )
+
+
+def _verdict(ours: dict, floor: dict) -> dict:
+    throughput = ours["requestsPerSecond"] / floor["requestsPerSecond"] if floor["requestsPerSecond"] else 0
+    p95 = ours["p95Ms"] / floor["p95Ms"] if floor["p95Ms"] else float("inf")
+    return {"throughputRatio": round(throughput, 2), "p95Ratio": round(p95, 2)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds, for each of ours and floor")
+    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds of each side of each charge")
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds of load before measuring")
     parser.add_argument(
-        "--rounds", type=int, default=1, help="alternate ours and the floor this many times (duration split over them)"
+        "--rounds", type=int, default=2, help="alternate ours and the floor this many times (duration split over them)"
     )
-    parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread)")
-    # On 2 cores sync workers cost less CPU per charge than gthread (no GIL hand-offs); gthread keeps
-    # client connections alive, sync closes them after each response (the clients reconnect).
-    parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
+    parser.add_argument(
+        "--charges", default=",".join(CHARGES), help=f"which charges, in order: {', '.join(CHARGES)} (comma list)"
+    )
+    # Unset: gunicorn.conf.py's (WEB_CONCURRENCY, GUNICORN_THREADS and the worker class it picks by them).
+    parser.add_argument("--workers", type=int, help="gunicorn workers (default gunicorn.conf.py's)")
+    parser.add_argument("--threads", type=int, help="threads per worker (1: its sync worker class)")
+    parser.add_argument("--worker-class", help="override gunicorn.conf.py's worker class")
     parser.add_argument("--client-processes", type=int, default=2)
     parser.add_argument("--customers", type=int, default=50, help="payers, each with a saved method")
     parser.add_argument("--port", type=int, default=0, help="0: any free port")
@@ -390,40 +418,45 @@ def main() -> None:
         "--against", default="floor", choices=sorted(SIDES), help="floor, or our charge without the API throttle"
     )
     parser.add_argument("--profile", help="write a py-spy flame graph (.svg) or speedscope (.json) of our run")
+    parser.add_argument("--cprofile", help="a folder: each worker's cProfile of our charges (PUT /transactions)")
     args = parser.parse_args()
+    args.charges = [charge.strip() for charge in args.charges.split(",")]
+    if not set(args.charges) <= set(CHARGES):
+        parser.error(f"--charges: each one of {', '.join(CHARGES)}")
 
     recreate_database(args.pg, args.database)
     env = bench_env(f"{args.pg}/{args.database}")
     setup = prepare(env, args.customers)
     args.port = args.port or free_port()
+    args.server = server_shape(args)
     server = start_server(env, args)
     try:
-        ours, floor = measure_both(args, setup, server)
+        results = measure_sides(args, setup, server)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
 
     print(
-        f"({args.clients} clients, {args.customers} payers, {ours['workers']}, {args.duration:g} s each"
+        f"({args.clients} clients, {args.customers} payers, gunicorn {args.server}, {args.duration:g} s a side"
         f"{f' in {args.rounds} alternating rounds' if args.rounds > 1 else ''})"
     )
-    print(_line("ours", ours))
-    print(_line(args.against, floor))
-    if args.against == "unthrottled":
-        cost = ours["p50Ms"] / floor["p50Ms"] - 1 if floor["p50Ms"] else float("nan")
-        cpu = ours["appCpuMsPerCharge"] / floor["appCpuMsPerCharge"] - 1 if floor["appCpuMsPerCharge"] else float("nan")
-        print(f"API throttle cost: p50 {cost:+.1%} (target < 5%: {'met' if cost < 0.05 else 'MISSED'}), "
-              f"app CPU per charge {cpu:+.1%}")  # fmt: skip
-        return
-    throughput = ours["requestsPerSecond"] / floor["requestsPerSecond"] if floor["requestsPerSecond"] else 0
-    p95 = ours["p95Ms"] / floor["p95Ms"] if floor["p95Ms"] else float("inf")
-    print(
-        f"ours/floor: throughput {throughput:.2f} (target >= {THROUGHPUT_TARGET}: "
-        f"{'met' if throughput >= THROUGHPUT_TARGET else 'MISSED'}), "
-        f"p95 {p95:.2f} (target < {P95_TARGET}: {'met' if p95 < P95_TARGET else 'MISSED'})"
-    )
-    print(json.dumps({"ours": ours, "floor": floor, "throughputRatio": round(throughput, 2),
-                      "p95Ratio": round(p95, 2)}))  # fmt: skip
+    report = {}
+    for charge, (ours, floor) in results.items():
+        print(_line(f"ours ({charge})", ours))
+        print(_line(f"{args.against} ({charge})", floor))
+        verdict = _verdict(ours, floor)
+        report[charge] = {"ours": ours, args.against: floor, **verdict}
+        if args.against == "unthrottled":
+            cost = ours["p50Ms"] / floor["p50Ms"] - 1 if floor["p50Ms"] else float("nan")
+            print(f"  API throttle cost: p50 {cost:+.1%} (target < 5%: {'met' if cost < 0.05 else 'MISSED'})")
+            continue
+        throughput, p95 = verdict["throughputRatio"], verdict["p95Ratio"]
+        print(
+            f"  ours/floor ({charge}): throughput {throughput:.2f} (target >= {THROUGHPUT_TARGET}: "
+            f"{'met' if throughput >= THROUGHPUT_TARGET else 'MISSED'}), "
+            f"p95 {p95:.2f} (target <= {P95_TARGET}: {'met' if p95 <= P95_TARGET else 'MISSED'})"
+        )
+    print(json.dumps(report))
     sys.stdout.flush()
 
 

@@ -3,7 +3,8 @@
 - GET /bench/naive/transactions: the reporting listing as a plain DRF app would write it (ListAPIView, a
   ModelSerializer with nested serializers for the one-to-one lifecycle rows on the wide query, select_related,
   a django-filter FilterSet, PageNumberPagination with its count);
-- PUT /bench/floor/transactions: a bare charge (the same body validated by a plain Serializer, one INSERT);
+- PUT /bench/floor/transactions: a bare charge (the same body, saved-method or one-off, validated by a plain
+  Serializer, one INSERT);
 - PUT /bench/unthrottled/transactions: our charge view without the API throttle (L6), so bench/charges.py
   `--against unthrottled` measures what the throttle costs;
 - GET /bench/empty: an empty body through the same gunicorn, middleware, authentication, permission and
@@ -173,8 +174,8 @@ class FloorChargeSerializer(serializers.Serializer):
     method = serializers.ChoiceField(choices=Method.choices)
     type = serializers.ChoiceField(choices=TransactionType.choices)
     amount = serializers.IntegerField(min_value=1, max_value=10**11)
-    customerUuid = serializers.UUIDField()
-    paymentMethodUuid = serializers.UUIDField()
+    customerUuid = serializers.UUIDField(required=False)  # a one-off charge sends neither
+    paymentMethodUuid = serializers.UUIDField(required=False)
 
 
 class FloorCharge(APIView):
