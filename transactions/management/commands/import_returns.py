@@ -13,10 +13,11 @@ from django.db import DatabaseError
 
 from transactions.ach.return_files import ReturnFileError, ReturnFileSource
 from transactions.ach.returns import returns_import
-from vault.commands import add_at_argument, bulk_collector, emit, parse_at, progress_for
+from vault.commands import LIFECYCLE_SYSTEM_CHECKS, add_at_argument, bulk_collector, emit, parse_at, progress_for
 
 
 class Command(BaseCommand):
+    requires_system_checks = LIFECYCLE_SYSTEM_CHECKS
     help = "Import an RDFI return / NOC file (NACHA or CSV); re-importing the same file changes nothing."
 
     def add_arguments(self, parser):

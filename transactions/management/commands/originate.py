@@ -6,10 +6,11 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import IntegrityError
 
 from transactions.ach.origination import transactions_originate
-from vault.commands import add_at_argument, bulk_collector, emit, parse_at, progress_for
+from vault.commands import LIFECYCLE_SYSTEM_CHECKS, add_at_argument, bulk_collector, emit, parse_at, progress_for
 
 
 class Command(BaseCommand):
+    requires_system_checks = LIFECYCLE_SYSTEM_CHECKS
     help = "Batch Pending ACH and RCC transactions due by the processing day of --at and write the NACHA file."
 
     def add_arguments(self, parser):
