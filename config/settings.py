@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "transactions",
     "reporting",
     "events",
+    "bank",
     "vault",  # the plumbing library (imports no app): the API docs' template
     "config",  # the project package: settings, urls, wsgi and bootstrap_demo (it wires every app)
     "django_tasks",
@@ -300,6 +301,18 @@ ORIGINATE_WORKERS = env_int("ORIGINATE_WORKERS", 2, minimum=1)
 IMPORT_RETURNS_WORKERS = env_int("IMPORT_RETURNS_WORKERS", 2, minimum=1)
 # `import_returns` reads at most this many bytes of a file and refuses a larger one.
 IMPORT_RETURNS_MAX_BYTES = int(env_str("IMPORT_RETURNS_MAX_BYTES", str(64 * 1024 * 1024)))
+
+# The bank connection (CONTRACT 16, bank/): files go to the ODFI and come back over SFTP. Unset BANK_SFTP_URL: the
+# bank commands say so and exit 1. The host key is pinned (never trusted on first use); secrets may be `_FILE`s.
+BANK_SFTP_URL = env_str("BANK_SFTP_URL")
+BANK_SFTP_PASSWORD = env_str("BANK_SFTP_PASSWORD")
+BANK_SFTP_KEY_FILE = env_str("BANK_SFTP_KEY_FILE")
+BANK_SFTP_HOST_KEY = env_str("BANK_SFTP_HOST_KEY")
+BANK_OUTBOUND_DIR = env_str("BANK_OUTBOUND_DIR", "to-bank")
+BANK_INBOUND_DIR = env_str("BANK_INBOUND_DIR", "from-bank")
+BANK_ACK_TIMEOUT_MINUTES = env_int("BANK_ACK_TIMEOUT_MINUTES", 60, minimum=1)
+BANK_SFTP_TIMEOUT_SECONDS = env_int("BANK_SFTP_TIMEOUT_SECONDS", 30, minimum=1)
+INBOUND_DIR = VAR_DIR / "inbound"  # the bank's files as fetched (0600), before and after they are applied
 
 # Events and webhooks (CONTRACT 9). Background work goes through Django's tasks interface; the database backend
 # needs no broker (`python manage.py run_worker`); a large deployment points TASKS at an RQ or Celery backend.

@@ -35,6 +35,10 @@ class EventType(models.TextChoices):
     API_KEY_SCOPE_CHANGED = "api_key.scope_changed"
     COMPANY_SUSPENDED = "company.suspended"
     COMPANY_REINSTATED = "company.reinstated"
+    ACH_FILE_TRANSMITTED = "ach_file.transmitted"
+    ACH_FILE_ACKNOWLEDGED = "ach_file.acknowledged"
+    ACH_FILE_REJECTED = "ach_file.rejected"
+    ACH_FILE_UNACKNOWLEDGED = "ach_file.unacknowledged"
 
 
 ALL_TYPES = "*"

@@ -1,0 +1,38 @@
+"""The bank files in the back office: each outbound file's way to the bank (attempts, last error, the bank's
+answer) and each file fetched from it. A file carries every company's entries: operators (superusers) only."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from bank.models import BankFile, InboundFile
+from vault.admin_scoping import ReadOnlyAdminMixin, SuperuserOnlyAdminMixin
+
+
+@admin.register(BankFile)
+class BankFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = (
+        "name",
+        "status",
+        "attempts",
+        "last_error",
+        "last_attempt_at",
+        "transmitted_at",
+        "answered_at",
+        "rejected_reason",
+        "resent_as",
+    )
+    list_filter = ("status",)
+    list_select_related = ("resent_as",)
+    search_fields = ("name", "=uuid")
+    raw_id_fields = ("origination_file",)
+    readonly_fields = ("uuid", "origination_file", "name", "resent_as", "created_at")
+    date_hierarchy = "created_at"
+
+
+@admin.register(InboundFile)
+class InboundFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("name", "kind", "state", "received_at", "applied_at", "error", "sha256")
+    list_filter = ("kind", "state")
+    search_fields = ("name", "=sha256")
+    date_hierarchy = "received_at"

@@ -1,0 +1,50 @@
+"""python manage.py bank_simulator --root DIR --port P --password PW [--fault F]: an SFTP server that plays the bank
+(bank/simulator.py) for tests, the sandbox and demos. Prints one JSON line when ready, then serves until stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from bank.simulator import FAULTS, Bank, host_key_load, ready_line, serve
+
+
+class Command(BaseCommand):
+    help = "Serve SFTP as a test ODFI: acknowledge our files, return/NOC the magic 000555NN/000666NN accounts."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--root", required=True, help="its folder: to-bank/ and from-bank/ are made inside")
+        parser.add_argument("--port", type=int, default=0, help="loopback port (0: any free one; printed)")
+        parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
+        parser.add_argument("--password", required=True, help="the password any user name logs in with")
+        parser.add_argument("--fault", choices=FAULTS, help="make the first upload fail this way")
+        parser.add_argument("--slow-seconds", type=float, default=1.0, help="the delay of each answer under slow")
+        parser.add_argument("--host-key-file", help="keep the server's key here (made when missing), so it stays")
+
+    def handle(self, *args, **options):
+        if not options["password"]:
+            raise CommandError("--password must not be empty")
+        if not 0 <= options["port"] <= 65535:
+            raise CommandError("--port must be 0 to 65535")
+        root = Path(options["root"])
+        try:
+            bank = Bank(root=root, password=options["password"], slow_seconds=options["slow_seconds"])
+            bank.arm(options["fault"])
+            key = host_key_load(Path(options["host_key_file"]) if options["host_key_file"] else None)
+        except (OSError, ValueError) as exc:
+            raise CommandError(str(exc)) from None
+        try:
+            asyncio.run(self._serve(bank, options["host"], options["port"], key))
+        except KeyboardInterrupt:
+            pass
+        except OSError as exc:
+            raise CommandError(f"cannot listen on {options['host']}:{options['port']}: {exc.strerror}") from None
+
+    async def _serve(self, bank: Bank, host: str, port: int, key) -> None:
+        acceptor = await serve(bank, host=host, port=port, key=key)
+        self.stdout.write(json.dumps(ready_line(acceptor, key)))
+        self.stdout.flush()
+        await acceptor.wait_closed()

@@ -1,0 +1,128 @@
+"""A bank file's status has one owner: `MOVES` lists every (status, event) -> status, and `bank_file_move` locks the
+record, checks the table, writes the status with what goes with it and records the `ach_file.*` event of each
+company whose entries the file carries, in one database transaction."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Count, Q, Sum
+
+from bank.models import BankFile, BankFileStatus
+from events.outbox import EventDraft, events_record
+from events.types import EventType
+from transactions.models import MICRO_ENTRY, Transaction, TransactionType
+from vault.records import iso_utc
+
+
+class BankFileEvent(StrEnum):
+    TRANSMIT = "transmit"
+    ACKNOWLEDGE = "acknowledge"
+    REJECT = "reject"
+    TIME_OUT = "time_out"
+
+
+S = BankFileStatus
+MOVES: dict[tuple[str, BankFileEvent], str] = {
+    (S.PENDING, BankFileEvent.TRANSMIT): S.TRANSMITTED,
+    (S.TRANSMITTED, BankFileEvent.ACKNOWLEDGE): S.ACKNOWLEDGED,
+    (S.TRANSMITTED, BankFileEvent.REJECT): S.REJECTED,
+    (S.TRANSMITTED, BankFileEvent.TIME_OUT): S.UNACKNOWLEDGED,
+    # An acknowledgement that comes after the deadline still answers the file.
+    (S.UNACKNOWLEDGED, BankFileEvent.ACKNOWLEDGE): S.ACKNOWLEDGED,
+    (S.UNACKNOWLEDGED, BankFileEvent.REJECT): S.REJECTED,
+}
+EVENT_TYPES = {
+    S.TRANSMITTED: EventType.ACH_FILE_TRANSMITTED,
+    S.ACKNOWLEDGED: EventType.ACH_FILE_ACKNOWLEDGED,
+    S.REJECTED: EventType.ACH_FILE_REJECTED,
+    S.UNACKNOWLEDGED: EventType.ACH_FILE_UNACKNOWLEDGED,
+}
+
+
+def can_move(status: str, event: BankFileEvent) -> bool:
+    return (status, event) in MOVES
+
+
+def entry_figures(origination_file_id: int) -> dict[int, dict[str, int]]:
+    """Each company's entries in the file: counts and totals of its debits and credits (prenotes counted apart,
+    and micro-entries counted but left out of the totals: their amounts are the payer's secret, CONTRACT 12)."""
+    rows = (
+        Transaction.objects.filter(batch__origination_file_id=origination_file_id)
+        .values("company_id", "type")
+        .annotate(
+            entries=Count("pk"),
+            prenotes=Count("pk", filter=Q(amount=0, account_validation__isnull=False)),
+            micro=Count("pk", filter=MICRO_ENTRY),
+            total=Sum("amount", filter=Q(account_validation__isnull=True)),
+        )
+        .order_by()
+    )
+    figures: dict[int, dict[str, int]] = {}
+    for row in rows:
+        company = figures.setdefault(
+            row["company_id"],
+            dict.fromkeys(
+                (
+                    "entryCount",
+                    "debitCount",
+                    "debitTotal",
+                    "creditCount",
+                    "creditTotal",
+                    "prenoteCount",
+                    "accountVerificationCount",
+                ),
+                0,
+            ),
+        )
+        side = "debit" if row["type"] == TransactionType.DEBIT else "credit"
+        company["entryCount"] += row["entries"]
+        company["prenoteCount"] += row["prenotes"]
+        company["accountVerificationCount"] += row["micro"]
+        company[f"{side}Count"] += row["entries"] - row["prenotes"] - row["micro"]
+        company[f"{side}Total"] += row["total"] or 0
+    return figures
+
+
+def bank_file_record(bank_file: BankFile) -> dict[str, Any]:
+    """What an `ach_file.*` event says of the file (each company gets its own entries' figures beside it)."""
+    origination_file = bank_file.origination_file
+    return {
+        "uuid": str(bank_file.uuid),
+        "originationFileUuid": str(origination_file.uuid),
+        "name": bank_file.name,
+        "fileIdModifier": origination_file.file_id_modifier,
+        "status": bank_file.status,
+        "attempts": bank_file.attempts,
+        "transmittedAt": iso_utc(bank_file.transmitted_at),
+        "answeredAt": iso_utc(bank_file.answered_at),
+        "rejectedReason": bank_file.rejected_reason or None,
+    }
+
+
+@transaction.atomic
+def bank_file_move(*, bank_file: BankFile, event: BankFileEvent, **fields: Any) -> BankFile | None:
+    """Lock, check the table, write, record the events. None when the file is no longer where the move starts
+    (another run moved it first): nothing is written."""
+    locked = BankFile.objects.select_for_update().select_related("origination_file").get(pk=bank_file.pk)
+    if not can_move(locked.status, event):
+        return None
+    locked.status = MOVES[(locked.status, event)]
+    for name, value in fields.items():
+        setattr(locked, name, value)
+    locked.save(update_fields=["status", *fields])
+    record = bank_file_record(locked)
+    events_record(
+        [
+            EventDraft(
+                company_id=company_id,
+                type=EVENT_TYPES[locked.status],
+                object_uuid=locked.uuid,
+                data={**record, "entries": figures},
+            )
+            for company_id, figures in sorted(entry_figures(locked.origination_file_id).items())
+        ]
+    )
+    return locked
