@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from transactions.models import TransactionType
@@ -44,3 +45,13 @@ RESERVED_DESCRIPTIONS: dict[str, str] = {
     "RETRY PYMT": "re-presented returned debits (POST /transactions/{uuid}/retry)",
     "RETURN FEE": "return fee entries",
 }
+_SQUEEZED = re.compile(r"[^0-9A-Z]")
+
+
+def reserved_description(requested: str) -> str | None:
+    """The reserved description `requested` stands for, if any: compared without spaces, punctuation or case, and
+    with anything after it (RETRYPYMT, Reversals, RETURN FEES all read as the reserved word to a bank's eye)."""
+    squeezed = _SQUEEZED.sub("", requested.upper())
+    return next(
+        (reserved for reserved in RESERVED_DESCRIPTIONS if squeezed.startswith(_SQUEEZED.sub("", reserved))), None
+    )

@@ -243,12 +243,34 @@ def test_a_future_effective_date_is_honoured(api_client, consumer):
 # Reserved descriptions, Payment Type Code -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("description", ["ACCTVERIFY", "REVERSAL", "RETRY PYMT", "RETURN FEE"])
+# The near misses the ACH review 2026-12-02 (N6) saw accepted and sent: without spaces, plural, another case.
+@pytest.mark.parametrize(
+    "description",
+    [
+        "ACCTVERIFY",
+        "REVERSAL",
+        "RETRY PYMT",
+        "RETURN FEE",
+        "RETRYPYMT",
+        "RETURNFEE",
+        "REVERSALS",
+        "Reversals",
+        "retry pymt",
+        "RETRY.PYMT",
+        "acctverify",
+        "RETRY-PYMT",
+    ],
+)
 def test_reserved_descriptions_are_written_by_the_service_only(api_client, description):
     message = _refused(
         _charge(api_client, entryDescription=description), "entryDescription", "entry_description_reserved"
     )
     assert description in message and "reserved" in message
+
+
+@pytest.mark.parametrize("description", ["REVERSE", "RETURNS", "RETRY", "REFUND", "RETURN ITM", "ACCT"])
+def test_descriptions_near_a_reserved_one_but_not_it_are_sent(api_client, description):
+    assert _created(api_client, entryDescription=description)["entryDescription"] == description
 
 
 def test_web_and_tel_entries_carry_payment_type_s_and_ppd_ccd_none(api_client, consumer, organization):

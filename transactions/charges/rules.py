@@ -22,6 +22,7 @@ from transactions.rules import (
     RESERVED_DESCRIPTIONS,
     SAME_DAY_MAX_AMOUNT,
     STANDARD_DESCRIPTIONS,
+    reserved_description,
 )
 from transactions.selectors import saved_method_for_charge
 from vault.db import RowColumn
@@ -161,10 +162,19 @@ def entry_description_resolve(
                 field="entryDescription",
                 code=ErrorCode.ENTRY_DESCRIPTION_MISMATCH,
             )
-    if requested in RESERVED_DESCRIPTIONS and not written_by_service:
+    if requested and not written_by_service:
+        entry_description_not_reserved(requested)
+    return requested or DEFAULT_ENTRY_DESCRIPTION
+
+
+def entry_description_not_reserved(requested: str) -> None:
+    """CONTRACT 12: no ordinary charge carries a reserved description, nor one that reads as it (RETRYPYMT)."""
+    reserved = reserved_description(requested)
+    if reserved is not None:
+        shown = "" if requested == reserved else f" (read as {reserved})"
         raise ApiError(
-            f"entryDescription {requested} is reserved: the service writes it on {RESERVED_DESCRIPTIONS[requested]}",
+            f"entryDescription {requested} is reserved{shown}: the service writes it on "
+            f"{RESERVED_DESCRIPTIONS[reserved]}",
             field="entryDescription",
             code=ErrorCode.ENTRY_DESCRIPTION_RESERVED,
         )
-    return requested or DEFAULT_ENTRY_DESCRIPTION

@@ -32,7 +32,11 @@ from payments import numbers
 from payments.models import PaymentMethod
 from transactions.charges.retry import transaction_retry
 from transactions.charges.reversal import ReversalReason, transaction_refund, transaction_reverse
-from transactions.charges.rules import bank_details_required, saved_method_needs_customer
+from transactions.charges.rules import (
+    bank_details_required,
+    entry_description_not_reserved,
+    saved_method_needs_customer,
+)
 from transactions.charges.services import ChargeRequest, transaction_charge, transaction_void
 from transactions.methods import method_kind
 from transactions.models import Method, Purpose, Status, TransactionType
@@ -177,11 +181,13 @@ class ChargeInputSerializer(ShallowFieldsMixin, StrictSerializer):
         max_length=ENTRY_DESCRIPTION_MAX,
         required=False,
         help_text="Company Entry Description (ACH, RCC). ACCTVERIFY, REVERSAL, RETRY PYMT and RETURN FEE are "
-        "reserved: the service writes them itself (400 entry_description_reserved).",
+        "reserved: the service writes them itself (400 entry_description_reserved), also when written without "
+        "spaces, in lower case or with more after them (RETRYPYMT, Reversals).",
     )
     purpose = StrictChoiceField(choices=Purpose.choices, required=False)
 
     def validate_entryDescription(self, value: str) -> str:
+        entry_description_not_reserved(value)  # first: `Reversals` is refused as reserved, not for its case
         if not re.fullmatch(ENTRY_DESCRIPTION_PATTERN, value):
             raise serializers.ValidationError(
                 "Must be NACHA alphanumeric: upper-case letters, digits, spaces and common punctuation."
