@@ -11,13 +11,13 @@ from types import SimpleNamespace
 import pytest
 from django.db import connection
 
-from transactions.ach import returns
+from transactions.ach import matching, returns
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 
 def _plan_of_matching(items: int) -> str:
-    chunk = [SimpleNamespace(original_trace=f"{n:015d}", is_debit=None, amount=0) for n in range(items)]
+    chunk = [SimpleNamespace(original_trace=f"{n:015d}") for n in range(items)]
     captured: list[tuple[str, object]] = []
 
     def capture(execute, sql, params, many, context):
@@ -25,8 +25,9 @@ def _plan_of_matching(items: int) -> str:
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(capture):
-        assert returns._matches(chunk, datetime(2026, 12, 9, 14, tzinfo=UTC)) == [None] * items
-    [(sql, params)] = captured
+        found = matching.matches(chunk, at=datetime(2026, 12, 9, 14, tzinfo=UTC), file_date=None)
+    assert found == [matching.Match(reason=matching.NO_ENTRY)] * items
+    (sql, params), *_companies = captured
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")  # the plan that could use the index does
         cursor.execute(f"EXPLAIN {sql}", params)

@@ -466,12 +466,18 @@ class ReturnedItem:
     # and whether the original entry was a debit.
     amount: int | None = None
     is_debit: bool | None = None
+    # What else a NACHA file says of the original entry (CONTRACT 12 "Matching"): the Company Identification of
+    # the return batch, the original receiving DFI (8 digits, from the addenda) and the account number as sent.
+    company_identification: str | None = None
+    original_rdfi: str | None = None
+    account_number: str | None = None
 
 
 @dataclass(frozen=True)
 class ReturnFile:
     immediate_destination: str  # the 9-digit routing numbers of the file header, without the leading space
     immediate_origin: str
+    created_on: date | None  # the file header's creation date (None when it is not a date)
     items: Callable[[], Iterator[ReturnedItem]]  # each call reads the file again
 
 
@@ -491,10 +497,12 @@ def _field_slice(layout: Sequence[tuple[str, int, str]], name: str) -> slice:
 
 # The fields a return file's reader takes of each entry and addenda record (two records an item, read twice: the
 # check pass and the import): sliced out directly rather than parsed whole.
-_ENTRY_CODE, _ENTRY_DFI, _ENTRY_AMOUNT = (
-    _field_slice(ENTRY_DETAIL, name) for name in ("transaction_code", "receiving_dfi", "amount")
+_ENTRY_CODE, _ENTRY_DFI, _ENTRY_ACCOUNT, _ENTRY_AMOUNT = (
+    _field_slice(ENTRY_DETAIL, name) for name in ("transaction_code", "receiving_dfi", "account_number", "amount")
 )
 _RETURN_TRACE, _RETURN_CODE = (_field_slice(RETURN_ADDENDA, name) for name in ("original_trace", "reason_code"))
+# The original receiving DFI sits at the same place in every return, dishonored, contested and NOC addenda.
+_ORIGINAL_RDFI = _field_slice(RETURN_ADDENDA, "original_receiving_dfi")
 _NOC_TRACE, _NOC_CODE, _NOC_DATA = (
     _field_slice(NOC_ADDENDA, name) for name in ("original_trace", "change_code", "corrected_data")
 )
@@ -541,8 +549,16 @@ def read_returns(lines: Callable[[], Iterator[str]]) -> ReturnFile:
     return ReturnFile(
         immediate_destination=header["immediate_destination"].strip(),
         immediate_origin=header["immediate_origin"].strip(),
+        created_on=_file_date(header["creation_date"]),
         items=lambda: _returned_items(lines()),
     )
+
+
+def _file_date(value: str) -> date | None:
+    try:
+        return datetime.strptime(value, "%y%m%d").date()  # noqa: DTZ007 - a calendar date, no time of day
+    except ValueError:
+        return None
 
 
 def _returned_items(lines: Iterable[str]) -> Iterator[ReturnedItem]:
@@ -584,7 +600,8 @@ class _ReturnFileReader:
         self.batch_totals: _Totals | None = None
         self.batches = 0
         self.batch_header: dict[str, str] = {}
-        self.entry: tuple[int, bool] | None = None  # the open entry's amount, and whether it is a debit
+        # The open entry's amount, whether it is a debit, and its account number.
+        self.entry: tuple[int, bool, str] | None = None
         self.control_line: int | None = None
 
     def read(self, line: str, number: int) -> ReturnedItem | None:
@@ -618,7 +635,7 @@ class _ReturnFileReader:
     def _entry_detail(self, line: str, number: int) -> None:
         amount = _digits(line[_ENTRY_AMOUNT], "amount", number)
         is_debit = line[_ENTRY_CODE][1:] in "6789"
-        self.entry = (amount, is_debit)
+        self.entry = (amount, is_debit, line[_ENTRY_ACCOUNT].strip())
         self.batch_totals.count += 1
         self.batch_totals.hash += _digits(line[_ENTRY_DFI], "receiving_dfi", number)
         if is_debit:
@@ -630,7 +647,15 @@ class _ReturnFileReader:
         if self.entry is None:
             raise NachaFormatError(f"line {number}: addenda without an entry")
         self.batch_totals.count += 1
-        return _returned_item(line, *self.entry, number)
+        amount, is_debit, account = self.entry
+        original = {
+            "amount": amount,
+            "is_debit": is_debit,
+            "account_number": account,
+            "company_identification": self.batch_header["company_identification"].strip(),
+            "original_rdfi": line[_ORIGINAL_RDFI].strip(),
+        }
+        return _returned_item(line, original, number)
 
     def _batch_control(self, line: str, number: int) -> None:
         control = parse(BATCH_CONTROL, line)
@@ -654,22 +679,16 @@ class _ReturnFileReader:
         self.control_line = number
 
 
-def _returned_item(line: str, amount: int, is_debit: bool, number: int) -> ReturnedItem | None:
+def _returned_item(line: str, original: dict, number: int) -> ReturnedItem | None:
+    """The item an addenda record carries; `original` is what its entry and batch header say of the original."""
     addenda_type = line[1:3]
     if addenda_type in ("98", "99") and not numbers.is_ascii_digits(line[6:21]):
         raise NachaFormatError(f"line {number}: the original entry trace number is not 15 digits")
     if addenda_type == "99":
-        return ReturnedItem("return", line[_RETURN_TRACE], line[_RETURN_CODE].strip(), amount=amount, is_debit=is_debit)
+        return ReturnedItem("return", line[_RETURN_TRACE], line[_RETURN_CODE].strip(), **original)
     if addenda_type == "98":
         code = line[_NOC_CODE].strip()
-        return ReturnedItem(
-            "noc",
-            line[_NOC_TRACE],
-            code,
-            parse_corrected_data(code, line[_NOC_DATA]),
-            amount=amount,
-            is_debit=is_debit,
-        )
+        return ReturnedItem("noc", line[_NOC_TRACE], code, parse_corrected_data(code, line[_NOC_DATA]), **original)
     return None
 
 

@@ -18,6 +18,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
+from datetime import date
 from typing import BinaryIO
 
 from django.conf import settings
@@ -72,6 +73,7 @@ class ReturnFileContent:
     file_format: str
     count: int  # how many returns and notices it holds
     read: Callable[[], Iterator[FileItem]]  # each call reads the file again, one item at a time
+    file_date: date | None = None  # a NACHA file header's creation date: entries traced after it are not candidates
 
 
 class ReturnFileSource:
@@ -151,9 +153,9 @@ def read_return_file(source: ReturnFileSource) -> ReturnFileContent:
         except nacha.NachaFormatError as exc:
             raise ReturnFileError(str(exc)) from None
         check_routing(return_file.immediate_destination, return_file.immediate_origin)
-        items, file_format = return_file.items, "nacha"
+        items, file_format, file_date = return_file.items, "nacha", return_file.created_on
     elif head.split(",", 1)[0].strip() == CSV_FILE_HEADER:
-        items, file_format = csv_items_reader(source.lines), "csv"
+        items, file_format, file_date = csv_items_reader(source.lines), "csv", None
     else:
         raise ReturnFileError(
             "line 1 is neither a NACHA file header (record type 1, priority code 01) nor a return CSV's file header"
@@ -169,7 +171,7 @@ def read_return_file(source: ReturnFileSource) -> ReturnFileContent:
             raise ReturnFileError(str(exc)) from None
 
     count = sum(1 for _item in read())
-    return ReturnFileContent(file_format, count, read)
+    return ReturnFileContent(file_format, count, read, file_date)
 
 
 def _account_type_from_transaction_code(item: nacha.ReturnedItem) -> None:

@@ -1,5 +1,6 @@
 """`import_returns`: apply an RDFI's return / notice-of-change file (NACHA or CSV) to the transactions it
-names by original entry trace number.
+names: each item to the one entry that agrees with everything it says of it (transactions.ach.matching), or, for a
+sandbox simulation, to the entry it names.
 
 The file is copied where no one else can write to it and checked whole first (transactions.ach.return_files), read
 a line at a time and never held whole. The IngestionFile (unique by SHA-256, so a re-import answers the first
@@ -34,7 +35,7 @@ from payments.services import (
     payment_methods_lock,
 )
 from transactions import calendar
-from transactions.ach import nacha
+from transactions.ach import matching, nacha
 from transactions.ach.return_files import CODE, FileItem, ReturnFileSource, read_return_file
 from transactions.models import (
     Batch,
@@ -47,7 +48,6 @@ from transactions.models import (
     Status,
     Transaction,
     TransactionReturn,
-    TransactionType,
 )
 from transactions.return_codes import (
     CHANGE_CODES,
@@ -68,7 +68,7 @@ from transactions.risk.policies import (
 )
 from transactions.state import Actor, Event, moves_announce, rows_move, transaction_lock, transition_many
 from vault.commands import Progress, no_progress
-from vault.db import ids_in, loaded_instance, rows_insert, rows_update, statistics_refresh, values_in
+from vault.db import ids_in, loaded_instance, rows_insert, rows_update, statistics_refresh
 from vault.records import mask, text_or_none
 from vault.threads import CompanyProcesses, serialized
 
@@ -86,40 +86,6 @@ LOCK_CHUNK = 10_000  # items of the file read and matched at once; each company'
 IMPORT_LOCK_NAMESPACE = zlib.crc32(b"transactions.import_returns") << 28
 # What a return writes on its entry besides the status.
 RETURNED_FIELDS = ("ingestion_file", "return_code", "late_returned_at")
-# Trace numbers repeat from one processing day to the next, so a return is matched to the most recent entry
-# with its trace number whose day lies inside the return window: Nacha's longest is 60 calendar days after
-# settlement (unauthorized consumer debits), plus a few days for the return file to reach us.
-RETURN_WINDOW = timedelta(days=60 + 5)
-
-
-def _matches(items: Sequence[nacha.ReturnedItem], at: datetime) -> list[tuple[int, int] | None]:
-    """For each item, (id, company id) of the most recent entry with its trace number inside the return window that
-    also agrees with what the return carries (a NACHA return names the original amount and whether it was a
-    debit), or None."""
-    floor = calendar.eastern_now(at).date() - RETURN_WINDOW
-    candidates: dict[str, list[tuple[int, int, int, bool]]] = {}
-    traces = values_in({item.original_trace for item in items}, field="trace_number", array_type="text")
-    # The trace index holds only entries that have a trace number; PostgreSQL cannot see that an array of more than
-    # 100 trace numbers excludes the empty one, so without the condition spelled out it scans the whole table.
-    rows = (
-        Transaction.objects.filter(traces, trace_date__gte=floor)
-        .exclude(trace_number="")
-        .order_by("trace_number", "-trace_date")
-        .values_list("trace_number", "pk", "company_id", "amount", "type")
-    )
-    for trace, pk, company_id, amount, txn_type in rows:
-        candidates.setdefault(trace, []).append((pk, company_id, amount, txn_type == TransactionType.DEBIT))
-
-    def match(item: nacha.ReturnedItem) -> tuple[int, int] | None:
-        for pk, company_id, amount, is_debit in candidates.get(item.original_trace, ()):
-            if item.is_debit is not None and item.is_debit != is_debit:
-                continue
-            if item.amount and item.amount != amount:  # a NOC carries no amount
-                continue
-            return pk, company_id
-        return None
-
-    return [match(item) for item in items]
 
 
 @dataclass
@@ -198,6 +164,7 @@ class _Chunk:
     corrections: MethodCorrections = field(init=False)
     corrected_names: dict[int, str] = field(default_factory=dict)  # method id -> holder's name (C04)
     position: int = 0  # in the file, of the item being applied
+    unmatched_reason: str | None = None  # why the item being applied names no entry, when it names none
 
     def __post_init__(self) -> None:
         self.corrections = MethodCorrections(self.methods.values(), announce=self.method_events)
@@ -333,6 +300,13 @@ def _apply(file_item: FileItem, txn: Transaction | None, chunk: _Chunk) -> None:
     item, applied = file_item.item, chunk.applied
     if file_item.parked:
         chunk.park(item, txn, file_item.parked)
+        return
+    if txn is None:
+        # No entry, or several, agree with what the bank sent back (CONTRACT 12 "Matching"): nothing applied. A
+        # return or notice is also listed in `unmatched`, as before.
+        chunk.park(item, None, chunk.unmatched_reason or matching.NO_ENTRY)
+        if item.kind == "noc" or RETURN_CODES[item.code].is_return:
+            applied.unmatched.append((chunk.position, item.original_trace))
         return
     if item.kind == "noc":
         done = txn is not None and _apply_notice(item, txn, chunk)
@@ -515,21 +489,42 @@ class _Group:
 
     chunk: int
     company_ids: list[int | None] = field(default_factory=list)
-    entries: list[tuple[int, FileItem, int | None]] = field(default_factory=list)  # (position, item, entry id)
+    # (position, item, the entry it answers, or why none)
+    entries: list[tuple[int, FileItem, matching.Match]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where a chunk's items find their entries: the bank's file through the matcher (its date bounds the
+    candidates), or a sandbox simulation naming each item's entry itself (`named`, in file order)."""
+
+    file_date: date | None = None
+    named: Sequence[int] | None = None
+
+    def matches(self, number: int, part: list[FileItem], at: datetime) -> list[matching.Match]:
+        if self.named is None:
+            return matching.matches([entry.item for entry in part], at=at, file_date=self.file_date)
+        named = self.named[number * LOCK_CHUNK : number * LOCK_CHUNK + len(part)]
+        companies = dict(Transaction.objects.filter(ids_in(named)).values_list("pk", "company_id"))
+        return [matching.Match(pk, companies[pk]) for pk in named]
 
 
 def _groups(
-    number: int, part: list[FileItem], done: set[int | None], at: datetime, processes: CompanyProcesses
+    number: int,
+    part: list[FileItem],
+    done: set[int | None],
+    at: datetime,
+    processes: CompanyProcesses,
+    source: _Source,
 ) -> dict[int, _Group]:
     """The chunk's items by company, each company's in the group of the process that owns it (a company new to the
     file goes to the process given the fewest items so far); the companies an earlier run applied (`done`) are
     left out. Process index -> its group."""
-    by_company: dict[int | None, list[tuple[int, FileItem, int | None]]] = {}
+    by_company: dict[int | None, list[tuple[int, FileItem, matching.Match]]] = {}
     start = number * LOCK_CHUNK
-    for position, (entry, match) in enumerate(zip(part, _matches([e.item for e in part], at), strict=True), start):
-        company_id, pk = (match[1], match[0]) if match else (None, None)
-        if company_id not in done:
-            by_company.setdefault(company_id, []).append((position, entry, pk))
+    for position, (entry, match) in enumerate(zip(part, source.matches(number, part, at), strict=True), start):
+        if match.company_id not in done:
+            by_company.setdefault(match.company_id, []).append((position, entry, match))
     groups: dict[int, _Group] = {}
     for company_id, entries in sorted(by_company.items(), key=lambda pair: (-len(pair[1]), pair[0] or 0)):
         group = groups.setdefault(processes.owner(company_id, len(entries)), _Group(number))
@@ -543,10 +538,10 @@ def _groups(
 def _group_apply(group: _Group, *, ingestion: IngestionFile, at: datetime, actor: Actor) -> None:
     with transaction.atomic():
         applied = _Applied()
-        chunk = _Chunk.lock([pk for _position, _entry, pk in group.entries], ingestion, at, actor, applied)
-        for position, entry, pk in group.entries:
-            chunk.position = position
-            _apply(entry, chunk.transactions.get(pk), chunk)
+        chunk = _Chunk.lock([match.pk for _position, _entry, match in group.entries], ingestion, at, actor, applied)
+        for position, entry, match in group.entries:
+            chunk.position, chunk.unmatched_reason = position, match.reason
+            _apply(entry, chunk.transactions.get(match.pk), chunk)
         chunk.flush()
         IngestionPart.objects.create(
             ingestion_file=ingestion, chunk=group.chunk, company_ids=group.company_ids, summary=applied.part()
@@ -560,6 +555,7 @@ def _chunks_apply(
     ingestion: IngestionFile,
     at: datetime,
     actor: Actor,
+    source: _Source,
 ) -> None:
     """Each chunk's groups are given to the processes that own their companies, where they run after that company's
     earlier groups (so each company's items go in file order); the next chunks are read and matched meanwhile
@@ -569,7 +565,7 @@ def _chunks_apply(
         done.setdefault(number, set()).update(company_ids)
     apply = functools.partial(_group_apply, ingestion=ingestion, at=at, actor=actor)
     for number, part in enumerate(chunks):
-        for index, group in _groups(number, part, done.get(number, set()), at, processes).items():
+        for index, group in _groups(number, part, done.get(number, set()), at, processes, source).items():
             processes.give(index, apply, group)
     processes.wait()
 
@@ -623,7 +619,10 @@ def returns_import(
     actor: Actor = IMPORT_RETURNS,
     progress: Progress = no_progress,
     workers: int | None = None,
+    named: Sequence[int] | None = None,
 ) -> dict:
+    """`named`: the entry each item of the file answers, in file order, for a sandbox simulation that wrote the file
+    from its own entries (no matching); None for a bank's file, whose items are matched (transactions.ach.matching)."""
     workers = settings.IMPORT_RETURNS_WORKERS if workers is None else workers
     with source.private_copy(settings.IMPORT_RETURNS_MAX_BYTES) as (copy, digest):
         if (answer := _already_imported(digest)) is not None:
@@ -641,7 +640,8 @@ def returns_import(
                 total=-(-content_read.count // LOCK_CHUNK),
             )
             with CompanyProcesses(workers) as processes:
-                _chunks_apply(chunks, processes, ingestion=ingestion, at=at, actor=actor)
+                source = _Source(file_date=content_read.file_date, named=named)
+                _chunks_apply(chunks, processes, ingestion=ingestion, at=at, actor=actor, source=source)
                 summary = _ingestion_finish(ingestion, at, processes)
     logger.info(
         "imported %s: %s returns, %s notices, %s dishonored, %s contested, %s unmatched, %s exceptions",

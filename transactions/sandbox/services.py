@@ -1,8 +1,10 @@
 """The sandbox: what the bank would do with a sandbox company's entries, without a bank.
 
 Every outcome is a NACHA return or NOC file written by `return_file_for`, as the receiving bank would send it,
-and read by the same `returns_import` as a real one: the records, events and webhooks are those of the real
-path. A sandbox company's clock only moves forward; `originate` and `settle` run for that company alone."""
+and read by the same `returns_import` as a real one, so the records, events and webhooks are those of the real
+path; but each item is applied to the entry the simulation names (`named`), never through the matcher of bank
+files (CONTRACT 13: the sandbox is walled off from them). A sandbox company's clock only moves forward; `originate`
+and `settle` run for that company alone."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from transactions.ach.settlement import transactions_settle
 from transactions.models import Status, Transaction
 from transactions.return_codes import CHANGE_CODES
 from transactions.sandbox import magic
-from transactions.sandbox.bank_files import return_file_for
+from transactions.sandbox.bank_files import Returned, in_file_order, return_file_for
 from transactions.sandbox.magic import Outcome
 from transactions.selectors import transaction_get
 from vault.error_codes import ErrorCode
@@ -52,10 +54,17 @@ def sandbox_clock_now(company: Company) -> datetime:
     return max(company.sandbox_clock_at or now, now)
 
 
-def _import(entries: Sequence[tuple[Transaction, str, dict[str, str]]], *, at: datetime, label: str) -> dict:
-    text = return_file_for(entries, at=at)
+def _import(entries: Sequence[Returned], *, at: datetime, label: str) -> dict:
+    """The bank's file for these sandbox entries, each item applied to the entry it was written for."""
+    ordered = in_file_order(entries)
+    if any(not txn.company.is_sandbox for txn, _code, _corrected in ordered):
+        raise ValueError("a sandbox simulation names sandbox entries only")
+    text = return_file_for(ordered, at=at)
     return returns_import(
-        source=ReturnFileSource.of(text.encode("ascii")), filename=f"sandbox-{label}-{uuid4().hex}.ach", at=at
+        source=ReturnFileSource.of(text.encode("ascii")),
+        filename=f"sandbox-{label}-{uuid4().hex}.ach",
+        at=at,
+        named=[txn.pk for txn, _code, _corrected in ordered],
     )
 
 
