@@ -109,7 +109,7 @@ def _setup(count: int, names: list[str]) -> tuple[dict[str, dict[str, str]], dic
 
     from accounts.models import Company
     from accounts.services import api_key_create, company_create
-    from reporting.seeding import seed_transactions
+    from sampledata.seeding import seed_transactions
     from transactions.models import Transaction
 
     call_command("migrate", verbosity=0, interactive=False)
@@ -150,7 +150,7 @@ def _setup(count: int, names: list[str]) -> tuple[dict[str, dict[str, str]], dic
 
 
 def _vacuum() -> float:
-    from reporting.seeding import FILLED_TABLES
+    from sampledata.seeding import FILLED_TABLES
     from vault.maintenance import vacuum_analyze
 
     started = time.perf_counter()

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "payments",
     "transactions",
     "reporting",
+    "sampledata",  # seed_transactions: sample rows for the demo, the benches and tests
     "events",
     "bank",
     "vault",  # the plumbing library (imports no app): the API docs' template

@@ -12,8 +12,8 @@ from django.http import QueryDict, StreamingHttpResponse
 
 from reporting.projection import projection_for
 from reporting.registry import FIELDS
-from reporting.seeding import seed_transactions
 from reporting.selectors import report_csv_chunks, report_csv_query, report_queryset, report_sort, report_stream
+from sampledata.seeding import seed_transactions
 from tests.reporting.conftest import build_transaction, report
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from reporting.registry import BY_FILTER, CONDITIONS, FieldType
-from reporting.seeding import seed_transactions
+from sampledata.seeding import seed_transactions
 from tests.reporting.conftest import report
 from transactions.models import Transaction
 

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import connection
 
 from reporting.models import CsvExportLease
-from reporting.seeding import seed_transactions
+from sampledata.seeding import seed_transactions
 from tests import factories
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

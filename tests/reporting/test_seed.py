@@ -75,7 +75,7 @@ def test_seed_inside_a_transaction_skips_vacuum(company):
 
 @pytest.mark.postgres
 def test_a_load_that_doubles_the_table_rebuilds_its_indexes_and_keys_as_they_were(company, monkeypatch):
-    from reporting import seeding_sql
+    from sampledata import seeding_sql
 
     def schema():
         with connection.cursor() as cursor:

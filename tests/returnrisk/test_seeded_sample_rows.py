@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from reporting.seeding import seed_transactions
+from sampledata.seeding import seed_transactions
 from transactions.models import TransactionReturn
 from transactions.risk import return_rates as rates
 

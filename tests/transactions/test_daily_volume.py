@@ -16,7 +16,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from accounts.models import Company
-from reporting.seeding import seed_transactions
+from sampledata.seeding import seed_transactions
 from tests import factories
 from tests.concurrency import at_once
 from tests.entry_reads import entry_rows_read

@@ -26,7 +26,7 @@ from backoffice.services import staff_access_grant
 from customers.models import Customer
 from customers.services import customer_create
 from payments.services import payment_method_create
-from reporting.seeding import seed_transactions
+from sampledata.seeding import seed_transactions
 from transactions.charges.services import ChargeRequest, transaction_charge
 from transactions.state import Actor
 from vault.commands import add_allow_production_argument, emit, require_debug_or_allowed

@@ -1,7 +1,7 @@
 """The PostgreSQL seed in sets: each chunk of transactions is one INSERT ... SELECT over generate_series, with its
 returns, notices of change, holds and exceptions written by the same statement from the rows it inserted. Python
 only encrypts the pool of account numbers (a few thousand Fernet operations) and names the ids; the server draws
-every value from the same tables of weights as the row-by-row seed SQLite uses (reporting.seeding).
+every value from the same tables of weights (sampledata.tables) as the row-by-row seed SQLite uses (sampledata.seeding).
 
 A load that at least doubles the transaction table (the bench's fresh 10M rows, a new demo database) drops the
 table's secondary indexes and the foreign keys of the tables it fills, and builds them again once at the end: one
@@ -15,6 +15,7 @@ from datetime import date, datetime, timedelta
 
 from django.db import connections
 
+from sampledata import tables
 from transactions.methods import METHODS
 from transactions.models import ChangeNotice, Transaction, TransactionException, TransactionHold, TransactionReturn
 from transactions.return_codes import CHANGE_CODES, RETURN_CODES
@@ -69,8 +70,6 @@ def seed_in_sets(
 ) -> int:  # fmt: skip
     """Writes `count` transactions from id `txn_start` with their child rows, batches and settlements, and adds
     to `counts`. Runs inside the caller's transaction."""
-    from reporting import seeding
-
     start_day = (now - timedelta(days=days)).date()
     with connections[alias].cursor() as cursor:
         cursor.execute(f"SET LOCAL work_mem = '{SEED_WORK_MEM}'")
@@ -81,7 +80,7 @@ def seed_in_sets(
                     _settlement_days(start_day, now.date(), existing_settlements, settlement_ids))  # fmt: skip
         rebuild = _drop_keys_and_indexes(cursor, count)
         params = _Params()
-        sql = _chunk_sql(params, seeding, company_id=company_id, now=now, start_day=start_day, days=days,
+        sql = _chunk_sql(params, tables, company_id=company_id, now=now, start_day=start_day, days=days,
                          pool_size=len(pool), files=files, txn_start=txn_start, count=count,
                          batch_start=batch_start)  # fmt: skip
         batches: set[int] = set()
@@ -144,13 +143,13 @@ def _drop_keys_and_indexes(cursor, count: int) -> list[str]:
     cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM {txn} LIMIT %s) AS present", [count + 1])  # noqa: S608
     if cursor.fetchone()[0] > count:
         return []
-    tables = [model._meta.db_table for model in REBUILT_TABLES]
+    rebuilt = [model._meta.db_table for model in REBUILT_TABLES]
     cursor.execute(
         "SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint AS c "
         "WHERE c.conrelid = ANY(%s::regclass[]) AND (c.contype = 'f' OR (c.contype = 'u' AND c.conrelid = %s::regclass "
         "AND NOT EXISTS (SELECT 1 FROM pg_constraint AS f WHERE f.contype = 'f' AND f.conindid = c.conindid))) "
         "ORDER BY c.contype DESC, c.conname",
-        [tables, txn],
+        [rebuilt, txn],
     )
     constraints = cursor.fetchall()
     cursor.execute(
@@ -184,18 +183,18 @@ def _settlement_days(start_day: date, today: date, existing: dict, next_id: Call
     return rows
 
 
-def _chunk_sql(p: _Params, seeding, *, company_id: int, now: datetime, start_day: date, days: int, pool_size: int,
+def _chunk_sql(p: _Params, tables, *, company_id: int, now: datetime, start_day: date, days: int, pool_size: int,
                files: list[int], txn_start: int, count: int, batch_start: int) -> str:  # fmt: skip
     """One statement: the transactions of ids %(first)s..%(last)s, then their child rows from what it inserted;
     it answers (returns, late returns, notices, holds, exceptions, the batch ids and settlement ids it used)."""
     values = _Values(p, now=now, start_day=start_day)
-    rows = _rows_ctes(p, seeding, values, days=days, pool_size=pool_size, files=files, txn_start=txn_start,
+    rows = _rows_ctes(p, tables, values, days=days, pool_size=pool_size, files=files, txn_start=txn_start,
                       count=count)  # fmt: skip
-    inserted = _inserted_cte(p, seeding, values, company_id=company_id, batch_start=batch_start)
+    inserted = _inserted_cte(p, tables, values, company_id=company_id, batch_start=batch_start)
     return f"""
     WITH {rows},
     {inserted},
-    {_child_ctes(p, seeding, files)}
+    {_child_ctes(p, tables, files)}
     SELECT (SELECT count(*) FROM returns), (SELECT count(*) FROM inserted WHERE late_returned_at IS NOT NULL),
            (SELECT count(*) FROM notices), (SELECT count(*) FROM holds), (SELECT count(*) FROM exceptions),
            (SELECT array_agg(DISTINCT batch_id) FROM inserted WHERE batch_id IS NOT NULL),
@@ -211,7 +210,7 @@ class _Values:
         self.now, self.today, self.start = p(now), p(now.date()), p(start_day)
 
 
-def _rows_ctes(p: _Params, seeding, values: _Values, *, days: int, pool_size: int, files: list[int], txn_start: int,
+def _rows_ctes(p: _Params, tables, values: _Values, *, days: int, pool_size: int, files: list[int], txn_start: int,
                count: int) -> str:  # fmt: skip
     """The CTEs that draw each row's values, up to `rows` (the columns the INSERT reads)."""
     now_, today_ = values.now, values.today
@@ -224,7 +223,7 @@ def _rows_ctes(p: _Params, seeding, values: _Values, *, days: int, pool_size: in
         FROM (
             SELECT n, {now_}::timestamptz - make_interval(secs => {span} * (1 - ((n - {p(txn_start)})
                        + random()) / {p(float(count))})) AS created,
-                   {_pick("u_method", seeding.METHODS, p)} AS method, {_pick("u_status", seeding.STATUSES, p)}
+                   {_pick("u_method", tables.METHODS, p)} AS method, {_pick("u_status", tables.STATUSES, p)}
                        AS picked_status, u_return, u_late, u_code, u_amount1, u_amount2, u_account
             FROM (SELECT n, random() AS u_method, random() AS u_status, random() AS u_return, random() AS u_late,
                          random() AS u_code, random() AS u_amount1, random() AS u_amount2, random() AS u_account
@@ -253,15 +252,15 @@ def _rows_ctes(p: _Params, seeding, values: _Values, *, days: int, pool_size: in
                    ((effective + 1 + mod(pk, 2)::int) + local::time) AT TIME ZONE 'UTC' END AS on_time_return
         FROM statused
     ),
-    {_outcome_ctes(p, seeding, values, pool_size=pool_size, files=files)}
+    {_outcome_ctes(p, tables, values, pool_size=pool_size, files=files)}
     """  # noqa: S608
 
 
-def _outcome_ctes(p: _Params, seeding, values: _Values, *, pool_size: int, files: list[int]) -> str:
+def _outcome_ctes(p: _Params, tables, values: _Values, *, pool_size: int, files: list[int]) -> str:
     """After the draws: settlement, return, account, card and category of each row, then `rows`."""
     today_, start_ = values.today, values.start
-    return_codes = tuple((code, weight) for code, weight in seeding.RETURN_CODE_WEIGHTS)
-    category = f"(CASE WHEN random() < 0.3 THEN 1 + floor(random() * {len(seeding.CATEGORIES)})::int END)"
+    return_codes = tuple((code, weight) for code, weight in tables.RETURN_CODE_WEIGHTS)
+    category = f"(CASE WHEN random() < 0.3 THEN 1 + floor(random() * {len(tables.CATEGORIES)})::int END)"
     return f"""returned AS (
         SELECT *, batched AND status IN ('Settled', 'Returned', 'Reversed') AND effective < {today_}::date AS settled,
                CASE WHEN on_time_return IS NOT NULL AND u_late < 0.15
@@ -271,7 +270,7 @@ def _outcome_ctes(p: _Params, seeding, values: _Values, *, pool_size: int, files
     ),
     source AS (
         SELECT r.*, coalesce(late_at, on_time_return) AS returned_at, a.stored, a.hash, a.last_four,
-               {_one_of(seeding.ROUTING, p)} AS bank_routing, {_one_of(("411111", "555555", "378282", "601111"), p)}
+               {_one_of(tables.ROUTING, p)} AS bank_routing, {_one_of(("411111", "555555", "378282", "601111"), p)}
                    AS first_six, lpad(floor(random() * 10000)::text, 4, '0') AS card_last,
                {category} AS category_n
         FROM returned AS r
@@ -286,16 +285,16 @@ def _outcome_ctes(p: _Params, seeding, values: _Values, *, pool_size: int, files
     )"""  # noqa: S608
 
 
-def _inserted_cte(p: _Params, seeding, values: _Values, *, company_id: int, batch_start: int) -> str:
+def _inserted_cte(p: _Params, tables, values: _Values, *, company_id: int, batch_start: int) -> str:
     """The INSERT of the transactions, returning what the child rows are made from."""
     today_, start_ = values.today, values.start
     company = p(company_id)
     at_birth = _methods_with("settles_at_birth")
     sec_code = " ".join(f"WHEN method = {p(code)} THEN {p(kind.file_sec_code)}" for code, kind in METHODS.items())
     sec_code = f"CASE {sec_code} END"
-    names = (f"CASE WHEN random() < 0.8 THEN {_one_of(seeding.FIRST, p)} || ' ' || {_one_of(seeding.LAST, p)} "
-             f"ELSE {_one_of(seeding.COMPANIES, p)} END")  # fmt: skip
-    txn_columns = [c for c in seeding.TRANSACTION_COLUMNS if c != "uuid"] + ["return_code"]
+    names = (f"CASE WHEN random() < 0.8 THEN {_one_of(tables.FIRST, p)} || ' ' || {_one_of(tables.LAST, p)} "
+             f"ELSE {_one_of(tables.COMPANIES, p)} END")  # fmt: skip
+    txn_columns = [c for c in tables.TRANSACTION_COLUMNS if c != "uuid"] + ["return_code"]
     return f"""inserted AS (
         INSERT INTO transactions_transaction (uuid, {", ".join(txn_columns)})
         SELECT gen_random_uuid(), pk, gen_random_uuid(),
@@ -308,7 +307,7 @@ def _inserted_cte(p: _Params, seeding, values: _Values, *, company_id: int, batc
                CASE WHEN random() < 0.4 THEN 'idem-' || pk ELSE '' END,
                {_one_of(("", "", "Monthly subscription", "Invoice payment", "Order"), p)},
                CASE WHEN status IN ('DECLINED', 'Rejected') THEN 'Insufficient risk score' ELSE '' END,
-               coalesce(({p(list(seeding.CATEGORIES))}::text[])[category_n], ''),
+               coalesce(({p(list(tables.CATEGORIES))}::text[])[category_n], ''),
                CASE WHEN category_n IS NOT NULL
                     THEN ('00000000-0000-0000-0000-' || lpad(category_n::text, 12, '0'))::uuid END,
                CASE WHEN card THEN created END,
@@ -340,14 +339,14 @@ def _inserted_cte(p: _Params, seeding, values: _Values, *, company_id: int, batc
     )"""  # noqa: S608
 
 
-def _child_ctes(p: _Params, seeding, files: list[int]) -> str:
+def _child_ctes(p: _Params, tables, files: list[int]) -> str:
     """The returns, notices of change, holds and exceptions of the inserted rows."""
     in_file = _methods_with("in_nacha_file")
     reasons = " ".join(
-        f"WHEN t.return_code = {p(code)} THEN {p(RETURN_CODES[code].reason)}" for code, _ in seeding.RETURN_CODE_WEIGHTS
+        f"WHEN t.return_code = {p(code)} THEN {p(RETURN_CODES[code].reason)}" for code, _ in tables.RETURN_CODE_WEIGHTS
     )
     reasons = f"CASE {reasons} END"
-    change = seeding.SAMPLE_CHANGE_CODES
+    change = tables.SAMPLE_CHANGE_CODES
     return f"""returns AS (
         INSERT INTO transactions_transactionreturn (uuid, return_code, return_reason, returned_at, company_id,
                                                     ingestion_file_id, transaction_id)
@@ -375,7 +374,7 @@ def _child_ctes(p: _Params, seeding, files: list[int]) -> str:
                jsonb_build_object(change_key, CASE change_key WHEN 'routingNumber' THEN routing_number
                                                 WHEN 'accountNumber' THEN {p(MASK_PREFIX)} || account_last_four
                                                 WHEN 'accountType' THEN 'Checking' ELSE 'old' END),
-               jsonb_build_object(change_key, CASE change_key WHEN 'routingNumber' THEN {_one_of(seeding.ROUTING, p)}
+               jsonb_build_object(change_key, CASE change_key WHEN 'routingNumber' THEN {_one_of(tables.ROUTING, p)}
                                                 WHEN 'accountNumber' THEN {p(MASK_PREFIX)}
                                                     || lpad(floor(random() * 10000)::text, 4, '0')
                                                 WHEN 'accountType' THEN 'Savings' ELSE 'new' END),

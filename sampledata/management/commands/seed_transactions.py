@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from accounts.models import Company
-from reporting.seeding import seed_transactions
+from sampledata.seeding import seed_transactions
 from vault.commands import add_allow_production_argument, require_debug_or_allowed
 
 
