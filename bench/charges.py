@@ -346,13 +346,14 @@ def measure(args, setup: dict, server, path: str, charge: str, seconds: float, p
         got, failed = queue.get()
         latencies.extend(got)
         errors += failed
-    cpu_after = cpu_seconds(pgid=server.pid, pids=backends)
+    # A backend opened during the window (a connection past its CONN_MAX_AGE is replaced) counts whole.
+    cpu_after = cpu_seconds(pgid=server.pid, pids=backends | database_backend_pids(args.pg, args.database))
     for proc in procs:
         proc.join()
     if spy:
         spy.wait(timeout=120)
-    # A backend that closed during the window (CONN_MAX_AGE) is left out, not counted as negative time.
-    database = sum(used - cpu_before[1][pid] for pid, used in cpu_after[1].items() if pid in cpu_before[1])
+    # A backend that closed during the window is left out: bench.floor_settings keeps connections for good.
+    database = sum(used - cpu_before[1].get(pid, 0.0) for pid, used in cpu_after[1].items())
     return latencies, errors, cpu_after[0] - cpu_before[0], database
 
 
