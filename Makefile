@@ -1,5 +1,5 @@
 # make run: the service with demo data on SQLite at http://127.0.0.1:8000 (GUNICORN_BIND=127.0.0.1:8121 make run: elsewhere)
-# make test: the test suite (SQLite, or PostgreSQL when DATABASE_URL is set)
+# make test: the test suite (SQLite, or PostgreSQL when DATABASE_URL is set), one process per core (pytest-xdist)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -34,7 +34,7 @@ run: migrate
 	$(VENV)/bin/gunicorn --config gunicorn.conf.py
 
 test: install
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n auto
 
 lint: install
 	$(VENV)/bin/ruff format --check .

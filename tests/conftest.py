@@ -146,10 +146,44 @@ def anonymous_client() -> APIClient:
     return APIClient()
 
 
+def pooling_can_show(item) -> bool:
+    """Whether a test can see transaction pooling (pgbouncer, DATABASE_POOL_MODE=transaction). A test in
+    pytest-django's default `django_db` runs inside one atomic block, so a pooler hands it one server connection from
+    its first query to its last: through pgbouncer it proves again what the PostgreSQL suite proved. Pooling shows
+    only to tests that commit more than once or open other connections (`transaction=True`, `transactional_db`,
+    `live_server`; threads, processes and COPY are `postgres`-marked), and to those that read the pool mode."""
+    marker = item.get_closest_marker("django_db")
+    transactional = marker is not None and (marker.kwargs.get("transaction") or (marker.args and marker.args[0]))
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return bool(
+        transactional
+        or fixtures & {"transactional_db", "live_server", "django_db_reset_sequences"}
+        or item.get_closest_marker("postgres")
+        or item.get_closest_marker("pooled")
+        or "DATABASE_POOL_MODE" in _module_text(item)
+    )
+
+
+def _module_text(item) -> str:
+    path = getattr(item, "path", None)
+    if path is None or path not in _MODULE_TEXTS:
+        _MODULE_TEXTS[path] = path.read_text() if path is not None else ""
+    return _MODULE_TEXTS[path]
+
+
+_MODULE_TEXTS: dict[Path | None, str] = {}
+
+
 def pytest_collection_modifyitems(config, items):
-    """Tests marked `postgres` (real-thread concurrency, COPY, pg_trgm) run only against PostgreSQL."""
+    """Through pgbouncer (DATABASE_POOL_MODE=transaction) only the tests that can see pooling run (CI's pgbouncer
+    lane; every other test ran on PostgreSQL directly). Tests marked `postgres` (real-thread concurrency, COPY,
+    pg_trgm) run only against PostgreSQL."""
     from django.conf import settings
 
+    if settings.DATABASE_POOL_MODE == "transaction":
+        kept = [item for item in items if pooling_can_show(item)]
+        config.hook.pytest_deselected(items=[item for item in items if not pooling_can_show(item)])
+        items[:] = kept
     if settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
         return
     skip = pytest.mark.skip(reason="needs PostgreSQL (set DATABASE_URL)")

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 import uuid
+from dataclasses import dataclass
 
 import pytest
+from django.db import transaction
 from rest_framework.test import APIClient
 
 from accounts.actions import DEFAULT_ROLES, ROLLOUT_GATED_ACTIONS, ROUTE_ACTIONS
-from accounts.models import Role
-from accounts.services import api_key_revoke, basic_authorization
+from accounts.models import Company, Role, User
+from accounts.services import IssuedApiKey, api_key_revoke, basic_authorization
 from tests import factories
 from tests.accounts.conftest import bearer_client, call_route, live_actions_without, set_live_actions
 
@@ -31,6 +34,55 @@ def _assert_error(response, status: int) -> None:
     body = response.json()
     assert body["status"] == "error" and body["data"] is None
     assert body["errors"] and body["message"]
+
+
+@dataclass
+class MatrixRows:
+    company: Company
+    other_company: Company
+    issued_key: IssuedApiKey
+    members: dict[str, User]  # a user of `company` in each default role
+
+
+@pytest.fixture(scope="module")
+def matrix_rows(django_db_setup, django_db_blocker):
+    """The companies, the API key and a member in each default role, made once for the module's 752 tests inside an
+    atomic block that every test's own block nests in (as TestCase.setUpTestData): what a test writes rolls back to
+    these rows, and the rows roll back when the module ends."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        company = factories.CompanyFactory()
+        members = {}
+        for role_name in DEFAULT_ROLES:
+            members[role_name] = factories.UserFactory()
+            factories.membership(members[role_name], company, role_name)
+        yield MatrixRows(
+            company=company,
+            other_company=factories.CompanyFactory(name="Other Merchant"),
+            issued_key=factories.issue_api_key(company),
+            members=members,
+        )
+        transaction.set_rollback(True)
+
+
+@pytest.fixture
+def company(matrix_rows, db):
+    return copy.deepcopy(matrix_rows.company)  # a test's changes to the instance stay with the test
+
+
+@pytest.fixture
+def other_company(matrix_rows, db):
+    return copy.deepcopy(matrix_rows.other_company)
+
+
+@pytest.fixture
+def issued_key(matrix_rows, db):
+    return copy.deepcopy(matrix_rows.issued_key)
+
+
+@pytest.fixture
+def member(matrix_rows):
+    """member(role_name): the module's user of `company` in that default role."""
+    return lambda role_name="admin": matrix_rows.members[role_name]
 
 
 def _member(company, role_name: str = "admin"):
@@ -138,28 +190,28 @@ def test_staged_company_key_without_rollout_flag_keeps_ungated_actions(db, url_n
 
 
 @pytest.mark.parametrize(("url_name", "method"), ROUTES, ids=ROUTE_IDS)
-def test_bearer_without_entity_uuid_is_400(company, url_name, method):
-    response = call_route(bearer_client(_member(company)), url_name, method)
+def test_bearer_without_entity_uuid_is_400(member, url_name, method):
+    response = call_route(bearer_client(member()), url_name, method)
     _assert_error(response, 400)
     assert response.json()["errors"][0]["field"] == "entityUuid"
 
 
 @pytest.mark.parametrize(("url_name", "method"), ROUTES, ids=ROUTE_IDS)
-def test_bearer_with_malformed_entity_uuid_is_400(company, url_name, method):
-    response = call_route(bearer_client(_member(company)), url_name, method, entityUuid="12345")
+def test_bearer_with_malformed_entity_uuid_is_400(member, url_name, method):
+    response = call_route(bearer_client(member()), url_name, method, entityUuid="12345")
     _assert_error(response, 400)
     assert response.json()["errors"][0]["field"] == "entityUuid"
 
 
 @pytest.mark.parametrize(("url_name", "method"), ROUTES, ids=ROUTE_IDS)
-def test_bearer_for_a_company_the_user_is_not_member_of_is_403(company, other_company, url_name, method):
-    client = bearer_client(_member(company))
+def test_bearer_for_a_company_the_user_is_not_member_of_is_403(member, other_company, url_name, method):
+    client = bearer_client(member())
     _assert_error(call_route(client, url_name, method, entityUuid=str(other_company.uuid)), 403)
 
 
 @pytest.mark.parametrize(("url_name", "method"), ROUTES, ids=ROUTE_IDS)
-def test_bearer_for_an_unknown_entity_is_403(company, url_name, method):
-    client = bearer_client(_member(company))
+def test_bearer_for_an_unknown_entity_is_403(member, url_name, method):
+    client = bearer_client(member())
     _assert_error(call_route(client, url_name, method, entityUuid=str(uuid.uuid4())), 403)
 
 
@@ -172,16 +224,16 @@ def test_bearer_whose_role_lacks_the_action_is_403(company, url_name, method):
 
 
 @pytest.mark.parametrize(("url_name", "method"), ROUTES, ids=ROUTE_IDS)
-def test_bearer_with_admin_role_is_let_through(company, url_name, method):
-    client = bearer_client(_member(company, "admin"))
+def test_bearer_with_admin_role_is_let_through(company, member, url_name, method):
+    client = bearer_client(member("admin"))
     response = call_route(client, url_name, method, entityUuid=str(company.uuid))
     assert not _denied(response), response.content
 
 
 @pytest.mark.parametrize(("url_name", "method"), ROUTES, ids=ROUTE_IDS)
-def test_bearer_ignores_the_live_api_key_group(company, url_name, method):
+def test_bearer_ignores_the_live_api_key_group(company, member, url_name, method):
     set_live_actions([])
-    client = bearer_client(_member(company, "admin"))
+    client = bearer_client(member("admin"))
     response = call_route(client, url_name, method, entityUuid=str(company.uuid))
     assert not _denied(response), response.content
 
@@ -189,9 +241,9 @@ def test_bearer_ignores_the_live_api_key_group(company, url_name, method):
 @pytest.mark.parametrize(
     ("role_name", "route"), ROLE_MATRIX, ids=[f"{role}-{method} {name}" for role, (name, method) in ROLE_MATRIX]
 )
-def test_default_roles_grant_exactly_their_actions(company, role_name, route):
+def test_default_roles_grant_exactly_their_actions(company, member, role_name, route):
     url_name, method = route
-    client = bearer_client(_member(company, role_name))
+    client = bearer_client(member(role_name))
     response = call_route(client, url_name, method, entityUuid=str(company.uuid))
     if ROUTE_ACTIONS[route] in DEFAULT_ROLES[role_name]:
         assert not _denied(response), response.content
