@@ -250,7 +250,7 @@ SPECTACULAR_SETTINGS = {
     },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
+    "REDOC_DIST": "/api/redoc-dist",  # the sidecar's bundle without its CDN badge (vault.views.redoc_bundle)
     # Summaries, descriptions, the Idempotency-Key header and the introduction, from one table.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -4,6 +4,8 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from vault.views import api_guide, redoc_bundle
+
 urlpatterns = [
     path("auth/", include("accounts.urls")),
     path("", include("customers.urls")),
@@ -17,6 +19,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/guide/", api_guide, name="api-guide"),
+    path("api/guide/<slug:name>/", api_guide, name="api-guide-page"),
+    path("api/redoc-dist/bundles/redoc.standalone.js", redoc_bundle, name="redoc-bundle"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="vault/redoc.html"), name="redoc"),
 ]
 

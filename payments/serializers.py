@@ -55,5 +55,7 @@ class PaymentMethodCreatedOutput(serializers.Serializer):
 class PaymentMethodOutput(PaymentMethodCreatedOutput):
     """The full method, account and routing numbers included (list and single reads only)."""
 
+    schema_description = "A saved bank account with its full account and routing numbers (list and single reads only)."
+
     accountNumber = serializers.CharField(source="account_number")
     routingNumber = serializers.CharField(source="routing_number")

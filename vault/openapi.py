@@ -69,9 +69,14 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
     429: "Too many requests (API_THROTTLE_RATE_PER_CREDENTIAL, API_THROTTLE_RATE_PER_COMPANY, README: Limits); retry "
     "after the Retry-After header's seconds (also `data.retryAfter`).",
     503: "The database is unavailable for a moment; nothing was written, retry (Retry-After).",
+    414: "The request line (method, path and query string) is longer than 8190 bytes (`uri_too_long`): send fewer "
+    "or shorter query parameters.",
+    431: "A header is longer than 8190 bytes, or the request has more than 100 headers (`header_too_large`).",
 }
-GUARDED_ERRORS = (400, 401, 403, 429, 503)
-PUBLIC_ERRORS = (400, 401, 503)
+# What the web server answers before any view, on every route (gunicorn.conf.py's limits, in the envelope).
+SERVER_LIMIT_ERRORS = (414, 431)
+GUARDED_ERRORS = (400, 401, 403, 429, 503, *SERVER_LIMIT_ERRORS)
+PUBLIC_ERRORS = (400, 401, 503, *SERVER_LIMIT_ERRORS)
 PATH_OBJECT_ERRORS = (404,)
 BODY_ERRORS = (413, 415)  # 413: vault middleware, MAX_REQUEST_BODY_BYTES
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -235,8 +240,17 @@ class VaultAutoSchema(AutoSchema):
             return super().get_operation_id()
         return f"{url_name.replace('-', '_')}_{self.method.lower()}"
 
+    def get_description(self) -> str:
+        # A view's docstring is written for the code's readers; what an operation says comes from its
+        # extend_schema(description=) or vault.openapi_operations.OPERATIONS, never from a docstring.
+        return ""
+
     def _map_basic_serializer(self, serializer, direction):
         schema = super()._map_basic_serializer(serializer, direction)
+        # The same for a serializer (and the mixins it inherits): a component says its `schema_description` or nothing.
+        schema.pop("description", None)
+        if public := getattr(serializer, "schema_description", ""):
+            schema["description"] = public
         if isinstance(serializer, StrictSerializer) and direction == "request":
             schema["additionalProperties"] = False  # unknown fields are a 400 (vault.serializers)
         return schema

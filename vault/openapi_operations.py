@@ -11,8 +11,9 @@ from vault.records import DATETIME_PATTERN
 
 INTRODUCTION = """\
 Store customers, vault their bank accounts, charge them over ACH, RCC, RTP or cards, and report on the
-transactions. The guides (quickstart with curl, errors, idempotency, pagination, reporting, webhooks, the
-lifecycle of a charge) are in the repository's `docs/api.md`.
+transactions. The guide (quickstart with curl, errors, idempotency, pagination, reporting, webhooks, the
+lifecycle of a charge) is served beside this document: [/api/guide/](/api/guide/), and the sandbox's at
+[/api/guide/sandbox/](/api/guide/sandbox/).
 
 **Authentication.** An API key as the user name of HTTP Basic: `Authorization: Basic base64("<apiKey>:")`
 (curl: `-u "$KEY:"`). The key's company is the merchant. Dashboard users may instead log in
@@ -21,7 +22,7 @@ Missing or unknown credentials: 401; a caller without the operation's action: 40
 
 **Envelope.** Success: `{"status": "success", "data": ...}` (lists add `meta`). Failure:
 `{"status": "error", "data": null, "message": "...", "errors": [{"field", "code", "message"}]}`; the codes
-are listed in `docs/api.md`. Another company's object answers 404, as if it did not exist. Every timestamp
+are listed in the guide. Another company's object answers 404, as if it did not exist. Every timestamp
 written is UTC with six fraction digits: `2026-11-25T14:00:00.000000Z`.
 
 **Idempotency.** `PUT /transactions` (and each creating POST that documents the header) takes an

@@ -1,9 +1,13 @@
-"""Django-level 404/500 handlers that answer in the error envelope, never with a page or a trace."""
+"""Django-level 404/500 handlers that answer in the error envelope, never with a page or a trace; the guides and the
+ReDoc bundle the served API documents use."""
 
 from __future__ import annotations
 
 import json
+from functools import lru_cache
+from pathlib import Path
 
+from django.conf import settings
 from django.http import HttpResponse
 
 from vault.envelope import error_body
@@ -29,3 +33,52 @@ def bad_request(request, exception=None):
 
 def permission_denied(request, exception=None):
     return error_response(403, ErrorCode.FORBIDDEN, "You do not have permission to perform this action.")
+
+
+# The guides the served API documents link to (docs/<name>.md of this release), so an integrator who has only the
+# hosted service can read them: the Markdown rendered as one plain page, raw HTML in it left escaped.
+GUIDES = {"": ("api.md", "API guide"), "sandbox": ("sandbox.md", "Sandbox guide")}
+GUIDE_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}}
+pre{{background:#f4f4f4;padding:.75rem;overflow:auto}}code{{font-size:90%}}
+table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.25rem .5rem;vertical-align:top}}</style>
+</head><body><p><a href="/api/docs/">API reference (Swagger)</a> · <a href="/api/redoc/">ReDoc</a> ·
+<a href="/api/guide/">API guide</a> · <a href="/api/guide/sandbox/">Sandbox guide</a></p>
+{body}</body></html>"""
+
+
+@lru_cache(maxsize=len(GUIDES))
+def _guide_html(name: str) -> str:
+    from markdown_it import MarkdownIt
+
+    file_name, title = GUIDES[name]
+    text = (Path(settings.BASE_DIR) / "docs" / file_name).read_text()
+    return GUIDE_PAGE.format(title=title, body=MarkdownIt("commonmark", {"html": False}).enable("table").render(text))
+
+
+def api_guide(request, name: str = ""):
+    if name not in GUIDES:
+        return not_found(request)
+    return HttpResponse(_guide_html(name), content_type="text/html; charset=utf-8")
+
+
+# ReDoc's bundle draws its sidebar badge from the ReDoc CDN; served here with that one address replaced by an empty
+# image, so the page fetches nothing from outside (the page's Content-Security-Policy would block it anyway).
+REDOC_BUNDLE = "drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js"
+REDOC_CDN_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+
+
+@lru_cache(maxsize=1)
+def _redoc_bundle() -> bytes:
+    from django.contrib.staticfiles import finders
+
+    text = Path(finders.find(REDOC_BUNDLE)).read_text()
+    return text.replace(REDOC_CDN_LOGO, "data:image/gif;base64,R0lGODlhAQABAAAAACw=").encode()
+
+
+def redoc_bundle(request):
+    response = HttpResponse(_redoc_bundle(), content_type="text/javascript; charset=utf-8")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response

@@ -338,6 +338,8 @@ class PaymentDetailsRecordField(serializers.DictField):
 class TransactionRecordOutput(serializers.Serializer):
     """A transaction as every route, event and webhook shows it (transactions.records builds it; this documents it)."""
 
+    schema_description = "A transaction as every route, event and webhook shows it."
+
     uuid = serializers.UUIDField()
     numericId = serializers.IntegerField()
     status = serializers.ChoiceField(choices=Status.choices)
@@ -384,6 +386,8 @@ class TransactionRecordOutput(serializers.Serializer):
 
 class TransactionEventOutput(serializers.Serializer):
     """One entry of a transaction's trail (transactions.records.transaction_event_record builds it)."""
+
+    schema_description = "One entry of a transaction's trail: a status change, who made it and why."
 
     event = serializers.CharField()
     fromStatus = serializers.ChoiceField(choices=Status.choices, allow_null=True)

@@ -23,10 +23,11 @@ from vault.figures import dollars
 
 
 class Method(models.TextChoices):
-    ACH = "ACH"
-    RCC = "RCC"
-    RTP = "RTP"
-    CRD = "CRD"
+    # Labels as people say them (the admin showed "Ach", "Crd").
+    ACH = "ACH", "ACH"
+    RCC = "RCC", "RCC"
+    RTP = "RTP", "RTP"
+    CRD = "CRD", "Card"
 
 
 class TransactionType(models.TextChoices):

@@ -46,6 +46,8 @@ class SecCodeRatesSerializer(serializers.Serializer):
 class ReturnRatesSerializer(serializers.Serializer):
     """The company's return rates against the Nacha thresholds (the selector builds the body; this documents it)."""
 
+    schema_description = "The company's return rates against the Nacha thresholds."
+
     windowDays = serializers.IntegerField()
     asOf = serializers.DateField()
     debits = serializers.IntegerField()

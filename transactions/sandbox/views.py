@@ -130,8 +130,8 @@ class SandboxClockAdvanceView(APIView):
             409: error("Another advance of the company ran at the same time (code `sandbox_clock_moved`)."),
         },
         description="Moves the company's clock `days` banking days on. Each day the morning file is cut "
-        "(`originate`, into var/sandbox/, never to a bank) and the evening settles (`settle`), for this company "
-        "only; magic account numbers come back as the bank would send them: 000555NN returned with RNN, "
+        "(`originate`, into a sandbox file that never goes to a bank) and the evening settles (`settle`), for this "
+        "company only; magic account numbers come back as the bank would send them: 000555NN returned with RNN, "
         "000666NN noticed with CNN, 000777NN returned late with RNN 40 days after it settled. A charge made now "
         "settles on the second banking day advanced (a Same Day one on the first). " + SANDBOX_ONLY,
     )
