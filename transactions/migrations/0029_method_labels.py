@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('transactions', '0027_debithold_lift_permission'),
+        ('transactions', '0028_credits_within_debit'),
     ]
 
     operations = [
