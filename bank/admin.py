@@ -3,9 +3,12 @@ answer) and each file fetched from it. A file carries every company's entries: o
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.utils import timezone
 
 from bank.models import BankFile, InboundFile
+from bank.services import ResendRefused, bank_file_resend
 from vault.admin_scoping import ReadOnlyAdminMixin, SuperuserOnlyAdminMixin
 
 
@@ -28,6 +31,17 @@ class BankFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmi
     raw_id_fields = ("origination_file",)
     readonly_fields = ("uuid", "origination_file", "name", "resent_as", "created_at")
     date_hierarchy = "created_at"
+    actions = ["send_again"]
+
+    @admin.action(description="Send the selected rejected files again (new file id modifier, same entries)")
+    def send_again(self, request, queryset: QuerySet[BankFile]) -> None:
+        for bank_file in queryset.order_by("pk"):
+            try:
+                resent = bank_file_resend(bank_file=bank_file, at=timezone.now())
+            except ResendRefused as exc:
+                self.message_user(request, str(exc), level=messages.ERROR)
+                continue
+            self.message_user(request, f"{bank_file.name}: its entries go out again as {resent.name}")
 
 
 @admin.register(InboundFile)

@@ -27,6 +27,7 @@ from typing import Any
 import achkit
 import asyncssh
 
+from bank import acknowledgements
 from transactions import calendar
 from transactions.ach import nacha
 from transactions.sandbox import magic
@@ -36,7 +37,6 @@ JOURNAL = "journal.jsonl"
 FAULTS = ("drop-upload", "lose-write", "slow")
 PART = b".part"
 ACK_SUFFIX, RETURNS_SUFFIX = ".ack", ".returns"
-ACK_FORMAT_VERSION = 1
 DEBIT_CODES = {"27", "28", "37", "38"}
 PRENOTE_CODES = {"23", "28", "33", "38"}
 
@@ -115,7 +115,7 @@ def _acknowledgement(record: dict[str, Any], text: str) -> dict[str, Any]:
     header = text[:94]
     control = next((line for line in text.splitlines() if line.startswith("9") and line.strip("9")), "")
     return {
-        "acknowledgement": ACK_FORMAT_VERSION,
+        "acknowledgement": acknowledgements.FORMAT_VERSION,
         "file": record["name"],
         "sha256": record["sha256"],
         "fileIdModifier": header[33:34],

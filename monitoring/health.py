@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from bank.selectors import bank_files_needing_attention
 from events.models import Delivery, Event
 
 
@@ -51,9 +52,17 @@ def check_worker_queue() -> dict[str, Any]:
     return figures
 
 
+def check_bank_files() -> dict[str, Any]:
+    """The files the bank has not acknowledged in time, or rejected, and not yet sent again: shown, never a 503
+    (a load balancer must not take the service out for the bank's silence); `fetch_bank_files` exits 1 and the
+    admin lists them (docs/operations.md, "The bank connection")."""
+    return bank_files_needing_attention()
+
+
 CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
     "database": check_database,
     "workerQueue": check_worker_queue,
+    "bankFiles": check_bank_files,
 }
 
 

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("name", ["transmit_files"])
+@pytest.mark.parametrize("name", ["transmit_files", "fetch_bank_files"])
 def test_without_a_bank_url_the_command_says_so_in_one_line_and_exits_1(name, tmp_path):
     env = {key: value for key, value in os.environ.items() if not key.startswith("BANK_")}
     env.update(DEBUG="1", VAR_DIR=str(tmp_path), DATABASE_URL=f"sqlite:///{tmp_path}/never-made.sqlite3")

@@ -563,3 +563,25 @@ def built_files_write(result: OriginationResult, spool: EntrySpool | None = None
             continue
         if written:
             result.files.append(written)
+
+
+@transaction.atomic
+def origination_file_again(*, origination_file: OriginationFile, at: datetime) -> OriginationFile:
+    """The same batches and entries (same trace numbers) in a new file of the same window with the next file id
+    modifier, written: a file the bank rejected, sent again by an operator. The old record stays, without batches."""
+    with serialized(ORIGINATE_LOCK_KEY):
+        again = OriginationFile.objects.create(
+            window_at=origination_file.window_at,
+            file_id_modifier=_next_file_id_modifier(origination_file.window_at),
+            path="",
+            created_at=at,
+            is_sandbox=origination_file.is_sandbox,
+            batch_count=origination_file.batch_count,
+            entry_count=origination_file.entry_count,
+            debit_total=origination_file.debit_total,
+            credit_total=origination_file.credit_total,
+        )
+        origination_file.batches.update(origination_file=again)
+    origination_file_write(origination_file=again)
+    again.refresh_from_db()
+    return again

@@ -1,0 +1,232 @@
+"""`fetch_bank_files`: the files in the bank's outbox (BANK_INBOUND_DIR) are fetched, each recorded by name and
+SHA-256 before it is applied (InboundFile; the same content under another name is a duplicate, never applied
+again), then applied: acknowledgements (bank/acknowledgements.py) answer the file they name, return and NOC files
+go through `import_returns`' own service (`returns_import`). A transmitted file with no answer after
+BANK_ACK_TIMEOUT_MINUTES becomes `unacknowledged`, also when the bank cannot be reached. One run at a time."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import stat
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import paramiko
+from django.conf import settings
+from django.db import transaction
+
+from bank.acknowledgements import AcknowledgementError, acknowledgement_read, looks_like_acknowledgement
+from bank.connection import BankConnectionError, BankSettings, bank_settings, describe, sftp_session
+from bank.models import BankFile, BankFileStatus, InboundFile
+from bank.state import BankFileEvent, bank_file_move
+from transactions.ach.return_files import ReturnFileError, ReturnFileSource
+from transactions.ach.returns import returns_import
+from transactions.state import Actor
+from vault.threads import serialized
+
+logger = logging.getLogger("bank")
+
+FETCH_LOCK_KEY = zlib.crc32(b"bank.fetch_bank_files")
+FETCH_BANK_FILES = Actor.command("fetch_bank_files")
+# What a name on the bank's server must look like before it names a file here.
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,254}\Z", re.ASCII)
+INBOUND_DIR_MODE, INBOUND_FILE_MODE = 0o700, 0o600
+ERROR_WIDTH = InboundFile._meta.get_field("error").max_length
+
+
+@dataclass
+class FetchResult:
+    files: list[str] = field(default_factory=list)
+    acknowledged: int = 0
+    rejected: int = 0
+    returns: int = 0
+    notices: int = 0
+    exceptions: list[dict[str, Any]] = field(default_factory=list)
+    refused: int = 0
+    unacknowledged: list[str] = field(default_factory=list)
+    connection_error: str | None = None
+
+    def as_json(self) -> dict:
+        return {
+            "files": self.files,
+            "acknowledged": self.acknowledged,
+            "rejected": self.rejected,
+            "returns": self.returns,
+            "notices": self.notices,
+            "exceptions": self.exceptions,
+        }
+
+    def exception(self, name: str, reason: str, **more: Any) -> None:
+        self.exceptions.append({"file": name, **more, "reason": reason})
+
+
+def _download(sftp: paramiko.SFTPClient, remote: str, name: str) -> tuple[Path, str, int]:
+    """The file, copied under INBOUND_DIR (0600) whole or not at all, with its SHA-256 and size."""
+    directory = Path(settings.INBOUND_DIR)
+    directory.mkdir(mode=INBOUND_DIR_MODE, parents=True, exist_ok=True)
+    os.chmod(directory, INBOUND_DIR_MODE)
+    local, partial = directory / name, directory / f".{name}.partial"
+    digest, size = hashlib.sha256(), 0
+    limit = settings.IMPORT_RETURNS_MAX_BYTES
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, INBOUND_FILE_MODE)
+    try:
+        with os.fdopen(descriptor, "wb") as out, sftp.open(remote, "rb") as handle:
+            handle.prefetch()
+            while chunk := handle.read(1 << 20):
+                size += len(chunk)
+                if size > limit:
+                    raise ValueError(f"larger than IMPORT_RETURNS_MAX_BYTES ({limit} bytes)")
+                digest.update(chunk)
+                out.write(chunk)
+        os.replace(partial, local)
+    finally:
+        partial.unlink(missing_ok=True)
+    return local, digest.hexdigest(), size
+
+
+def _recorded(name: str, digest: str, size: int, kind: str, at: datetime) -> InboundFile:
+    """The file's record, being applied; or, when its content was fetched before under another name, a duplicate."""
+    first = InboundFile.objects.filter(sha256=digest, duplicate_of__isnull=True).exclude(name=name).first()
+    return InboundFile.objects.create(
+        name=name,
+        sha256=digest,
+        size=size,
+        kind=kind,
+        received_at=at,
+        state=InboundFile.State.DUPLICATE if first else InboundFile.State.APPLYING,
+        duplicate_of=first,
+    )
+
+
+def _finish(inbound: InboundFile, state: str, at: datetime, *, summary: dict | None = None, error: str = "") -> None:
+    inbound.state, inbound.applied_at, inbound.error = state, at, error[:ERROR_WIDTH]
+    inbound.summary = summary or {}
+    inbound.save(update_fields=["state", "applied_at", "error", "summary"])
+
+
+def _acknowledgement_apply(inbound: InboundFile, data: bytes, at: datetime, result: FetchResult) -> None:
+    try:
+        ack = acknowledgement_read(data)
+    except AcknowledgementError as exc:
+        _finish(inbound, InboundFile.State.REFUSED, at, error=str(exc))
+        result.refused += 1
+        result.exception(inbound.name, f"not an acknowledgement this service reads: {exc}")
+        return
+    bank_file = BankFile.objects.filter(name=ack.file).select_related("origination_file").first()
+    if bank_file is None:
+        _finish(inbound, InboundFile.State.APPLIED, at, error="acknowledges a file we never sent")
+        result.exception(inbound.name, f"acknowledges {ack.file[:120]!r}, a file we never sent")
+        return
+    if bank_file.status == BankFileStatus.PENDING:
+        # The bank has it, but the run that sent it stopped before recording it: the next transmit_files reads it
+        # back and records it, and the next fetch applies this acknowledgement then.
+        result.exception(inbound.name, f"acknowledges {bank_file.name}, not yet recorded as transmitted: kept")
+        return
+    sent = bank_file.origination_file
+    told = (ack.sha256, ack.entries, ack.debit_total, ack.credit_total)
+    ours = (sent.sha256, sent.entry_count, sent.debit_total, sent.credit_total)
+    if any(theirs is not None and theirs != mine for theirs, mine in zip(told, ours, strict=True)):
+        result.exception(
+            inbound.name,
+            f"the bank's figures for {bank_file.name} differ from the file we sent (SHA-256, entries or totals)",
+        )
+    event = BankFileEvent.ACKNOWLEDGE if ack.accepted else BankFileEvent.REJECT
+    with transaction.atomic():
+        moved = bank_file_move(
+            bank_file=bank_file, event=event, answered_at=at, rejected_reason="" if ack.accepted else ack.reason[:500]
+        )
+        _finish(inbound, InboundFile.State.APPLIED, at, summary={"file": bank_file.name, "accepted": ack.accepted})
+    if moved is not None:
+        if ack.accepted:
+            result.acknowledged += 1
+        else:
+            result.rejected += 1
+
+
+def _returns_apply(inbound: InboundFile, local: Path, at: datetime, result: FetchResult) -> None:
+    try:
+        with local.open("rb") as handle:
+            summary = returns_import(
+                source=ReturnFileSource(handle), filename=inbound.name, at=at, actor=FETCH_BANK_FILES
+            )
+    except ReturnFileError as exc:
+        _finish(inbound, InboundFile.State.REFUSED, at, error=str(exc))
+        result.refused += 1
+        result.exception(inbound.name, f"refused whole, nothing applied: {exc}")
+        return
+    _finish(inbound, InboundFile.State.APPLIED, at, summary=summary)
+    if summary.get("alreadyImported"):
+        result.exception(inbound.name, "imported before (import_returns): nothing applied again")
+        return
+    result.returns += summary["returns"]
+    result.notices += summary["notices"]
+    for item in summary.get("exceptions", []):
+        result.exceptions.append({"file": inbound.name, **item})
+    for trace in summary.get("unmatched", []):
+        result.exception(inbound.name, "no entry of ours matches it", trace=trace)
+
+
+def _one_file(sftp: paramiko.SFTPClient, config: BankSettings, name: str, at: datetime, result: FetchResult) -> None:
+    known = InboundFile.objects.filter(name=name).first()
+    if known is not None and known.state != InboundFile.State.APPLYING:
+        return
+    if not SAFE_NAME.match(name):
+        result.exception(name[:80], "a name this service does not take (letters, digits, '.', '_', '-'): left there")
+        return
+    local, digest, size = _download(sftp, f"{config.inbound_dir}/{name}", name)
+    if known is not None and known.sha256 != digest:
+        result.exception(name, "its content changed on the bank's server after it was first fetched: left there")
+        return
+    with local.open("rb") as handle:
+        head = handle.read(64)
+    kind = InboundFile.Kind.ACKNOWLEDGEMENT if looks_like_acknowledgement(head) else InboundFile.Kind.RETURNS
+    inbound = known or _recorded(name, digest, size, kind, at)
+    result.files.append(name)
+    if inbound.state == InboundFile.State.DUPLICATE:
+        result.exception(name, f"the same content as {inbound.duplicate_of.name}, which was applied: not again")
+    elif inbound.kind == InboundFile.Kind.ACKNOWLEDGEMENT:
+        _acknowledgement_apply(inbound, local.read_bytes(), at, result)
+    else:
+        _returns_apply(inbound, local, at, result)
+
+
+def _overdue_mark(at: datetime, result: FetchResult) -> None:
+    """Every transmitted file the bank has not answered within BANK_ACK_TIMEOUT_MINUTES."""
+    minutes = settings.BANK_ACK_TIMEOUT_MINUTES
+    overdue = BankFile.objects.filter(
+        status=BankFileStatus.TRANSMITTED, transmitted_at__lte=at - timedelta(minutes=minutes)
+    )
+    for bank_file in overdue.order_by("pk"):
+        if bank_file_move(bank_file=bank_file, event=BankFileEvent.TIME_OUT) is not None:
+            result.unacknowledged.append(bank_file.name)
+            result.exception(bank_file.name, f"unacknowledged: no answer from the bank within {minutes} minutes")
+            logger.error("%s unacknowledged after %s minutes", bank_file.name, minutes)
+
+
+def bank_files_fetch(*, at: datetime) -> FetchResult:
+    """Raises BankNotConfigured (before anything is touched) when the connection's settings are missing."""
+    config = bank_settings()
+    result = FetchResult()
+    with serialized(FETCH_LOCK_KEY):
+        try:
+            with sftp_session(config) as sftp:
+                listing = sftp.listdir_attr(config.inbound_dir)
+                names = sorted(entry.filename for entry in listing if stat.S_ISREG(entry.st_mode or 0))
+                for name in names:
+                    if name.startswith(".") or name.endswith(".part"):
+                        continue
+                    try:
+                        _one_file(sftp, config, name, at, result)
+                    except (OSError, ValueError) as exc:
+                        result.refused += 1
+                        result.exception(name, f"not fetched: {describe(exc)}")
+        except BankConnectionError as exc:
+            result.connection_error = str(exc)
+        _overdue_mark(at, result)
+    return result

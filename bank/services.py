@@ -1,0 +1,31 @@
+"""What an operator does to a bank file from the admin: send a rejected file's entries again, in a new file (the
+next file id modifier of its window), never automatically."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from django.db import transaction
+
+from bank.models import BankFile, BankFileStatus
+from transactions.ach.origination import origination_file_again
+
+
+class ResendRefused(Exception):
+    pass
+
+
+@transaction.atomic
+def bank_file_resend(*, bank_file: BankFile, at: datetime) -> BankFile:
+    """The rejected file's batches move to a new NACHA file, written now and pending for `transmit_files`."""
+    locked = BankFile.objects.select_for_update().select_related("origination_file").get(pk=bank_file.pk)
+    if locked.status != BankFileStatus.REJECTED:
+        raise ResendRefused(f"{locked.name} is {locked.status}: only a rejected file is sent again")
+    if locked.resent_as_id is not None:
+        raise ResendRefused(f"{locked.name} was sent again already, as {locked.resent_as.name}")
+    again = origination_file_again(origination_file=locked.origination_file, at=at)
+    resent = BankFile.objects.create(origination_file=again, name=Path(again.path).name, created_at=at)
+    locked.resent_as = resent
+    locked.save(update_fields=["resent_as"])
+    return resent

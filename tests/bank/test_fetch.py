@@ -1,0 +1,159 @@
+"""fetch_bank_files over real SFTP on loopback against the simulator (CONTRACT 16): a full day end to end
+(originate, transmit_files, the bank's acknowledgement and returns, fetch_bank_files, settle); acknowledgements and
+rejections; an unanswered file becomes unacknowledged (the admin, /health); a duplicate inbound file is applied once;
+a rejected file is sent again from the admin with a new file id modifier."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bank.models import BankFile, BankFileStatus, InboundFile
+from events.models import Event
+from tests import factories
+from tests.bank.conftest import command, received_names, remote
+from tests.bank.test_transmit import TRANSMIT_AT
+from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run
+from transactions.models import OriginationFile, Status, Transaction
+
+pytestmark = pytest.mark.django_db
+
+FETCH_AT = "2026-12-07T15:45:00Z"
+LATE = "2026-12-07T16:31:00Z"  # 61 minutes after TRANSMIT_AT
+
+
+def _day(company) -> dict[str, Transaction]:
+    entries = {
+        "settles": bank_txn(company, amount=1500),
+        "returned": bank_txn(company, amount=2500, account_number="00055501"),
+        "noticed": bank_txn(company, amount=3000, account_number="00066601"),
+        "credit": bank_txn(company, type="Credit", amount=700, standard_entry_class_code="PPD"),
+    }
+    run("originate", "--at", MONDAY_MORNING)
+    return entries
+
+
+def test_a_full_day_goes_to_the_bank_and_back(bank, company):
+    entries = _day(company)
+    sent, error = command("transmit_files", "--at", TRANSMIT_AT)
+    (name,) = sent["transmitted"]
+    assert error is None and received_names(bank) == [name]
+    fetched, error = command("fetch_bank_files", "--at", FETCH_AT)
+    assert error is None
+    assert fetched == {
+        "files": [f"{name}.ack", f"{name}.returns"],
+        "acknowledged": 1,
+        "rejected": 0,
+        "returns": 1,
+        "notices": 1,
+        "exceptions": [],
+    }
+    bank_file = BankFile.objects.get()
+    assert bank_file.status == BankFileStatus.ACKNOWLEDGED
+    (event,) = Event.objects.filter(type="ach_file.acknowledged", company=company)
+    assert event.data["entries"]["debitTotal"] == 7000 and event.data["entries"]["creditTotal"] == 700
+    settled = run("settle", "--at", MONDAY_SETTLED)
+    assert settled["transactions"] == 3
+    statuses = {key: Transaction.objects.get(pk=txn.pk).status for key, txn in entries.items()}
+    assert statuses == {
+        "settles": Status.SETTLED,
+        "returned": Status.RETURNED,
+        "noticed": Status.SETTLED,
+        "credit": Status.SETTLED,
+    }
+    assert Transaction.objects.get(pk=entries["returned"].pk).return_code == "R01"
+    # The bank's totals match ours to the cent, and nothing came twice.
+    (received,) = bank.received
+    file = OriginationFile.objects.get()
+    assert (received["debitTotal"], received["creditTotal"]) == (file.debit_total, file.credit_total)
+    again, error = command("fetch_bank_files", "--at", FETCH_AT)
+    assert (again["files"], again["returns"], error) == ([], 0, None)
+
+
+def test_the_same_return_file_under_another_name_is_applied_once(bank, company):
+    _day(company)
+    (name,) = command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"]
+    returns = Path(bank.root, "from-bank", f"{name}.returns")
+    shutil.copy(returns, returns.with_name("COPY_OF_RETURNS.ach"))
+    fetched, error = command("fetch_bank_files", "--at", FETCH_AT)
+    assert error is None
+    assert (fetched["returns"], fetched["notices"]) == (1, 1)
+    assert fetched["exceptions"] == [
+        {
+            "file": "COPY_OF_RETURNS.ach",
+            "reason": f"the same content as {name}.returns, which was applied: not again",
+        }
+    ]
+    copy = InboundFile.objects.get(name="COPY_OF_RETURNS.ach")
+    assert copy.state == InboundFile.State.DUPLICATE and copy.duplicate_of.name == f"{name}.returns"
+    assert Transaction.objects.filter(status=Status.RETURNED).count() == 1
+
+
+def test_a_file_the_bank_does_not_answer_in_time_is_unacknowledged(bank, company, client):
+    _day(company)
+    (name,) = command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"]
+    ack = Path(bank.root, "from-bank", f"{name}.ack")
+    held_back = ack.read_bytes()
+    ack.unlink()
+    early, error = command("fetch_bank_files", "--at", FETCH_AT)
+    assert error is None and BankFile.objects.get().status == BankFileStatus.TRANSMITTED
+    late, error = command("fetch_bank_files", "--at", LATE)
+    assert late["exceptions"] == [{"file": name, "reason": "unacknowledged: no answer from the bank within 60 minutes"}]
+    assert error == f"1 file(s) now unacknowledged by the bank: {name}"
+    assert BankFile.objects.get().status == BankFileStatus.UNACKNOWLEDGED
+    assert Event.objects.filter(type="ach_file.unacknowledged", company=company).count() == 1
+    health = client.get("/health").json()["checks"]["bankFiles"]
+    assert health["unacknowledged"] == 1 and health["unacknowledgedFiles"] == [name]
+    ack.write_bytes(held_back)  # the answer comes after all
+    answered, error = command("fetch_bank_files", "--at", LATE)
+    assert (answered["acknowledged"], error) == (1, None)
+    assert BankFile.objects.get().status == BankFileStatus.ACKNOWLEDGED
+    assert client.get("/health").json()["checks"]["bankFiles"]["unacknowledged"] == 0
+
+
+def test_a_rejected_file_is_sent_again_from_the_admin_with_a_new_file_id_modifier(bank, company, client, tmp_path):
+    _day(company)
+    file = OriginationFile.objects.get()
+    # The file on disk is damaged after it was written (a cent more on an entry): the bank's reader rejects it.
+    damaged = tmp_path / "damaged" / Path(file.path).name
+    damaged.parent.mkdir()
+    lines = Path(file.path).read_text().split("\n")
+    entry = next(number for number, line in enumerate(lines) if line.startswith("6"))
+    lines[entry] = lines[entry][:38] + str((int(lines[entry][38]) + 1) % 10) + lines[entry][39:]
+    damaged.write_text("\n".join(lines))
+    OriginationFile.objects.filter(pk=file.pk).update(path=str(damaged), sha256=_sha256(damaged))
+    (name,) = command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"]
+    fetched, error = command("fetch_bank_files", "--at", FETCH_AT)
+    assert (fetched["acknowledged"], fetched["rejected"], fetched["returns"], error) == (0, 1, 0, None)
+    rejected = BankFile.objects.get()
+    assert rejected.status == BankFileStatus.REJECTED and "BAD_BATCH" in rejected.rejected_reason
+    assert Event.objects.get(type="ach_file.rejected", company=company).data["rejectedReason"]
+    assert client.get("/health").json()["checks"]["bankFiles"]["rejectedFiles"] == [name]
+    # Never again by itself: the next runs send nothing.
+    assert command("transmit_files", "--at", TRANSMIT_AT)[0] == {"transmitted": [], "failed": []}
+    client.force_login(factories.UserFactory(is_staff=True, is_superuser=True))
+    response = client.post(
+        "/admin/bank/bankfile/", {"action": "send_again", "_selected_action": [rejected.pk]}, follow=True
+    )
+    assert response.status_code == 200
+    rejected.refresh_from_db()
+    resent = rejected.resent_as
+    assert resent.status == BankFileStatus.PENDING
+    assert resent.origination_file.file_id_modifier == "B" and resent.name != name
+    (again,) = command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"]
+    assert again == resent.name
+    fetched, error = command("fetch_bank_files", "--at", FETCH_AT)
+    assert (fetched["acknowledged"], fetched["returns"], fetched["notices"], error) == (1, 1, 1, None)
+    assert received_names(bank) == [name, resent.name]
+    assert [record["accepted"] for record in bank.received] == [False, True]
+    assert remote(bank, "to-bank") == sorted([name, resent.name])
+    # A second click sends nothing more.
+    client.post("/admin/bank/bankfile/", {"action": "send_again", "_selected_action": [rejected.pk]})
+    assert BankFile.objects.count() == 2
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
