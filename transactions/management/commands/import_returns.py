@@ -15,6 +15,10 @@ from transactions.ach.return_files import ReturnFileError, ReturnFileSource
 from transactions.ach.returns import returns_import
 from vault.commands import LIFECYCLE_SYSTEM_CHECKS, add_at_argument, bulk_collector, emit, parse_at, progress_for
 
+# The exit status of a refused file (not ours, damaged, malformed), apart from 1 (the database, an unreadable path):
+# deploy/import-returns.sh moves such a file to quarantine/ and goes on with the next.
+REFUSED_FILE_EXIT = 3
+
 
 class Command(BaseCommand):
     requires_system_checks = LIFECYCLE_SYSTEM_CHECKS
@@ -43,8 +47,8 @@ class Command(BaseCommand):
                     progress=progress_for(self),
                     workers=options["workers"],
                 )
-            except ReturnFileError as exc:
-                raise CommandError(f"{path.name}: {exc}") from None
+            except ReturnFileError as exc:  # the file itself is refused: the import unit quarantines it
+                raise CommandError(f"{path.name}: {exc}", returncode=REFUSED_FILE_EXIT) from None
             except DatabaseError as exc:  # one line, never a traceback
                 raise CommandError(
                     f"{path.name}: the database refused the import ({type(exc).__name__}); importing the same file"
