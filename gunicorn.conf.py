@@ -18,7 +18,7 @@ wsgi_app = "config.wsgi:application"
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))  # N4: gthread by default (module docstring)
 worker_class = "vault.gunicorn_workers." + ("ThreadJsonWorker" if threads > 1 else "SyncJsonWorker")
 # gunicorn's largest request line (8190 bytes; 0 would mean unbounded): a long reporting query fits. Past it 414,
-# a header past 8190 bytes or more than 100 headers 431, in the envelope. README: Limits; the OpenAPI description.
+# a header past 8190 bytes or more than 100 headers 431, in the envelope (docs/configuration.md, Limits).
 limit_request_line = 8190
 limit_request_field_size = 8190
 limit_request_fields = 100

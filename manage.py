@@ -17,7 +17,7 @@ if __name__ == "__main__":
     except ImproperlyConfigured as exc:
         sys.exit(
             f"ImproperlyConfigured: {exc}. In development export DEBUG=1 (make does); "
-            "in production set it in the environment (README: Configuration)."
+            "in production set it in the environment (docs/configuration.md)."
         )
     try:
         execute_from_command_line(sys.argv)

@@ -1,5 +1,5 @@
 """Every event type a merchant can receive (CONTRACT 9): the one table endpoints' `eventTypes` are checked
-against and the README lists. Adding a type is one line."""
+against and docs/webhooks.md lists. Adding a type is one line."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`make run` serves where GUNICORN_BIND says (newcomer review 2026-12-02 N17): the Makefile's gunicorn command line
-names no --bind of its own, so gunicorn.conf.py's GUNICORN_BIND decides, as the README's table says."""
+names no --bind of its own, so gunicorn.conf.py's GUNICORN_BIND decides, as docs/configuration.md's table says."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ Constraint names stay Django's, so a later RemoveConstraint by name still works.
 What it reads is the migration state of the models it is given (not the database), so both directions are
 deterministic. A later migration that adds a merchant-owned table, or a foreign key to one, must end with
 `company_keys(...)` for it (Django alone would emit REFERENCES parent (id), which no longer has a unique index of
-its own): see the README, "worth knowing"."""
+its own): see docs/configuration.md, "Worth knowing"."""
 
 from __future__ import annotations
 
@@ -140,8 +140,8 @@ def company_keys(*labels: str) -> migrations.RunPython:
 
 def company_foreign_key(label: str, field_name: str) -> migrations.RunPython:
     """A migration operation adding FOREIGN KEY (x_id, company_id) for a new foreign key `field_name` of the model
-    `label` to a merchant-owned model (added with db_constraint=False on the database side: README); reversed, it
-    drops it."""
+    `label` to a merchant-owned model (added with db_constraint=False on the database side:
+    docs/configuration.md); reversed, it drops it."""
 
     def forward(apps, schema_editor):
         if schema_editor.connection.vendor == "postgresql":

@@ -93,7 +93,7 @@ CSV_COLUMNS = (
 
 
 def return_csv(rows: list[str], *, columns: str = CSV_COLUMNS, count: int | None = None, hash_value: str = "") -> str:
-    """A return / NOC CSV as our bank would send it (README "Return and NOC CSV format"): its file header line
+    """A return / NOC CSV as our bank would send it (docs/returns.md, "Return and NOC CSV format"): its file header line
     (from our bank, to us, with the rows' count and trace hash), the column header, the rows."""
     traces = [row.split(",")[1] for row in rows]
     header = ",".join(

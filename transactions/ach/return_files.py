@@ -1,5 +1,5 @@
 """Reading an RDFI's return / notice-of-change file before anything is applied: NACHA (a file opening with its
-`101` file header) or the CSV equivalent (README "Return and NOC CSV format").
+`101` file header) or the CSV equivalent (docs/returns.md, "Return and NOC CSV format").
 
 Refused whole (ReturnFileError, nothing applied): a file not addressed to us by our bank, not well formed, or whose
 control records do not add up; the same for a CSV file, whose first line is its file header. Parked (listed under
@@ -34,7 +34,7 @@ TRACE_NUMBER = re.compile(r"[0-9]{15}\Z", re.ASCII)
 CODE = re.compile(r"[A-Z][0-9]{2}\Z", re.ASCII)
 NAME = re.compile(r"[ -~]{1,22}\Z", re.ASCII)  # what the 22-character NACHA name field can carry
 
-# The CSV's columns after its file header line (README: "Return and NOC CSV format").
+# The CSV's columns after its file header line (docs/returns.md, "Return and NOC CSV format").
 CSV_COLUMNS = (
     "record_type",
     "original_trace_number",
@@ -159,7 +159,7 @@ def read_return_file(source: ReturnFileSource) -> ReturnFileContent:
     else:
         raise ReturnFileError(
             "line 1 is neither a NACHA file header (record type 1, priority code 01) nor a return CSV's file header"
-            f" ({CSV_FILE_HEADER},...; README: Return and NOC CSV format)"
+            f" ({CSV_FILE_HEADER},...; docs/returns.md)"
         )
 
     def read() -> Iterator[FileItem]:
