@@ -62,6 +62,8 @@ def test_the_contracts_hold_on_the_code(tree):
         ("events", "events/outbox.py", "events.tasks"),  # the outbox wakes its worker by name: the old circle
         ("events", "events/delivery.py", "events.tasks"),  # the delivery loop imports the task that runs it
         ("reporting", "reporting/exports.py", "reporting.tasks"),  # an export's build queues itself
+        ("bank", "bank/state.py", "bank.transmit"),  # the status table knows a run
+        ("apps", "transactions/ach/returns.py", "bank.fetch"),  # the ACH wing knows what carries its files
     ],
 )
 def test_each_contract_breaks_when_an_arrow_is_added_against_it(tree, contract, module, arrow):

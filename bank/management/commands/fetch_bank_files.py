@@ -8,10 +8,11 @@ from django.db import DatabaseError
 
 from bank.connection import BankNotConfigured
 from bank.fetch import bank_files_fetch
-from vault.commands import add_at_argument, bulk_collector, emit, parse_at
+from vault.commands import LIFECYCLE_SYSTEM_CHECKS, add_at_argument, bulk_collector, emit, parse_at
 
 
 class Command(BaseCommand):
+    requires_system_checks = LIFECYCLE_SYSTEM_CHECKS
     help = "Fetch the bank's files (acknowledgements, returns, NOCs) and apply each once."
 
     def add_arguments(self, parser):

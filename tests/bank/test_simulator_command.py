@@ -1,0 +1,56 @@
+"""`manage.py bank_simulator` as an operator or `make run` starts it: one JSON line with its port and host key when
+ready, then an ODFI on that port that takes our file and acknowledges it."""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.bank.conftest import command
+from tests.bank.test_transmit import TRANSMIT_AT, _originated
+
+pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _ready_line(process: subprocess.Popen, seconds: float = 60) -> dict:
+    chooser = selectors.DefaultSelector()
+    chooser.register(process.stdout, selectors.EVENT_READ)
+    assert chooser.select(seconds), "bank_simulator printed nothing"
+    return json.loads(process.stdout.readline())
+
+
+def test_the_simulator_command_prints_its_port_and_host_key_and_serves(company, settings, tmp_path):
+    env = {**os.environ, "DEBUG": "1", "VAR_DIR": str(tmp_path / "var"), "LOG_LEVEL": "WARNING"}
+    root = tmp_path / "bank"
+    process = subprocess.Popen(  # noqa: S603 - fixed arguments
+        [sys.executable, "manage.py", "bank_simulator", "--root", str(root), "--port", "0", "--password", "pw"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        ready = _ready_line(process)
+        assert set(ready) == {"port", "hostKey"} and ready["hostKey"].startswith("ssh-ed25519 ")
+        settings.BANK_SFTP_URL = f"sftp://anyone@127.0.0.1:{ready['port']}"
+        settings.BANK_SFTP_PASSWORD = "pw"
+        settings.BANK_SFTP_HOST_KEY = ready["hostKey"]
+        name = _originated(company)
+        result, error = command("transmit_files", "--at", TRANSMIT_AT)
+        assert (result, error) == ({"transmitted": [name], "failed": []}, None)
+        assert (root / "to-bank" / name).exists()
+        ack = json.loads((root / "from-bank" / f"{name}.ack").read_text())
+        assert (ack["file"], ack["status"]) == (name, "accepted")
+        (journal,) = (root / "journal.jsonl").read_text().splitlines()
+        assert json.loads(journal)["name"] == name
+    finally:
+        process.terminate()
+        process.wait(30)
