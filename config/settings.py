@@ -294,6 +294,10 @@ ACH_IMMEDIATE_DESTINATION_NAME = env_str("ACH_IMMEDIATE_DESTINATION_NAME", "FEDE
 ACH_IMMEDIATE_ORIGIN = env_str("ACH_IMMEDIATE_ORIGIN", "021000021")
 ACH_IMMEDIATE_ORIGIN_NAME = env_str("ACH_IMMEDIATE_ORIGIN_NAME", "VAULT PAYMENTS")
 ACH_ORIGINATING_DFI = env_str("ACH_ORIGINATING_DFI", "02100002")
+# The sandbox's own trace space (its files never go to a bank, and a bank's file never names its entries).
+SANDBOX_ORIGINATING_DFI = env_str("SANDBOX_ORIGINATING_DFI", "09999999")
+# Trace sequences continue across days and wrap after this number (a trace number is reused as late as possible).
+ACH_TRACE_SEQUENCE_LAST = 9_999_999
 # How many companies `settle` moves at once on PostgreSQL, each on its own connection (1: one after another).
 SETTLE_WORKERS = env_int("SETTLE_WORKERS", 2, minimum=1)
 # How many companies `originate` batches at once on PostgreSQL, each on its own connection (1: one after another).

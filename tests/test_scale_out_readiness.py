@@ -27,6 +27,7 @@ GLOBAL_TABLES = {
     "transactions_originationfile", "transactions_ingestionfile",  # one NACHA file spans many merchants
     "transactions_parkedreturnitem",  # an item of an imported file not applied: spans merchants as its file does
     "transactions_ingestionpart",  # a part of an import, for its file's summary: spans merchants as its file does
+    "transactions_tracesequence",  # the originating DFI's trace sequence: its numbers span merchants' entries
     "auth_group", "auth_group_permissions", "auth_permission", "django_admin_log", "django_content_type",
     "django_migrations", "django_session", "vault_cache",
     "accounts_ratewindow",  # throttle counters: keyed by credential, company or address, like the cache

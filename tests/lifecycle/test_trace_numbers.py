@@ -1,5 +1,6 @@
-"""Trace numbers are unique per originating DFI and processing day; the sequence starts again every day, and
-`import_returns` matches a return to the most recent entry with its trace number inside the return window."""
+"""Trace numbers are unique per originating DFI and processing day, and the sequence continues across days (wrapping
+after 9,999,999) so that a number is reused as late as possible (CONTRACT 12 "Matching"); the sandbox has its own
+trace space and file id modifiers."""
 
 from __future__ import annotations
 
@@ -10,30 +11,67 @@ from django.db import IntegrityError, transaction
 
 from tests import factories
 from tests.lifecycle.conftest import MONDAY, MONDAY_MORNING, bank_txn, run
-from transactions.models import Transaction
+from transactions.models import OriginationFile, TraceSequence, Transaction
 from transactions.sandbox.bank_files import return_file_for
 
 pytestmark = pytest.mark.django_db
 
 TUESDAY_MORNING = "2026-12-08T15:00:00Z"
-LAST_SEQUENCE = "9999999"
 
 
-def test_the_sequence_starts_again_the_next_day_after_the_last_number_of_a_day(company, settings):
+def _traces(*txns) -> list[str]:
+    return [Transaction.objects.get(pk=txn.pk).trace_number for txn in txns]
+
+
+def test_the_sequence_continues_the_next_day_where_it_stopped(company, settings):
     odfi = settings.ACH_ORIGINATING_DFI
-    first, full = bank_txn(company), bank_txn(company)
+    monday = [bank_txn(company), bank_txn(company)]
     run("originate", "--at", MONDAY_MORNING)
-    # Monday used the last number of the 7-digit sequence: the old global sequence stopped for good here.
-    Transaction.objects.filter(pk=full.pk).update(trace_number=odfi + LAST_SEQUENCE)
-    first.refresh_from_db()
-
     tuesday = bank_txn(company)
-    summary = run("originate", "--at", TUESDAY_MORNING)
+    run("originate", "--at", TUESDAY_MORNING)
 
-    assert summary["transactions"] == 1 and summary["unwrittenFiles"] == []
-    tuesday.refresh_from_db()
-    assert tuesday.trace_number == first.trace_number == odfi + "0000001"
-    assert (first.trace_date, tuesday.trace_date) == (MONDAY, date(2026, 12, 8))
+    assert _traces(*monday, tuesday) == [odfi + "0000001", odfi + "0000002", odfi + "0000003"]
+    assert Transaction.objects.get(pk=tuesday.pk).trace_date == date(2026, 12, 8)
+
+
+def test_the_sequence_wraps_after_its_last_number_and_a_batch_still_lists_its_entries_in_trace_order(company, settings):
+    settings.ACH_TRACE_SEQUENCE_LAST = 3
+    odfi = settings.ACH_ORIGINATING_DFI
+    monday = [bank_txn(company), bank_txn(company)]
+    run("originate", "--at", MONDAY_MORNING)
+    tuesday = [bank_txn(company), bank_txn(company)]
+    (path,) = run("originate", "--at", TUESDAY_MORNING)["files"]
+
+    assert _traces(*monday) == [odfi + "0000001", odfi + "0000002"]
+    assert sorted(_traces(*tuesday)) == [odfi + "0000001", odfi + "0000003"]
+    in_file = [line[79:94] for line in open(path).read().splitlines() if line.startswith("6")]
+    assert in_file == sorted(in_file)
+
+
+def test_the_first_run_with_a_kept_sequence_continues_from_the_latest_file(company, settings):
+    odfi = settings.ACH_ORIGINATING_DFI
+    monday = [bank_txn(company), bank_txn(company)]
+    run("originate", "--at", MONDAY_MORNING)
+    TraceSequence.objects.all().delete()  # as before the sequence was kept
+    tuesday = bank_txn(company)
+    run("originate", "--at", TUESDAY_MORNING)
+    assert _traces(*monday, tuesday)[-1] == odfi + "0000003"
+
+
+def test_sandbox_entries_have_their_own_trace_space_and_file_id_modifiers(company, settings):
+    sandbox = factories.CompanyFactory(name="Sandbox Merchant", is_sandbox=True)
+    live, play = bank_txn(company), bank_txn(sandbox)
+    run("originate", "--at", MONDAY_MORNING)
+
+    assert _traces(live, play) == [
+        settings.ACH_ORIGINATING_DFI + "0000001",
+        settings.SANDBOX_ORIGINATING_DFI + "0000001",
+    ]
+    files = dict(OriginationFile.objects.values_list("is_sandbox", "file_id_modifier"))
+    assert files == {False: "A", True: "A"}
+    sandbox_file = OriginationFile.objects.get(is_sandbox=True)
+    lines = open(sandbox_file.path).read().splitlines()
+    assert {line[79:87] for line in lines if line.startswith("5")} == {settings.SANDBOX_ORIGINATING_DFI}
 
 
 def test_the_same_trace_number_twice_on_one_day_is_refused_by_the_database(company, settings):
@@ -46,25 +84,6 @@ def test_the_same_trace_number_twice_on_one_day_is_refused_by_the_database(compa
         company=company, trace_number=kept.trace_number, trace_date=kept.trace_date + timedelta(days=1)
     )
     assert other_day.pk
-
-
-def test_a_return_matches_the_most_recent_entry_with_its_trace_number(company, tmp_path):
-    monday = bank_txn(company, amount=100)
-    run("originate", "--at", MONDAY_MORNING)
-    tuesday = bank_txn(company, amount=200)
-    run("originate", "--at", TUESDAY_MORNING)
-    monday.refresh_from_db()
-    tuesday.refresh_from_db()
-    assert monday.trace_number == tuesday.trace_number
-    path = tmp_path / "returns.ach"
-    path.write_text(return_file_for([(tuesday, "R01", {})], at=datetime(2026, 12, 9, 13, tzinfo=UTC)))
-
-    summary = run("import_returns", str(path), "--at", "2026-12-09T14:00:00Z")
-
-    assert (summary["returns"], summary["unmatched"]) == (1, [])
-    monday.refresh_from_db()
-    tuesday.refresh_from_db()
-    assert (monday.status, tuesday.status) == ("Processing", "Returned")
 
 
 def test_an_entry_older_than_the_return_window_is_not_matched(company, tmp_path):

@@ -26,7 +26,7 @@ from uuid import uuid4
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 
 from accounts.models import MerchantSettings
 from transactions import calendar
@@ -34,7 +34,7 @@ from transactions.ach import nacha
 from transactions.ach.recheck import entries_recheck
 from transactions.methods import ORIGINATED_METHODS, method_kind
 from transactions.methods.sec_codes import payment_type_code
-from transactions.models import NOT_SEEDED, Batch, OriginationFile, Status, Transaction, TransactionType
+from transactions.models import NOT_SEEDED, Batch, OriginationFile, Status, TraceSequence, Transaction, TransactionType
 from transactions.rules import DEFAULT_ENTRY_DESCRIPTION, SAME_DAY_MAX_AMOUNT
 from transactions.state import Actor, Event, transaction_lock, transition_rows
 from vault.commands import Progress, no_progress
@@ -99,17 +99,47 @@ def description_for(txn: Transaction) -> str:
     return txn.entry_description or DEFAULT_ENTRY_DESCRIPTION
 
 
-def _next_trace_sequence(odfi: str, window_at: datetime) -> int:
-    """Trace numbers are unique per originating DFI and processing day, so the sequence starts at 1 each day.
-    Read through the day's files (the window's unique index), their batches and entries (foreign key indexes)."""
+def _last_trace_sequence(odfi: str, is_sandbox: bool) -> int:
+    """Where a DFI's sequence stood before sequences were kept (TraceSequence): the highest number of its latest
+    file, read through the file's batches and entries (foreign key indexes). Once per DFI."""
+    latest = OriginationFile.objects.filter(is_sandbox=is_sandbox).order_by("-window_at").values("window_at")[:1]
     highest = Transaction.objects.filter(
-        batch__origination_file__window_at=window_at, trace_number__startswith=odfi
+        batch__origination_file__window_at__in=latest, trace_number__startswith=odfi
     ).aggregate(highest=Max("trace_number"))["highest"]
-    return int(highest[len(odfi) :]) + 1 if highest else 1
+    return int(highest[len(odfi) :]) if highest else 0
 
 
-def _next_file_id_modifier(window_at: datetime) -> str:
-    used = set(OriginationFile.objects.filter(window_at=window_at).values_list("file_id_modifier", flat=True))
+def trace_sequence_number(position: int) -> int:
+    """The sequence number at `position` of the endless sequence 1, 2, ..., TRACE_SEQUENCE_LAST, 1, 2, ..."""
+    return (position - 1) % settings.ACH_TRACE_SEQUENCE_LAST + 1
+
+
+def _trace_block_reserve(odfi: str, count: int, *, day: date, is_sandbox: bool) -> int:
+    """`count` numbers of the DFI's sequence for one run, reserved (committed) before any is handed out, so a run
+    that stops midway never hands its numbers out again; the position of the first. Runs hold ORIGINATE_LOCK_KEY."""
+    if count > settings.ACH_TRACE_SEQUENCE_LAST:
+        raise RuntimeError(f"trace number sequence of {day:%Y-%m-%d} exhausted for the originating DFI")
+    with transaction.atomic():
+        sequence = TraceSequence.objects.select_for_update().filter(originating_dfi=odfi).first()
+        if sequence is None:
+            sequence = TraceSequence(originating_dfi=odfi, last=_last_trace_sequence(odfi, is_sandbox))
+        first = sequence.last + 1
+        sequence.last = trace_sequence_number(sequence.last + count)
+        sequence.save()
+    return first
+
+
+def originating_dfi(is_sandbox: bool) -> str:
+    """The sandbox has a trace space of its own: its files never go to a bank, and a bank's file never names them."""
+    return settings.SANDBOX_ORIGINATING_DFI if is_sandbox else settings.ACH_ORIGINATING_DFI
+
+
+def _next_file_id_modifier(window_at: datetime, is_sandbox: bool) -> str:
+    used = set(
+        OriginationFile.objects.filter(window_at=window_at, is_sandbox=is_sandbox).values_list(
+            "file_id_modifier", flat=True
+        )
+    )
     for modifier in FILE_ID_MODIFIERS:
         if modifier not in used:
             return modifier
@@ -121,7 +151,7 @@ def _file_create(*, window_at: datetime, at: datetime, is_sandbox: bool) -> Orig
     sandbox file goes under SANDBOX_DIR)."""
     return OriginationFile.objects.create(
         window_at=window_at,
-        file_id_modifier=_next_file_id_modifier(window_at),
+        file_id_modifier=_next_file_id_modifier(window_at, is_sandbox),
         path="",
         created_at=at,
         is_sandbox=is_sandbox,
@@ -205,18 +235,19 @@ def _batch_groups(due: list[DueEntry], *, day: date, at: datetime, last_windows:
 
 
 class _TraceSequence:
-    """The day's trace sequence numbers, handed out a block per chunk to the companies batching at once (their
-    threads share one run): each entry's number is unique, and ascends within its batch."""
+    """The run's reserved trace sequence numbers, handed out a block per chunk to the companies batching at once
+    (their threads share one run): each entry's number is unique, and ascends within its batch but where the
+    sequence wraps (a file lists a batch's entries in trace number order)."""
 
-    def __init__(self, first: int, day: date) -> None:
-        self.next, self.day = first, day
+    def __init__(self, first: int, count: int, day: date) -> None:
+        self.next, self.end, self.day = first, first + count, day
         self.lock = threading.Lock()
 
     def take(self, count: int) -> int:
         with self.lock:
             first = self.next
-            if first + count > 10**TRACE_SEQUENCE_DIGITS:
-                raise RuntimeError(f"trace number sequence of {self.day:%Y-%m-%d} exhausted for the originating DFI")
+            if first + count > self.end:
+                raise RuntimeError(f"more entries batched on {self.day:%Y-%m-%d} than trace numbers reserved")
             self.next += count
         return first
 
@@ -231,7 +262,7 @@ class _Build:
     origination_file: OriginationFile
     sequence: _TraceSequence
     spool: EntrySpool
-    odfi: str = field(default_factory=lambda: settings.ACH_ORIGINATING_DFI)
+    odfi: str
 
 
 @dataclass
@@ -267,7 +298,7 @@ class _CompanyBatching:
             settles_at = calendar.settlement_time(effective)
             for txn in members:
                 txn.batch_id = batch.pk
-                txn.trace_number = build.odfi + str(number).rjust(TRACE_SEQUENCE_DIGITS, "0")
+                txn.trace_number = build.odfi + str(trace_sequence_number(number)).rjust(TRACE_SEQUENCE_DIGITS, "0")
                 txn.trace_date = build.day
                 txn.expected_to_settle_at = settles_at
                 # From now on the record says what the file says (CONTRACT 12).
@@ -352,14 +383,27 @@ def _batch_due(
     due = _due_transactions(day, scope & Q(company__is_sandbox=is_sandbox))
     with serialized(ORIGINATE_LOCK_KEY):  # the trace sequence and file id modifier are read, then written
         origination_file = _file_being_built(window_at, is_sandbox)
-        company_ids = sorted(due.order_by().values_list("company_id", flat=True).distinct())
-        if company_ids and origination_file is None:
-            origination_file = _file_create(window_at=window_at, at=at, is_sandbox=is_sandbox)
+        # The entries due now: a trace number is reserved for each (one made meanwhile waits for the next run).
+        counted = due.order_by().values("company_id").annotate(entries=Count("pk"), newest=Max("pk"))
+        company_ids, entries, newest = [], 0, 0
+        for row in counted.order_by("company_id"):
+            company_ids.append(row["company_id"])
+            entries, newest = entries + row["entries"], max(newest, row["newest"])
+        due = due.filter(pk__lte=newest)
         made = []
         if company_ids:
-            sequence = _TraceSequence(_next_trace_sequence(settings.ACH_ORIGINATING_DFI, window_at), day)
+            odfi = originating_dfi(is_sandbox)
+            first = _trace_block_reserve(odfi, entries, day=day, is_sandbox=is_sandbox)
+            if origination_file is None:
+                origination_file = _file_create(window_at=window_at, at=at, is_sandbox=is_sandbox)
             build = _Build(
-                day=day, at=at, actor=actor, origination_file=origination_file, sequence=sequence, spool=spool
+                day=day,
+                at=at,
+                actor=actor,
+                origination_file=origination_file,
+                sequence=_TraceSequence(first, entries, day),
+                spool=spool,
+                odfi=odfi,
             )
             made = per_company(
                 company_ids,
@@ -469,7 +513,7 @@ def file_spec(origination_file: OriginationFile, spool: EntrySpool | None = None
         immediate_origin=settings.ACH_IMMEDIATE_ORIGIN,
         destination_name=settings.ACH_IMMEDIATE_DESTINATION_NAME,
         origin_name=settings.ACH_IMMEDIATE_ORIGIN_NAME,
-        originating_dfi=settings.ACH_ORIGINATING_DFI,
+        originating_dfi=originating_dfi(origination_file.is_sandbox),
         created_at=origination_file.created_at.astimezone(calendar.EASTERN),
         file_id_modifier=origination_file.file_id_modifier,
         batches=_batch_specs(origination_file, spool or EntrySpool()),
@@ -572,7 +616,7 @@ def origination_file_again(*, origination_file: OriginationFile, at: datetime) -
     with serialized(ORIGINATE_LOCK_KEY):
         again = OriginationFile.objects.create(
             window_at=origination_file.window_at,
-            file_id_modifier=_next_file_id_modifier(origination_file.window_at),
+            file_id_modifier=_next_file_id_modifier(origination_file.window_at, origination_file.is_sandbox),
             path="",
             created_at=at,
             is_sandbox=origination_file.is_sandbox,

@@ -8,7 +8,7 @@ Transaction`): the app label stays `transactions`, so moving a model between the
 - `risk.py`: account blocks and the return-rate program (policies, alerts, debit holds, actions, reviews)
 """
 
-from transactions.models.ach import Batch, IngestionFile, IngestionPart, OriginationFile, Settlement
+from transactions.models.ach import Batch, IngestionFile, IngestionPart, OriginationFile, Settlement, TraceSequence
 from transactions.models.returns import ChangeNotice, DishonoredReturn, ParkedReturnItem, TransactionReturn
 from transactions.models.risk import (
     AccountBlock,
@@ -57,6 +57,7 @@ __all__ = [
     "RiskReview",
     "Settlement",
     "Status",
+    "TraceSequence",
     "Transaction",
     "TransactionEvent",
     "TransactionException",

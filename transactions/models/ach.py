@@ -40,11 +40,26 @@ class OriginationFile(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["window_at", "file_id_modifier"], name="origination_file_window_modifier")
+            # Live and sandbox files take their file id modifiers apart (CONTRACT 12 "Matching").
+            models.UniqueConstraint(
+                fields=["window_at", "is_sandbox", "file_id_modifier"], name="origination_file_window_modifier"
+            )
         ]
 
     def __str__(self) -> str:
         return self.path
+
+
+class TraceSequence(models.Model):
+    """The last trace sequence number `originate` handed out for an originating DFI (the live one, and the
+    sandbox's own): sequences continue across days, wrapping after 9,999,999, so that a trace number is reused as
+    late as possible (CONTRACT 12 "Matching"). Each run reserves a block for the entries due in it."""
+
+    originating_dfi = models.CharField(max_length=8, unique=True)
+    last = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.originating_dfi}: {self.last}"
 
 
 class Batch(models.Model):
