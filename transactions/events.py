@@ -67,7 +67,7 @@ _LINKED = (
     ("customer", ("uuid",)),
     ("payment_method", ("uuid",)),
     ("refund_of", ("uuid",)),
-    ("return_entry", ("return_code", "return_reason", "returned_at")),
+    ("return_entry", ("return_code", "return_reason", "returned_at", "is_untimely")),
 )
 
 

@@ -118,13 +118,16 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
 
 
 def return_details(txn: Transaction) -> dict[str, Any]:
-    """Why a returned transaction came back: the return's code, reason and time; null while it was not returned.
+    """Why a returned transaction came back: the return's code, reason, time and whether it was untimely; null while
+    it was not returned.
     `return_code` is the trigger-kept copy, so only a returned transaction reads its return row."""
     entry = getattr(txn, "return_entry", None) if txn.return_code else None
     return {
         "returnCode": entry.return_code if entry else None,
         "returnReason": entry.return_reason if entry else None,
         "returnedAt": iso_utc(entry.returned_at) if entry else None,
+        # Received after its code's time frame (CONTRACT 12 "Return deadlines"): applied, and flagged.
+        "untimely": entry.is_untimely if entry else None,
     }
 
 
@@ -196,6 +199,7 @@ _RECORD_PAIRS = [
     ("returnCode", "returned.return_code"),
     ("returnReason", "returned.return_reason"),
     ("returnedAt", _iso_sql("returned.returned_at")),
+    ("untimely", "returned.is_untimely"),
     ("voidedAt", _iso_sql("t.voided_at")),
     ("reversalUuid", "t.reversal_uuid::text"),
     ("reversedAt", _iso_sql("t.reversed_at")),

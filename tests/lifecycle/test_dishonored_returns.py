@@ -155,8 +155,11 @@ def settled_one(company):
     [
         ("R01", 2, 0, False),  # received on the second banking day after settlement: in time
         ("R01", 3, 0, True),
-        ("R10", 0, 60, False),  # unauthorized consumer debit: 60 calendar days
-        ("R10", 0, 61, True),
+        # Unauthorized consumer debit: the first banking day after the 60th calendar day (settled Monday 2026-12-07:
+        # Friday 2027-02-05 is the 60th day, so Monday 02-08 is the last; review 2026-12-02 N2).
+        ("R10", 0, 60, False),
+        ("R10", 0, 62, False),  # Sunday 02-07: the deadline falls on Monday
+        ("R10", 0, 64, True),  # Tuesday 02-09
     ],
 )
 def test_a_return_after_its_time_frame_is_booked_and_flagged(
@@ -168,7 +171,9 @@ def test_a_return_after_its_time_frame_is_booked_and_flagged(
     assert summary["returns"] == 1
     entry = TransactionReturn.objects.get()
     due_by = (
-        calendar.add_business_days(settled_on, 2) if code == "R01" else settled_on + timedelta(days=60)
+        calendar.add_business_days(settled_on, 2)
+        if code == "R01"
+        else calendar.next_business_day(settled_on + timedelta(days=60), include_today=False)
     )  # per RETURN_CODES[code].time_frame
     assert (entry.due_by, entry.is_untimely) == (due_by, untimely)
     txn.refresh_from_db()

@@ -116,11 +116,13 @@ SUMMARY_COUNTS = {
 
 def return_due_by(code: ReturnCode, settled_on: date | None) -> date | None:
     """The last day a return of this code is timely for an entry that settled on `settled_on` (None when the code
-    has no fixed window or the entry has no settlement day yet)."""
+    has no fixed window or the entry has no settlement day yet): the banking day on which the rule's deadline
+    ("opening of business") falls, timely through its end, as return files arrive during it (CONTRACT 12)."""
     if settled_on is None or code.time_frame is None:
         return None
     if code.time_frame == TimeFrame.SIXTY_DAYS:
-        return settled_on + timedelta(days=60)
+        # The first banking day after the 60th calendar day after settlement.
+        return calendar.next_business_day(settled_on + timedelta(days=60), include_today=False)
     return calendar.add_business_days(settled_on, 2)
 
 
@@ -366,6 +368,11 @@ def _apply_dishonor(item: nacha.ReturnedItem, txn: Transaction | None, chunk: _C
         return
     if (txn.pk, kind.value) in chunk.answered:
         chunk.park(item, txn, f"the return of this entry already has a {kind.value} return")
+        return
+    dishonored = DishonoredReturn.Kind.DISHONORED
+    if kind != dishonored and (txn.pk, dishonored.value) not in chunk.answered:
+        # A contested dishonored return answers our dishonor of the return (CONTRACT 12): without one, nothing.
+        chunk.park(item, txn, f"{kind.value} return with no {dishonored.value} return to answer")
         return
     chunk.answered.add((txn.pk, kind.value))
     chunk.new_dishonors.append(

@@ -374,6 +374,11 @@ class TransactionRecordOutput(serializers.Serializer):
     returnCode = _nullable_text(help_text="The ACH return code (R01, R03, ...) once it was returned; else null.")
     returnReason = _nullable_text(help_text="That code's reason, e.g. `Insufficient Funds`; null until returned.")
     returnedAt = serializers.DateTimeField(allow_null=True, help_text="When the return was received; else null.")
+    untimely = serializers.BooleanField(
+        allow_null=True,
+        help_text="Once returned: true when the return arrived after its code's time frame (it is applied all the "
+        "same; our bank may dishonor it); else false. Null until returned.",
+    )
     voidedAt = serializers.DateTimeField(allow_null=True)
     reversalUuid = serializers.UUIDField(allow_null=True)
     reversedAt = serializers.DateTimeField(allow_null=True)
