@@ -27,7 +27,7 @@ migrate: install
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 
 # One background worker (webhook delivery) runs beside gunicorn and stops with it; it is started again 5 s after
-# anything ends it (deploy/restart-always.sh, as systemd's Restart=always in deploy/vault-worker.service).
+# anything ends it (deploy/restart-always.sh, as systemd's Restart=always in deploy/systemd/vault-worker@.service).
 run: migrate
 	$(PY) manage.py bootstrap_demo
 	deploy/restart-always.sh $(PY) manage.py run_worker & worker=$$!; trap 'kill $$worker' EXIT INT TERM; \

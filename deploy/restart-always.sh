@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # restart-always.sh CMD [ARG...]: runs CMD, and again RESTART_SEC seconds (default 5) after each exit, whatever its
-# status, as systemd's Restart=always does (deploy/vault-worker.service) where there is no systemd: `make run`
+# status, as systemd's Restart=always does (deploy/systemd/vault-worker@.service) where there is no systemd: `make run`
 # and the CI fault test (.ci/faults.sh) supervise `run_worker` with it. SIGTERM or SIGINT stop CMD and the loop.
 set -u
 child=

@@ -1,0 +1,296 @@
+"""The systemd units and timers of deploy/systemd/ work as the runbook installs them (newcomer review 2026-12-02 N3-N5,
+N7): every unit's command runs with the runbook's own /etc/vault/env and writes only inside its ReadWritePaths (or
+its RuntimeDirectory), every timer starts a unit that exists, the runbook enables every unit and timer, and every
+scheduled job is a timer. Generic: a unit or timer added to deploy/systemd/ is covered without a line here."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import django.core.management
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from tests.lifecycle.conftest import return_csv
+
+ROOT = Path(settings.BASE_DIR)
+UNITS = ROOT / "deploy" / "systemd"
+RUNBOOK = ROOT / "docs" / "operations.md"
+INSTALLED_AT = PurePosixPath("/srv/vault")  # WorkingDirectory of every unit: this checkout in the test
+# What a unit may write besides its ReadWritePaths: systemd makes these for it (RuntimeDirectory=, PrivateTmp=).
+RUN = PurePosixPath("/run")
+# A command that needs a service outside this machine (the bank's SFTP server) may refuse in one line naming the
+# setting the runbook's file leaves unset; every other command must succeed.
+UNSET_OUTSIDE_SERVICE = re.compile(r"^CommandError: .*\b[A-Z][A-Z0-9_]+ is not set\b")
+
+
+def unit_file(path: Path) -> dict[str, dict[str, list[str]]]:
+    """A unit file's sections, each key with every value it is given (systemd allows a key more than once)."""
+    sections: dict[str, dict[str, list[str]]] = {}
+    current: dict[str, list[str]] = {}
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = sections.setdefault(line[1:-1], {})
+            continue
+        key, _, value = line.partition("=")
+        current.setdefault(key.strip(), []).append(value.strip())
+    return sections
+
+
+def runbook_env_lines() -> list[str]:
+    """The lines of the runbook's environment file: its one ```env block."""
+    blocks = re.findall(r"```env\n(.*?)```", RUNBOOK.read_text(), flags=re.S)
+    assert len(blocks) == 1, "docs/operations.md must show /etc/vault/env once, as an ```env block"
+    return [line.strip() for line in blocks[0].splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+def services() -> list[Path]:
+    return sorted(UNITS.glob("*.service"))
+
+
+def timers() -> list[Path]:
+    return sorted(UNITS.glob("*.timer"))
+
+
+def _started_unit(timer: Path) -> str:
+    return unit_file(timer)["Timer"].get("Unit", [timer.with_suffix(".service").name])[0]
+
+
+def _unit_path(name: str) -> Path:
+    """vault-command@settle.service -> deploy/systemd/vault-command@.service."""
+    template = re.sub(r"@[^.]*\.", "@.", name)
+    return UNITS / template
+
+
+@dataclass(frozen=True)
+class UnitRun:
+    name: str  # vault-command@settle.service, vault-web.service
+    path: Path
+
+    @property
+    def instance(self) -> str:
+        return self.name.split("@", 1)[1].rsplit(".", 1)[0] if "@" in self.name else ""
+
+
+def units_to_run() -> list[UnitRun]:
+    """Each service once, a template once per instance that a timer or the runbook starts (vault-worker@1 once)."""
+    names = {_started_unit(timer) for timer in timers()}
+    names |= {
+        f"vault-command@{command}.service" for command in re.findall(r"vault-command@([a-z_]+)\b", RUNBOOK.read_text())
+    }
+    for service in services():
+        if "@" not in service.name:
+            names.add(service.name)
+        elif not any(name.startswith(service.name.split("@")[0] + "@") for name in names):
+            names.add(service.name.replace("@.", "@1."))
+    return [UnitRun(name, _unit_path(name)) for name in sorted(names)]
+
+
+def test_the_runbooks_env_file_is_key_value_lines_systemd_and_a_shell_both_read():
+    lines = runbook_env_lines()
+    assert lines and all(re.fullmatch(r"[A-Z][A-Z0-9_]*=\S*", line) for line in lines), lines
+    names = [line.split("=", 1)[0] for line in lines]
+    assert {"DEBUG", "DATABASE_URL", "VAR_DIR", "ALLOWED_HOSTS"} <= set(names) and len(names) == len(set(names))
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = doc.read_text()
+        assert "export DEBUG=0" not in text and ". /etc/vault/env" not in text, f"{doc.name}: another env format"
+
+
+def test_every_unit_reads_the_one_env_file_and_var_dir_lies_in_its_read_write_paths():
+    var_dir = PurePosixPath(dict(line.split("=", 1) for line in runbook_env_lines())["VAR_DIR"])
+    for service in services():
+        section = unit_file(service)["Service"]
+        assert section.get("EnvironmentFile") == ["/etc/vault/env"], service.name
+        assert section.get("WorkingDirectory") == [str(INSTALLED_AT)], service.name
+        writable = [PurePosixPath(path) for value in section.get("ReadWritePaths", []) for path in value.split()]
+        assert section.get("ProtectSystem") == ["strict"], f"{service.name} sees the disk writable"
+        assert any(var_dir.is_relative_to(path) for path in writable), f"{service.name}: VAR_DIR {var_dir} read-only"
+
+
+def test_every_timer_starts_a_unit_that_exists_and_the_runbook_enables_every_unit_and_timer():
+    runbook = RUNBOOK.read_text()
+    for timer in timers():
+        assert _unit_path(_started_unit(timer)).is_file(), f"{timer.name} starts {_started_unit(timer)}: no such unit"
+        assert unit_file(timer)["Timer"].get("OnCalendar"), timer.name
+        assert timer.name in runbook, f"docs/operations.md does not enable {timer.name}"
+    started = {_unit_path(_started_unit(timer)) for timer in timers()}
+    for service in services():
+        if service in started:
+            continue
+        enabled = service.name if "@" not in service.name else service.name.replace("@.", "@1.")
+        assert enabled in runbook, f"docs/operations.md does not enable {service.name}"
+
+
+def test_every_scheduled_job_is_a_timer_and_nothing_else_schedules_one():
+    scheduled = {run.instance for run in units_to_run() if run.instance}
+    purges = {name for name in django.core.management.get_commands() if name.startswith("purge_")}
+    missing = (purges | {"flushexpiredtokens", "clearsessions", "originate", "settle"}) - scheduled
+    assert not missing, f"commands no timer runs: {sorted(missing)}"
+    cron_line = re.compile(r"^\s*([\d*/,-]+\s+){5}\S", flags=re.M)
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        assert not cron_line.search(doc.read_text()), f"{doc.name} schedules a command outside the timers"
+
+
+# Running every unit's command.
+
+
+def _test_database_url() -> str:
+    s = connection.settings_dict
+    password = f":{s['PASSWORD']}" if s.get("PASSWORD") else ""
+    return f"postgres://{s['USER']}{password}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+class Machine:
+    """A unit's view of the machine under `root`: /srv/vault is this checkout, every other absolute path the runbook
+    or a unit names (/srv/vault/var, /etc/vault, /run) lives under `root`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, value: str) -> str:
+        if value.startswith(str(INSTALLED_AT) + "/var") or not value.startswith(str(INSTALLED_AT)):
+            return str(self.root / value.lstrip("/"))
+        return str(ROOT / PurePosixPath(value).relative_to(INSTALLED_AT))
+
+    def env(self, unit: UnitRun, secrets: Path) -> dict[str, str]:
+        env = {"PATH": os.environ.get("PATH", ""), "PYTHONDONTWRITEBYTECODE": "1"}
+        for line in runbook_env_lines():
+            name, _, value = line.partition("=")
+            env[name] = self.path(value) if value.startswith("/") else value
+            if name.endswith("_FILE"):
+                env[name] = str(secrets / Path(value).name)
+        env["DATABASE_URL"] = _test_database_url()
+        env["DATABASE_POOL_MODE"] = settings.DATABASE_POOL_MODE  # behind pgbouncer (CI) the command must know it
+        for assignment in unit_file(unit.path)["Service"].get("Environment", []):
+            name, _, value = assignment.partition("=")
+            env[name] = self.path(value) if value.startswith("/") else value
+        return env
+
+    def writable(self, unit: UnitRun) -> list[Path]:
+        section = unit_file(unit.path)["Service"]
+        paths = [self.path(path) for value in section.get("ReadWritePaths", []) for path in value.split()]
+        paths += [self.path(str(RUN / path)) for value in section.get("RuntimeDirectory", []) for path in value.split()]
+        return [Path(path) for path in paths]
+
+
+def _secrets(directory: Path) -> Path:
+    from cryptography.fernet import Fernet
+
+    directory.mkdir()
+    for line in runbook_env_lines():
+        name, _, value = line.partition("=")
+        if name.endswith("_FILE"):
+            key = Fernet.generate_key().decode() if name.startswith("FIELD_ENCRYPTION") else "s" * 64
+            (directory / Path(value).name).write_text(key + "\n")
+    return directory
+
+
+def _tree(root: Path) -> dict[str, int]:
+    skipped = {".git", ".venv", "__pycache__", "node_modules", ".pytest_cache", ".ruff_cache"}
+    found = {}
+    for folder, names, files in os.walk(root):
+        names[:] = [name for name in names if name not in skipped]
+        if Path(folder) == ROOT and "var" in names:
+            names.remove("var")  # the developer's var/: tests/developer_var.py watches it
+        for name in files:
+            path = Path(folder) / name
+            try:
+                found[str(path)] = path.stat().st_mtime_ns
+            except FileNotFoundError:
+                continue
+    return found
+
+
+def _argv(unit: UnitRun, machine: Machine) -> list[str]:
+    (command,) = unit_file(unit.path)["Service"]["ExecStart"]
+    words = shlex.split(command.lstrip("-@+!:").replace("%i", unit.instance))
+    program = machine.path(words[0])
+    if program.endswith("/.venv/bin/python"):
+        program = sys.executable
+    elif program.endswith("/.venv/bin/gunicorn"):
+        return [str(Path(sys.executable).with_name("gunicorn")), *words[1:], "--check-config"]
+    return [program, *words[1:]]
+
+
+def _run(unit: UnitRun, root: Path, secrets: Path) -> tuple[UnitRun, int, str, list[str]]:
+    """Runs the unit's command as systemd would (its user, env file, working directory), returns its exit status, its
+    stderr and every path it added or changed outside what the unit may write."""
+    machine = Machine(root)
+    env = machine.env(unit, secrets)
+    for directory in machine.writable(unit):
+        directory.mkdir(parents=True, exist_ok=True)  # the installer makes /srv/vault/var; systemd the runtime ones
+    inbox = Path(env["VAR_DIR"]) / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    (inbox / "bank returns 1.csv").write_text(return_csv(["return,021000020000009,R01,,,"]))
+    before = {**_tree(root), **_tree(ROOT)}
+    argv = _argv(unit, machine)
+    long_running = unit_file(unit.path)["Service"].get("Type", ["simple"]) != ["oneshot"] and "gunicorn" not in argv[0]
+    process = subprocess.Popen(  # noqa: S603 - the unit's own command line
+        argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    status = None
+    if long_running:  # a worker: it must still be running after a while (then systemd's stop signal ends it)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGTERM)
+            status = 0
+    _, stderr = process.communicate(timeout=240)
+    status = process.returncode if status is None else status
+    after = {**_tree(root), **_tree(ROOT)}
+    allowed = machine.writable(unit)
+    written = [path for path, mtime in after.items() if before.get(path) != mtime]
+    outside = [path for path in written if not any(Path(path).is_relative_to(folder) for folder in allowed)]
+    return unit, status, stderr, outside
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_every_unit_runs_its_command_with_the_runbooks_env_file_and_writes_only_where_it_may(tmp_path):
+    runs = units_to_run()
+    assert {"vault-web.service", "vault-worker@1.service", "vault-command@settle.service"} <= {r.name for r in runs}
+    secrets = _secrets(tmp_path / "secrets")
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda run: _run(run, tmp_path / run.name, secrets), runs))
+
+    failed = {
+        unit.name: stderr.strip()[-600:]
+        for unit, status, stderr, _ in results
+        if status != 0 and not (len(stderr.strip().splitlines()) == 1 and UNSET_OUTSIDE_SERVICE.match(stderr.strip()))
+    }
+    assert failed == {}
+    wrote_outside = {unit.name: outside for unit, _, _, outside in results if outside}
+    assert wrote_outside == {}, "a unit wrote outside its ReadWritePaths/RuntimeDirectory"
+
+
+def test_manage_sh_runs_a_command_with_the_env_file_as_the_units_read_it(tmp_path):
+    """deploy/manage.sh, the runbook's way to run a command by hand, reads the same KEY=value file (the README's
+    cron read it with `.`, which sets the variables without exporting them: every job failed)."""
+    machine = Machine(tmp_path / "machine")
+    secrets = _secrets(tmp_path / "secrets")
+    unit = UnitRun("vault-command@check.service", UNITS / "vault-command@.service")
+    env_file = tmp_path / "env"
+    values = machine.env(unit, secrets)
+    names = [line.split("=", 1)[0] for line in runbook_env_lines()]
+    env_file.write_text("".join(f"{name}={values[name]}\n" for name in names))
+    result = subprocess.run(  # noqa: S603 - our own script
+        [str(ROOT / "deploy" / "manage.sh"), "check", "--deploy", "--fail-level", "ERROR"],
+        env={"PATH": os.environ.get("PATH", ""), "VAULT_ENV_FILE": str(env_file), "VAULT_PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "System check identified" in result.stdout + result.stderr
