@@ -17,7 +17,7 @@ from typing import Any
 from django.core import signing
 from django.db.models import F, Q
 
-from reporting.registry import FieldType, ReportField
+from reporting.registry import ReportField
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError
 
@@ -69,13 +69,7 @@ def _plain(value: Any) -> Any:
 def _typed(f: ReportField | None, value: Any) -> Any:
     if value is None or f is None:
         return value
-    if f.type == FieldType.TIMESTAMP:
-        return datetime.fromisoformat(value)
-    if f.type == FieldType.DATE:
-        return date.fromisoformat(value)
-    if f.type == FieldType.UUID:
-        return uuid.UUID(value)
-    return value
+    return f.kind.cursor_value(value)
 
 
 def encode_cursor(*, digest: str, key: Any, last_id: int) -> str:

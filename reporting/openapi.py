@@ -7,10 +7,10 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter
 
+from reporting.kinds import KINDS
 from reporting.registry import (
     ALWAYS_ON,
     BY_FILTER,
-    CONDITIONS,
     FIELDS,
     GROUPS,
     QUERY_PARAMETERS,
@@ -19,44 +19,16 @@ from reporting.registry import (
     ReportField,
 )
 
-_TIMESTAMP_VALUE = "YYYY-MM-DDThh:mm:ssZ or YYYY-MM-DD"
-
-# What a row holds for each field type (every value may be null: an absent value is null, CONTRACT 7).
-_ROW_VALUE: dict[FieldType, dict[str, Any]] = {
-    FieldType.STRING: {"type": "string"},
-    FieldType.UUID: {"type": "string", "format": "uuid"},
-    FieldType.ID: {"type": "integer"},
-    FieldType.INTEGER: {"type": "integer"},
-    FieldType.TIMESTAMP: {"type": "string", "format": "date-time"},
-    FieldType.DATE: {"type": "string", "format": "date"},
-    FieldType.JSON: {},
-    FieldType.BOOLEAN: {"type": "boolean"},
-    FieldType.ACCOUNT: {"type": "string", "description": "Masked to the last four: ****6789."},
-}
-
-# What a filter value must parse as, per field type (CONTRACT 7).
-_FILTER_VALUE: dict[FieldType, str] = {
-    FieldType.STRING: "text",
-    FieldType.UUID: "a UUID (like: any fragment)",
-    FieldType.ID: "an integer",
-    FieldType.INTEGER: "an integer (amounts in cents)",
-    FieldType.TIMESTAMP: _TIMESTAMP_VALUE,
-    FieldType.DATE: _TIMESTAMP_VALUE,
-    FieldType.JSON: "JSON",
-    FieldType.BOOLEAN: "true or false",
-    FieldType.ACCOUNT: "the full account number (like: matches the masked form, ****6789)",
-}
-
 
 def report_row_schema() -> dict[str, Any]:
     """A row: the flat keys, then one nested object per group; only the selected keys appear (SPEC 4.9)."""
-    flat = {f.key: {**_ROW_VALUE[f.type], "nullable": True} for f in FIELDS if f.key and f.group is None}
+    flat = {f.key: {**f.kind.row_schema, "nullable": True} for f in FIELDS if f.key and f.group is None}
     nested = {
         group: {
             "type": "object",
             "description": "Present when at least one of its keys is selected; unselected keys are left out.",
             "properties": {
-                f.inner_key: {**_ROW_VALUE[f.type], "nullable": True} for f in FIELDS if f.key and f.group == group
+                f.inner_key: {**f.kind.row_schema, "nullable": True} for f in FIELDS if f.key and f.group == group
             },
         }
         for group in GROUPS
@@ -77,16 +49,6 @@ def _filter_names_by_type() -> dict[FieldType, list[str]]:
     return names
 
 
-_INTEGER_VALUE = {"type": "string", "pattern": r"^-?\d{1,19}$"}
-_MOMENT_VALUE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?$"}
-_SINGLE_VALUE: dict[FieldType, dict[str, Any]] = {
-    FieldType.UUID: {"type": "string", "format": "uuid"},
-    FieldType.ID: _INTEGER_VALUE,
-    FieldType.INTEGER: _INTEGER_VALUE,
-    FieldType.TIMESTAMP: _MOMENT_VALUE,
-    FieldType.DATE: _MOMENT_VALUE,
-    FieldType.BOOLEAN: {"type": "string", "enum": ["true", "false"]},
-}
 _LIST_CONDITIONS = ("in", "between")  # comma-separated values
 _VALUELESS_CONDITIONS = ("nn", "null", "empty")
 
@@ -94,7 +56,7 @@ _VALUELESS_CONDITIONS = ("nn", "null", "empty")
 def _filter_value(f: ReportField, condition: str) -> dict[str, Any]:
     if condition in _VALUELESS_CONDITIONS or condition in _LIST_CONDITIONS or condition == "like":
         return {"type": "string"}
-    value = dict(_SINGLE_VALUE.get(f.type, {"type": "string"}))
+    value = dict(f.kind.single_value)
     if f.width and value.get("type") == "string" and "format" not in value and "enum" not in value:
         value["maxLength"] = f.width
     return value
@@ -105,7 +67,7 @@ def filter_properties() -> dict[str, dict[str, Any]]:
     properties: dict[str, dict[str, Any]] = {}
     for name, f in sorted(BY_FILTER.items()):
         properties[name] = _filter_value(f, "eq")
-        for condition in CONDITIONS[f.type]:
+        for condition in f.kind.conditions:
             properties[f"{name}:{condition}"] = _filter_value(f, condition)
     return properties
 
@@ -123,7 +85,7 @@ def _filters_description() -> str:
     ]
     for kind, names in _filter_names_by_type().items():
         shown = ", ".join(f"{name} (up to {widths[name]})" if name in widths else name for name in names)
-        lines.append(f"| {shown} | {_FILTER_VALUE[kind]} | {', '.join(CONDITIONS[kind])} |")
+        lines.append(f"| {shown} | {KINDS[kind].filter_value} | {', '.join(KINDS[kind].conditions)} |")
     return "\n".join(lines)
 
 

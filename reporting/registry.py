@@ -1,5 +1,6 @@
 """The one table of reporting fields (SPEC 4.9, CONTRACT 7): column key, filter name, type, width, ORM path,
-nested group and companions. The filter backend, the sort and the projection all read it; adding a field is a line.
+nested group and companions. The filter backend, the sort and the projection all read it; adding a field is a line
+(and a field type is a class of reporting.kinds).
 
 Filter semantics on a null value follow SQL and PostgREST: every comparing condition (eq, neq, gt, gte, lt, lte,
 like, in, between, empty) is false on a null, so `neq` never returns rows whose value is null; only `null` matches
@@ -9,38 +10,13 @@ notice, hold, exception) does not exist; non-null text columns hold "" rather th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from django.core.exceptions import ImproperlyConfigured
 
+from reporting.kinds import ALL, KINDS, ORDERED, FieldKind, FieldType  # noqa: F401 (ALL, ORDERED: for readers)
 
-class FieldType(StrEnum):
-    STRING = "string"
-    UUID = "uuid"  # a string field of SPEC stored as a UUID column: the value must be a UUID (or a `like` fragment)
-    ID = "id"  # a numeric id that SPEC lists among the strings (returnnumericid, latereturnsettlementnumericid)
-    INTEGER = "integer"
-    TIMESTAMP = "timestamp"
-    DATE = "date"  # effectivedate: a timestamp filter on a date column
-    JSON = "json"
-    BOOLEAN = "boolean"
-    ACCOUNT = "account"  # accountnumber: encrypted; equality through the keyed hash, like on the masked form
-
-
-ALL = ("eq", "neq", "gt", "gte", "lt", "lte", "nn", "null", "empty", "like", "in", "between")
-ORDERED = ("eq", "neq", "gt", "gte", "lt", "lte", "nn", "null", "in", "between")
-
-# Which conditions fit which type (CONTRACT 7: no `like` on integers, no `gt` on booleans).
-CONDITIONS: dict[FieldType, tuple[str, ...]] = {
-    FieldType.STRING: ALL,
-    FieldType.UUID: ("eq", "neq", "nn", "null", "empty", "like", "in"),
-    FieldType.ID: ORDERED,
-    FieldType.INTEGER: ORDERED,
-    FieldType.TIMESTAMP: ORDERED,
-    FieldType.DATE: ORDERED,
-    FieldType.JSON: ("eq", "neq", "nn", "null", "empty", "like"),
-    FieldType.BOOLEAN: ("eq", "neq", "nn", "null"),
-    FieldType.ACCOUNT: ("eq", "neq", "nn", "null", "empty", "like", "in"),
-}
+# Which conditions fit which type (CONTRACT 7: no `like` on integers, no `gt` on booleans): each kind's own.
+CONDITIONS: dict[FieldType, tuple[str, ...]] = {field_type: kind.conditions for field_type, kind in KINDS.items()}
 
 # Nested objects of a row, in output order (CONTRACT 7); None is the flat part of the row.
 GROUPS = (
@@ -78,6 +54,11 @@ class ReportField:
     # database triggers: `like` finds the matching values there, then the transactions by equality on the
     # (company, field) index.
     distinct_values: str | None = None
+
+    @property
+    def kind(self) -> FieldKind:
+        """What the report knows of this field's type (reporting.kinds)."""
+        return KINDS[self.type]
 
     @property
     def inner_key(self) -> str | None:

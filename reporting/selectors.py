@@ -11,20 +11,20 @@ from typing import Any
 from django.core.exceptions import EmptyResultSet
 from django.db import connections, transaction
 from django.db.models import BooleanField, Case, F, Func, Q, QuerySet, Subquery, Sum, TextField, Value, When
-from django.db.models.functions import Cast, Concat
+from django.db.models.functions import Concat
 
 from reporting.cursors import SortKey, decode_cursor, encode_cursor
 from reporting.filters import condition_q, parse_filters
 from reporting.matching import Compiled, ReportMatching, company_transactions, compiled_matching
 from reporting.models import ReportExport, TransactionCount
 from reporting.projection import Projection, columns_param, projection_for
-from reporting.registry import BY_FILTER, FieldType
+from reporting.registry import BY_FILTER
 from transactions.models import MICRO_ENTRY, Transaction
 from vault.copy_out import copy_out_pieces
-from vault.csv_export import CsvLineWriter, CsvText, csv_safe
+from vault.csv_export import CsvLineWriter, csv_safe
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, NotFound
-from vault.records import DATETIME_SQL, MASK_PREFIX
+from vault.records import MASK_PREFIX
 
 CSV_CHUNK_SIZE = 5000
 FILTERED_COUNT_LIMIT = 10_000  # CONTRACT 7: totalFilteredRows is exact up to here, a lower bound past it
@@ -465,37 +465,18 @@ def _database_text(f: Any) -> Any | None:
 
 
 def _new_database_text(f: Any) -> Any | None:
-    path = f.query_path
-    if f.type == FieldType.TIMESTAMP:
-        return Func(F(path), template=DATETIME_SQL, output_field=TextField())
-    if f.type == FieldType.DATE:
-        return Func(F(path), template="to_char(%(expressions)s, 'YYYY-MM-DD')", output_field=TextField())
-    if f.type == FieldType.UUID:
-        return Cast(F(path), TextField())
-    return None
+    return f.kind.text_sql(f.query_path)
 
 
 _CURSOR_KEYS: dict[str, Any] = {}
 
 
 def _cursor_key(sort: SortKey) -> Any:
-    """PostgreSQL: what a page reads of its rows' sort key, which only its last row's nextCursor uses. A timestamp
-    is read as the text the cursor holds (reporting.cursors: `isoformat()` of the UTC time) rather than loaded
-    as a datetime for every row of the page (~2 us a row in psycopg's Python loader, which Django's time zone
-    loader extends)."""
-    if sort.field.type != FieldType.TIMESTAMP:
-        return sort.path
+    """PostgreSQL: what a page reads of its rows' sort key, which only its last row's nextCursor uses (the kind's
+    cursor_sql, made once per path and process)."""
     if sort.path not in _CURSOR_KEYS:
-        _CURSOR_KEYS[sort.path] = Func(F(sort.path), template=_ISOFORMAT_SQL, output_field=TextField())
+        _CURSOR_KEYS[sort.path] = sort.field.kind.cursor_sql(sort.path) or sort.path
     return _CURSOR_KEYS[sort.path]
-
-
-# datetime.isoformat() of a UTC time: seconds, then microseconds unless they are zero, then the offset.
-_ISOFORMAT_SQL = (
-    "to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || CASE WHEN date_trunc('second', "
-    "%(expressions)s AT TIME ZONE 'UTC') = %(expressions)s AT TIME ZONE 'UTC' THEN '' "
-    "ELSE to_char(%(expressions)s AT TIME ZONE 'UTC', '.US') END || '+00:00'"
-)
 
 
 def report_stream(
@@ -541,21 +522,7 @@ def _copy_expression(column: Any) -> Any:
             default=Concat(Value(MASK_PREFIX), F(path), output_field=TextField()),
             output_field=TextField(),
         )
-    if f.type == FieldType.BOOLEAN:
-        return Case(
-            When(**{path: True}, then=Value("true")),
-            When(**{path: False}, then=Value("false")),
-            output_field=TextField(),
-        )
-    if f.type == FieldType.STRING:
-        return CsvText(F(path))
-    if f.type == FieldType.UUID:
-        return F(path)  # COPY writes a uuid as str() does; a cast to text would only convert it twice
-    if f.type == FieldType.DATE:
-        # COPY writes a date as date.isoformat() does under the export's DateStyle ISO (_EXPORT_SETTINGS): to_char
-        # cost the database five times as much (0.25 us a row).
-        return F(path)
-    return _database_text(f) or F(path)
+    return f.kind.copy_sql(path)
 
 
 def report_copy_stream(
