@@ -257,6 +257,9 @@ class TimestampKind(FieldKind):
         return datetime.fromisoformat(value)
 
 
+TIMESTAMP_KIND = TimestampKind()
+
+
 class DateKind(FieldKind):
     type = FieldType.DATE
     conditions = ORDERED
@@ -267,14 +270,8 @@ class DateKind(FieldKind):
 
     def parse(self, name: str, raw: str) -> date:
         """A date, or a timestamp's date."""
-        try:
-            if _TIMESTAMP.fullmatch(raw):
-                return datetime.strptime(raw, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).date()
-            if _DATE.fullmatch(raw):
-                return date.fromisoformat(raw)
-        except ValueError:
-            pass
-        raise invalid(name, "value must be YYYY-MM-DDThh:mm:ssZ or YYYY-MM-DD")
+        moment = TIMESTAMP_KIND.parse(name, raw)
+        return moment.start.date() if isinstance(moment, Day) else moment.date()
 
     def text_sql(self, path: str) -> Any:
         return Func(F(path), template="to_char(%(expressions)s, 'YYYY-MM-DD')", output_field=TextField())
@@ -371,7 +368,7 @@ KINDS: dict[FieldType, FieldKind] = {
         UuidKind(),
         IdKind(),
         IntegerKind(),
-        TimestampKind(),
+        TIMESTAMP_KIND,
         DateKind(),
         JsonKind(),
         BooleanKind(),
