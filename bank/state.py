@@ -8,12 +8,11 @@ from enum import StrEnum
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Q, Sum
 
 from bank.models import BankFile, BankFileStatus
+from bank.selectors import entry_figures
 from events.outbox import EventDraft, events_record
 from events.types import EventType
-from transactions.models import MICRO_ENTRY, Transaction, TransactionType
 from vault.records import iso_utc
 
 
@@ -44,46 +43,6 @@ EVENT_TYPES = {
 
 def can_move(status: str, event: BankFileEvent) -> bool:
     return (status, event) in MOVES
-
-
-def entry_figures(origination_file_id: int) -> dict[int, dict[str, int]]:
-    """Each company's entries in the file: counts and totals of its debits and credits (prenotes counted apart,
-    and micro-entries counted but left out of the totals: their amounts are the payer's secret, CONTRACT 12)."""
-    rows = (
-        Transaction.objects.filter(batch__origination_file_id=origination_file_id)
-        .values("company_id", "type")
-        .annotate(
-            entries=Count("pk"),
-            prenotes=Count("pk", filter=Q(amount=0, account_validation__isnull=False)),
-            micro=Count("pk", filter=MICRO_ENTRY),
-            total=Sum("amount", filter=Q(account_validation__isnull=True)),
-        )
-        .order_by()
-    )
-    figures: dict[int, dict[str, int]] = {}
-    for row in rows:
-        company = figures.setdefault(
-            row["company_id"],
-            dict.fromkeys(
-                (
-                    "entryCount",
-                    "debitCount",
-                    "debitTotal",
-                    "creditCount",
-                    "creditTotal",
-                    "prenoteCount",
-                    "accountVerificationCount",
-                ),
-                0,
-            ),
-        )
-        side = "debit" if row["type"] == TransactionType.DEBIT else "credit"
-        company["entryCount"] += row["entries"]
-        company["prenoteCount"] += row["prenotes"]
-        company["accountVerificationCount"] += row["micro"]
-        company[f"{side}Count"] += row["entries"] - row["prenotes"] - row["micro"]
-        company[f"{side}Total"] += row["total"] or 0
-    return figures
 
 
 def bank_file_record(bank_file: BankFile) -> dict[str, Any]:
