@@ -39,9 +39,7 @@ def _rows() -> tuple[int, int]:
     return TransactionReturn.objects.count(), ChangeNotice.objects.count()
 
 
-def test_a_return_whose_trace_number_another_live_entry_shares_is_listed_with_the_other_entry(
-    company, other_company
-):
+def test_a_return_whose_trace_number_another_live_entry_shares_is_listed_with_the_other_entry(company, other_company):
     older = _sent(company, MONDAY_MORNING)
     newer = _sent(other_company, TUESDAY_MORNING, account="444455556666")
     Transaction.objects.filter(pk=newer.pk).update(trace_number=older.trace_number)
