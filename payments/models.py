@@ -42,6 +42,9 @@ class PaymentMethod(models.Model):
     # As Transaction.account_number_hash (crypto.account_number_hash): a charge's debit rules find the account's
     # returned debits in the same statement that reads the method, without decrypting it first.
     account_number_hash = models.CharField(max_length=64, editable=False, help_text="Keyed hash of the account number.")
+    # crypto.unpadded_account_hash: the number's hash without its leading zeros, only when it has some (CONTRACT 12's
+    # debit rules ignore them). Nullable without a default, so adding it never rebuilds this table on SQLite.
+    unpadded_account_hash = models.CharField(max_length=64, null=True, blank=True, editable=False)
     last_four = models.CharField(max_length=4)
     routing_number = models.CharField(max_length=9)
     nickname = models.CharField(max_length=100, blank=True)

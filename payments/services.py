@@ -121,6 +121,7 @@ def payment_method_create(
                 account_number=account_number,
                 account_hash=account_hash,
                 account_number_hash=crypto.account_number_hash(account_number),
+                unpadded_account_hash=crypto.unpadded_account_hash(account_number),
                 last_four=account_number[-4:],
                 routing_number=routing_number,
                 nickname=nickname,
@@ -249,6 +250,7 @@ _CORRECTED = (
     "account_number",
     "account_hash",
     "account_number_hash",
+    "unpadded_account_hash",
     "last_four",
     "account_type",
     "corrected_name",
@@ -309,6 +311,7 @@ class MethodCorrections:
         method.account_number = account
         method.account_hash = account_hash
         method.account_number_hash = crypto.account_number_hash(account)
+        method.unpadded_account_hash = crypto.unpadded_account_hash(account)
         method.last_four = account[-4:]
         method.account_type = method.account_type if account_type is None else account_type
         self._pend(method)

@@ -82,6 +82,7 @@ class PaymentMethodFactory(factory.django.DjangoModelFactory):
     last_four = factory.LazyAttribute(lambda o: o.account_number[-4:])
     account_hash = factory.LazyAttribute(lambda o: crypto.account_pair_hash(o.routing_number, o.account_number))
     account_number_hash = factory.LazyAttribute(lambda o: crypto.account_number_hash(o.account_number))
+    unpadded_account_hash = factory.LazyAttribute(lambda o: crypto.unpadded_account_hash(o.account_number or ""))
     is_default = False
 
 
@@ -102,6 +103,7 @@ class TransactionFactory(factory.django.DjangoModelFactory):
     account_type = "Checking"
     account_number = "123456789"
     account_number_hash = factory.LazyAttribute(lambda o: crypto.account_number_hash(o.account_number))
+    unpadded_account_hash = factory.LazyAttribute(lambda o: crypto.unpadded_account_hash(o.account_number or ""))
     account_last_four = factory.LazyAttribute(lambda o: o.account_number[-4:])
     routing_number = "021000021"
 

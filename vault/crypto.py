@@ -59,3 +59,14 @@ def account_pair_hash(routing_number: str, account_number: str) -> str:
 def account_number_hash(account_number: str) -> str:
     """Equality lookups on a transaction's account number (reporting `accountnumber:eq`)."""
     return blind_index("account", account_number)
+
+
+def unpadded_account_hash(account_number: str) -> str | None:
+    """account_number_hash of the number without its leading zeros, when it has some; None when it has none (the
+    key is then account_number_hash itself). Banks ignore leading zeros, so 088880001 and 88880001 are one account to
+    the debit rules (CONTRACT 12: re-initiation and account blocks); the key to compare on is
+    `unpadded_account_hash or account_number_hash` (in SQL, COALESCE of the two columns)."""
+    unpadded = account_number.lstrip("0")
+    if unpadded == account_number:
+        return None
+    return account_number_hash(unpadded or "0")

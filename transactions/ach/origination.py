@@ -179,6 +179,7 @@ DUE_FIELDS = (
     "routing_number",
     "account_type",
     "account_number_hash",
+    "unpadded_account_hash",
 )
 # What `originate` writes of each entry it batches.
 BATCHED_FIELDS = ("batch", "trace_number", "trace_date", "expected_to_settle_at", "effective_date", "is_same_day")

@@ -16,7 +16,7 @@ from transactions.models import AccountBlock, ChangeNotice, Transaction, Transac
 from transactions.return_codes import Corrected
 from transactions.risk.account_rules import block_reason
 from transactions.state import Actor, Event, transition
-from vault.crypto import account_number_hash
+from vault.crypto import account_number_hash, unpadded_account_hash
 from vault.db import values_in
 
 AccountKey = tuple[int, str, str]  # company, routing number, keyed hash of the account number
@@ -24,6 +24,14 @@ AccountKey = tuple[int, str, str]  # company, routing number, keyed hash of the 
 
 def _key(txn: Transaction) -> AccountKey:
     return txn.company_id, txn.routing_number, txn.account_number_hash
+
+
+BLOCK_KEY_FIELDS = ("company_id", "routing_number", "account_number_hash", "unpadded_account_hash")
+
+
+def _unpadded_key(txn: Transaction) -> AccountKey:
+    """The account as the debit rules see it: its leading zeros ignored (vault.crypto.unpadded_account_hash)."""
+    return txn.company_id, txn.routing_number, txn.unpadded_account_hash or txn.account_number_hash
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,7 @@ class Correction:
             changed |= {
                 "account_number": self.account_number,
                 "account_number_hash": account_number_hash(self.account_number),
+                "unpadded_account_hash": unpadded_account_hash(self.account_number),
                 "account_last_four": self.account_number[-4:],
             }
         return changed
@@ -124,13 +133,16 @@ def _refusals(due: Sequence[Transaction]) -> dict[int, str]:
     debits = [txn for txn in due if txn.type == TransactionType.DEBIT and txn.account_validation_id is None]
     if not debits:
         return {}
+    # Keyed as the debit rules key an account: its leading zeros ignored (CONTRACT 12).
+    hashes = {_unpadded_key(txn)[2] for txn in debits}
     blocks = {
-        (company_id, routing, hashed): block_reason(code, txn_uuid)
-        for company_id, routing, hashed, code, txn_uuid in AccountBlock.objects.filter(
-            values_in({txn.account_number_hash for txn in debits}, field="account_number_hash", array_type="text"),
+        (company_id, routing, unpadded or hashed): block_reason(code, txn_uuid)
+        for company_id, routing, hashed, unpadded, code, txn_uuid in AccountBlock.objects.filter(
+            values_in(hashes, field="account_number_hash", array_type="text")
+            | values_in(hashes, field="unpadded_account_hash", array_type="text"),
             company_id__in={txn.company_id for txn in debits},
             lifted_at__isnull=True,
-        ).values_list("company_id", "routing_number", "account_number_hash", "return_code", "transaction__uuid")
+        ).values_list(*BLOCK_KEY_FIELDS, "return_code", "transaction__uuid")
     }
     blocked_methods = dict(
         PaymentMethod.objects.filter(
@@ -139,8 +151,8 @@ def _refusals(due: Sequence[Transaction]) -> dict[int, str]:
     )
     refusals = {}
     for txn in debits:
-        if _key(txn) in blocks:
-            refusals[txn.pk] = blocks[_key(txn)]
+        if _unpadded_key(txn) in blocks:
+            refusals[txn.pk] = blocks[_unpadded_key(txn)]
         elif txn.payment_method_id in blocked_methods:
             refusals[txn.pk] = f"payment method blocked: {blocked_methods[txn.payment_method_id] or 'blocked'}"
     return refusals

@@ -39,7 +39,7 @@ from transactions.models import ChangeNotice, Status, Transaction, TransactionTy
 from transactions.return_codes import Corrected
 from transactions.selectors import TransactionNotFound
 from transactions.state import Actor, Event, move_for, transaction_create, transaction_lock, transition
-from vault.crypto import account_number_hash
+from vault.crypto import account_number_hash, unpadded_account_hash
 from vault.error_codes import ErrorCode
 from vault.errors import Conflict
 
@@ -48,7 +48,14 @@ REVERSAL_DESCRIPTION = "REVERSAL"
 REFUND_DESCRIPTION = "REFUND"
 REVERSAL_WINDOW_BANKING_DAYS = 5
 COPIED_FIELDS = ("customer_id", "payment_method_id")
-BANK_FIELDS = ("account_type", "account_number", "account_number_hash", "account_last_four", "routing_number")
+BANK_FIELDS = (
+    "account_type",
+    "account_number",
+    "account_number_hash",
+    "unpadded_account_hash",
+    "account_last_four",
+    "routing_number",
+)
 CARD_FIELDS = ("card_first_six", "card_last_four", "card_masked", "card_expiration")
 # A refund that did not move money (never sent, or sent back) leaves its amount refundable again.
 REFUNDS_NOT_PAID = (Status.VOIDED, Status.DECLINED, Status.REJECTED, Status.RETURNED)
@@ -78,6 +85,7 @@ def _payee(original: Transaction) -> dict:
         "account_type": method.account_type,
         "account_number": method.account_number,
         "account_number_hash": account_number_hash(method.account_number),
+        "unpadded_account_hash": unpadded_account_hash(method.account_number),
         "account_last_four": method.account_number[-4:],
         "routing_number": method.routing_number,
     }
@@ -96,6 +104,7 @@ def _one_off_payee(original: Transaction) -> dict:
     if notice.corrected_account_number:
         payee["account_number"] = notice.corrected_account_number
         payee["account_number_hash"] = account_number_hash(notice.corrected_account_number)
+        payee["unpadded_account_hash"] = unpadded_account_hash(notice.corrected_account_number)
         payee["account_last_four"] = notice.corrected_account_number[-4:]
     return payee
 

@@ -210,9 +210,7 @@ def _payer_checked(charge: ChargeRequest, kind: PaymentMethodKind) -> tuple[Cust
         company=charge.company,
         customer_uuid=charge.customer_uuid,
         payment_method_uuid=charge.payment_method_uuid,
-        also=saved_account_rows(
-            company_id=charge.company.pk, amount=charge.amount, now=charge.now, retry=charge.retry_of is not None
-        )
+        also=saved_account_rows(company_id=charge.company.pk, now=charge.now, retry=charge.retry_of is not None)
         if with_method
         else None,
     )
@@ -231,7 +229,6 @@ def _debited_account_check(charge: ChargeRequest, saved, rows) -> None:
         charge.company.merchant_settings.has_debit_holds = debit_account_check(
             company_id=charge.company.pk,
             account=account,
-            amount=charge.amount,
             now=charge.now,
             retry=charge.retry_of is not None,
             rows=rows,

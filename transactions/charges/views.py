@@ -414,8 +414,9 @@ class TransactionCreateView(APIView):
                 + IDEMPOTENCY_CONFLICT
                 + " account_blocked: a return (R02, R03, R04, R05, R07, R08, R10, R16, R20, R29) blocked "
                 "this account for debits until staff lift it; data names the returned transaction. "
-                "reinitiation_requires_retry: a debit of this amount to this account was returned R01/R09 within "
-                "180 days; data.transactionUuid names it, re-present it with POST /transactions/{uuid}/retry."
+                "reinitiation_requires_retry: a debit to this account, of any amount, was returned R01/R09 within "
+                "180 days; data.transactionUuid names it, re-present it with POST /transactions/{uuid}/retry. "
+                "Both rules ignore leading zeros of the account number."
             ),
         },
         parameters=[IDEMPOTENCY_PARAMETER],

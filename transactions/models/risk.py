@@ -26,6 +26,7 @@ class AccountBlock(models.Model):
     account_hash = models.CharField(max_length=64, help_text="Keyed hash of routing + account.")
     # The entries' own keys (Transaction.routing_number, account_number_hash): `originate` matches them unread.
     account_number_hash = models.CharField(max_length=64, help_text="Keyed hash of the account number.")
+    unpadded_account_hash = models.CharField(max_length=64, null=True, blank=True)  # as Transaction's
     routing_number = models.CharField(max_length=9)
     account_last_four = models.CharField(max_length=4)
     return_code = models.CharField(max_length=4)

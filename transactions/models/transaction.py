@@ -141,6 +141,9 @@ class Transaction(models.Model):
     account_type = models.CharField(max_length=10, blank=True)
     account_number = EncryptedTextField(null=True, blank=True)
     account_number_hash = models.CharField(max_length=64, blank=True, help_text="Keyed hash of the account number.")
+    # crypto.unpadded_account_hash: set only when the number has leading zeros, which the debit rules ignore
+    # (CONTRACT 12); NULL means account_number_hash is the key. Nullable without a default, as `seeded`.
+    unpadded_account_hash = models.CharField(max_length=64, null=True, blank=True, editable=False)
     account_last_four = models.CharField(max_length=4, blank=True)
     routing_number = models.CharField(max_length=9, blank=True)
 
@@ -208,6 +211,13 @@ class Transaction(models.Model):
             # name eq/in, and `like` once reporting.PayerName has turned the fragment into the matching names.
             models.Index(fields=["company", "name"], name="txn_company_name"),
             models.Index(fields=["company", "return_code"], name="txn_company_return_code"),
+            # Re-initiation (transactions.risk.account_rules) finds a returned debit to an account written with
+            # leading zeros by its unpadded key: only returned entries of such accounts are in it.
+            models.Index(
+                fields=["company", "unpadded_account_hash"],
+                condition=Q(unpadded_account_hash__isnull=False, return_code__isnull=False),
+                name="txn_company_unpadded_returned",
+            ),
             models.Index(fields=["status", "method", "effective_date"], name="txn_status_method_effective"),
             # Reporting leaves micro-entries out and takes their count off totalRows: a few rows per company.
             models.Index(fields=["company"], condition=MICRO_ENTRY, name="txn_company_micro_entries"),

@@ -1,6 +1,7 @@
 """Re-initiation and blocked accounts, keyed on the account (the ACH rules, Nacha 2.12.4): the check a new debit
-passes, the block a return places, and the operator's lift. The account is routing + account number, so a saved
-method and a one-off charge of the same account are one account."""
+passes, the block a return places, and the operator's lift. The account is routing + account number with its leading
+zeros ignored (banks ignore them: 088880001 is 88880001), so a saved method and a one-off charge of the same account,
+however written, are one account (CONTRACT 12)."""
 
 from __future__ import annotations
 
@@ -41,8 +42,13 @@ class DebitedAccount:
     field: str
 
     @property
-    def account_hash(self) -> str:
-        return crypto.account_pair_hash(self.routing_number, self.account_number)
+    def number_hash(self) -> str:
+        return crypto.account_number_hash(self.account_number)
+
+    @property
+    def unpadded_key(self) -> str:
+        """The key the debit rules compare: the number's hash without its leading zeros."""
+        return crypto.unpadded_account_hash(self.account_number) or self.number_hash
 
 
 class AccountBlocked(Conflict):
@@ -69,17 +75,22 @@ def debited_account(*, saved: PaymentMethod | None, details: dict[str, Any] | No
 
 # Both questions of `debit_account_check` as one statement written once (the queryset union it replaces cost
 # about a fifth of a charge's Python time to build and compile on every charge): the account's live blocks, and
-# (not for the retry itself) the debits of the same amount to it returned R01/R09 within 180 days. The account is
-# {pair_hash}, {number_hash} and {routing}: parameters, or a saved method's columns (`saved_account_rows`).
+# (not for the retry itself) the debits to it, of any amount, returned R01/R09 within 180 days. The account is
+# {routing}, {number_hash} and {key} (the unpadded key): parameters, or a saved method's columns
+# (`saved_account_rows`). A row matches on its unpadded key, or on its exact hash: a row without an unpadded hash
+# has no leading zeros (its hash is its key), or was written before the column and is matched as it was written.
 _BLOCKS_SQL = (
     "SELECT 'blocked', b.transaction_id, t.uuid, b.return_code FROM {block} b "
     "JOIN {txn} t ON t.id = b.transaction_id "
-    "WHERE b.company_id = %s AND b.account_hash = {pair_hash} AND b.lifted_at IS NULL"
+    "WHERE b.company_id = %s AND b.lifted_at IS NULL AND b.routing_number = {routing} "
+    "AND (b.account_number_hash IN ({key}, {number_hash}) OR b.unpadded_account_hash = {key})"
 )
+# The codes are written in (our own constants): the partial index of returned unpadded accounts is then usable.
 _RETURNED_SQL = (
     " UNION ALL SELECT 'returned', t.id, t.uuid, t.return_code FROM {txn} t "
-    "WHERE t.company_id = %s AND t.account_number_hash = {number_hash} AND t.routing_number = {routing} "
-    "AND t.type = %s AND t.amount = %s AND t.return_code IN ({codes}) AND t.effective_date >= %s "
+    "WHERE t.company_id = %s AND t.routing_number = {routing} "
+    "AND (t.account_number_hash IN ({key}, {number_hash}) OR t.unpadded_account_hash = {key}) "
+    "AND t.type = %s AND t.return_code IN ({codes}) AND t.effective_date >= %s "
     "AND t.account_validation_id IS NULL"
 )
 # The company's debit holds flag, read fresh: authentication's copy of the company may be seconds old, and a hold
@@ -90,7 +101,7 @@ _HOLDS_SQL = (
 )
 _REINITIATION_CODES = sorted(REINITIATION_CODES)
 _HOLDS = "holds"
-_PARAMETERS = {"pair_hash": "%s", "number_hash": "%s", "routing": "%s"}
+_PARAMETERS = {"routing": "%s", "key": "%s", "number_hash": "%s"}
 
 AccountRow = tuple[str, int, str | None, str | None]
 
@@ -101,34 +112,31 @@ def _rows_sql(account: dict[str, str], *, retry: bool) -> str:
         "block": quote(AccountBlock._meta.db_table),
         "txn": quote(Transaction._meta.db_table),
         "settings": quote(MerchantSettings._meta.db_table),
-        "codes": ", ".join(["%s"] * len(_REINITIATION_CODES)),
+        "codes": ", ".join(f"'{code}'" for code in _REINITIATION_CODES),
     }
     sql = _BLOCKS_SQL if retry else _BLOCKS_SQL + _RETURNED_SQL
     return (sql + _HOLDS_SQL).format(**tables, **account)
 
 
-def _returned_params(*, company_id: int, amount: int, now: datetime, account: Sequence[str] = ()) -> list[Any]:
-    """_RETURNED_SQL's parameters; `account` (number hash, routing number) when the SQL names it by parameters."""
+def _returned_params(*, company_id: int, now: datetime, account: Sequence[str] = ()) -> list[Any]:
+    """_RETURNED_SQL's parameters; `account` (its placeholders') when the SQL names it by parameters."""
     earliest = calendar.eastern_now(now).date() - REINITIATION_WINDOW
     return [
         company_id,
         *account,
         TransactionType.DEBIT.value,
-        amount,
-        *_REINITIATION_CODES,
         Transaction._meta.get_field("effective_date").get_db_prep_value(earliest, connection),
     ]
 
 
-def _account_rows(
-    *, company_id: int, account: DebitedAccount, amount: int, now: datetime, retry: bool
-) -> list[AccountRow]:
+def _account_rows(*, company_id: int, account: DebitedAccount, now: datetime, retry: bool) -> list[AccountRow]:
     """(kind, transaction id, transaction uuid, return code) of every block and (unless `retry`) returned debit,
     and ("holds", company id, None, None) when the company has debit holds."""
-    params: list[Any] = [company_id, account.account_hash]
+    # The account's placeholders in the order they appear: routing, key, number hash, key.
+    named = (account.routing_number, account.unpadded_key, account.number_hash, account.unpadded_key)
+    params: list[Any] = [company_id, *named]
     if not retry:
-        named = (crypto.account_number_hash(account.account_number), account.routing_number)
-        params += _returned_params(company_id=company_id, amount=amount, now=now, account=named)
+        params += _returned_params(company_id=company_id, now=now, account=named)
     params.append(company_id)
     with prepared_cursor(connection) as cursor:
         cursor.execute(_rows_sql(_PARAMETERS, retry=retry), params)
@@ -138,20 +146,22 @@ def _account_rows(
         ]
 
 
-def saved_account_rows(*, company_id: int, amount: int, now: datetime, retry: bool = False) -> RowColumn:
+def saved_account_rows(*, company_id: int, now: datetime, retry: bool = False) -> RowColumn:
     """`_account_rows` of the saved method a RowLookup reads (as `m`), as one JSON column of the statement that
     reads the method (PostgreSQL): a charge of a saved method makes one round trip for both. Its stored hashes and
     routing number name the account, so nothing is decrypted first."""
     quote = connection.ops.quote_name
     method = PaymentMethod._meta
+    number_hash = f"m.{quote(method.get_field('account_number_hash').column)}"
+    unpadded = f"m.{quote(method.get_field('unpadded_account_hash').column)}"
     account = {
-        "pair_hash": f"m.{quote(method.get_field('account_hash').column)}",
-        "number_hash": f"m.{quote(method.get_field('account_number_hash').column)}",
         "routing": f"m.{quote(method.get_field('routing_number').column)}",
+        "key": f"coalesce({unpadded}, {number_hash})",
+        "number_hash": number_hash,
     }
     params: list[Any] = [company_id]
     if not retry:
-        params += _returned_params(company_id=company_id, amount=amount, now=now)
+        params += _returned_params(company_id=company_id, now=now)
     params.append(company_id)
     rows = _rows_sql(account, retry=retry)
     sql = f"(SELECT coalesce(json_agg(json_build_array(x.kind, x.id, x.uuid, x.code)), '[]'::json) FROM ({rows}) AS x(kind, id, uuid, code))"  # noqa: E501, S608 (names and our own SQL only)
@@ -162,17 +172,17 @@ def debit_account_check(
     *,
     company_id: int,
     account: DebitedAccount,
-    amount: int,
     now: datetime,
     retry: bool = False,
     rows: Sequence[AccountRow] | None = None,
 ) -> bool:
     """A debit of `account`: 409 account_blocked while a return has blocked the account, else (unless it is the
-    retry itself) 409 reinitiation_requires_retry when a debit of the same amount to it came back R01/R09
-    within 180 days. One statement answers both, and whether the company has debit holds now (the answer);
-    `rows` are its answer when the statement that read the saved method already asked (`saved_account_rows`)."""
+    retry itself) 409 reinitiation_requires_retry when a debit to it, of any amount, came back R01/R09 within 180
+    days (`reinitiation_refusal`). One statement answers both, and whether the company has debit holds now (the
+    answer); `rows` are its answer when the statement that read the saved method already asked
+    (`saved_account_rows`)."""
     if rows is None:
-        rows = _account_rows(company_id=company_id, account=account, amount=amount, now=now, retry=retry)
+        rows = _account_rows(company_id=company_id, account=account, now=now, retry=retry)
     found = sorted((row for row in rows if row[0] != _HOLDS), key=lambda row: (row[0] == _BLOCKED, row[1]))
     if not found:
         return any(row[0] == _HOLDS for row in rows)
@@ -184,12 +194,33 @@ def debit_account_check(
             field=account.field,
             data=data,
         )
+    refusal = reinitiation_refusal([ReturnedDebit(pk, str(txn_uuid), code) for _kind, pk, txn_uuid, code in found])
+    if refusal is None:
+        return any(row[0] == _HOLDS for row in rows)
     raise ReinitiationRequiresRetry(
-        f"a debit of this amount to this account was returned {code} ({txn_uuid}) within 180 days: "
-        f"re-present it with POST /transactions/{txn_uuid}/retry (at most twice)",
+        f"a debit to this account (of any amount) was returned {refusal.return_code} ({refusal.uuid}) within 180 "
+        f"days: re-present it with POST /transactions/{refusal.uuid}/retry (at most twice)",
         field=account.field,
-        data=data | {"retry": f"/transactions/{txn_uuid}/retry"},
+        data={"transactionUuid": refusal.uuid, "returnCode": refusal.return_code}
+        | {"retry": f"/transactions/{refusal.uuid}/retry"},
     )
+
+
+@dataclass(frozen=True)
+class ReturnedDebit:
+    """A debit of the company to the account that came back R01/R09 within 180 days."""
+
+    pk: int
+    uuid: str
+    return_code: str
+
+
+def reinitiation_refusal(returned: Sequence[ReturnedDebit]) -> ReturnedDebit | None:
+    """CONTRACT 12 "Re-initiation covers the account, not the amount": which of the account's R01/R09 returns of the
+    last 180 days refuses a new debit (the newest; None: the debit may go). The retry route never asks. This is the
+    one place that decides re-initiation: the exemption for a debit carrying a mandate accepted after the return
+    (CONTRACT 14, mandates) belongs here, as a parameter of the charge's mandate."""
+    return max(returned, key=lambda debit: debit.pk, default=None)
 
 
 def account_block_record(block: AccountBlock) -> dict[str, Any]:
@@ -253,6 +284,7 @@ def account_blocks_place(returns: Sequence[tuple[Transaction, str]], *, at: date
             company_id=txn.company_id,
             account_hash=account_hash,
             account_number_hash=txn.account_number_hash,
+            unpadded_account_hash=crypto.unpadded_account_hash(numbers[txn.pk]),
             routing_number=txn.routing_number,
             account_last_four=txn.account_last_four,
             return_code=code,
