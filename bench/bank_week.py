@@ -118,6 +118,7 @@ def _timed(record: Day, step: str, work: Callable[[], dict | None]) -> None:
     started = time.perf_counter()
     output = work()
     record.seconds[step] = time.perf_counter() - started
+    print(f"{record.day} {step}: {record.seconds[step]:.2f} s", file=sys.stderr, flush=True)
     if output is not None:
         record.outputs[step] = output
 
