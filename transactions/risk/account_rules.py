@@ -201,8 +201,11 @@ def debit_account_check(
         f"a debit to this account (of any amount) was returned {refusal.return_code} ({refusal.uuid}) within 180 "
         f"days: re-present it with POST /transactions/{refusal.uuid}/retry (at most twice)",
         field=account.field,
-        data={"transactionUuid": refusal.uuid, "returnCode": refusal.return_code}
-        | {"retry": f"/transactions/{refusal.uuid}/retry"},
+        data={
+            "transactionUuid": refusal.uuid,
+            "returnCode": refusal.return_code,
+            "retry": f"/transactions/{refusal.uuid}/retry",
+        },
     )
 
 
