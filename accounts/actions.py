@@ -23,6 +23,7 @@ class Action(models.TextChoices):
     VIEW_EVENTS = "ViewEvents"
     VIEW_RISK = "ViewRisk"
     SIMULATE_SANDBOX = "SimulateSandbox"
+    MANAGE_RISK_SETTINGS = "ManageRiskSettings"
 
 
 ALL_ACTIONS: tuple[str, ...] = tuple(Action.values)
@@ -83,4 +84,6 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("sandbox-transaction-return", "POST"): Action.SIMULATE_SANDBOX,
     ("sandbox-transaction-notice-of-change", "POST"): Action.SIMULATE_SANDBOX,
     ("sandbox-clock-advance", "POST"): Action.SIMULATE_SANDBOX,
+    ("retry-policy", "PUT"): Action.MANAGE_RISK_SETTINGS,
+    ("retry-policy", "GET"): Action.VIEW_REPORTS,
 }

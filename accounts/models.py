@@ -7,6 +7,7 @@ from uuid import uuid4
 
 from django.contrib.auth.models import AbstractBaseUser, BaseUserManager, PermissionsMixin
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.utils import timezone
 
@@ -145,6 +146,11 @@ class MerchantSettings(models.Model):
     # The return-rate program (Nacha 2.17.2): what a company's policy does when a rate nears or crosses a threshold.
     return_rate_warning_percent = models.PositiveSmallIntegerField(
         default=80, help_text="A return rate at this percentage of its Nacha threshold writes a warning alert."
+    )
+    funds_hold_banking_days = models.PositiveSmallIntegerField(
+        default=2,
+        validators=[MaxValueValidator(30)],
+        help_text="A settled ACH debit's money is available this many banking days after its settlement (CONTRACT 15).",
     )
     hold_debits_on_breach = models.BooleanField(
         default=True, help_text="A return rate over its threshold holds the company's new debits (holdCode RTN)."

@@ -152,6 +152,7 @@ class MerchantSettingsInline(RiskControlsMixin, admin.StackedInline):
         "account_validation",
         "cutoff_time",
         "same_day_windows",
+        "funds_hold_banking_days",
     )
     risk_control_fields = fields
 

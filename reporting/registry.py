@@ -109,6 +109,10 @@ FIELDS: tuple[ReportField, ...] = (
     ReportField("entryDescription", "entrydescription", STRING, "entry_description", width=10),
     ReportField("purpose", "purpose", STRING, "purpose", width=10),
     ReportField("validationStatus", "validationstatus", STRING, "payment_method__validation_status", width=12),
+    # CONTRACT 15: when a debit's money is safe (transactions.ach.finality); null for what has no finality.
+    ReportField("finality", "finality", STRING, "finality", width=9),
+    ReportField("fundsAvailableAt", "fundsavailableat", TIMESTAMP, "funds_available_at"),
+    ReportField("finalAt", "finalat", TIMESTAMP, "final_at"),
     # paymentDetails
     ReportField(
         "name", "name", STRING, "name", group="paymentDetails", width=255, distinct_values="reporting.PayerName"

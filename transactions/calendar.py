@@ -78,3 +78,15 @@ def company_cutoff(company: Company) -> time:
     # Settings built in memory (not read back) still hold the field default as text.
     cutoff = company.merchant_settings.cutoff_time
     return cutoff if isinstance(cutoff, time) else time.fromisoformat(cutoff)
+
+
+def administrative_return_deadline(settled_on: date) -> date:
+    """The last day a return of most codes is timely (CONTRACT 12): the second banking day after settlement. A
+    return received by the end of that banking day is timely."""
+    return add_business_days(settled_on, 2)
+
+
+def unauthorized_return_deadline(settled_on: date) -> date:
+    """The last day an unauthorized return (R05, R07, R10, R11, R37, R51, R53) is timely (CONTRACT 12): the first
+    banking day after the 60th calendar day after settlement."""
+    return next_business_day(settled_on + timedelta(days=60), include_today=False)

@@ -68,7 +68,10 @@ _LINKED = (
     ("payment_method", ("uuid",)),
     ("refund_of", ("uuid",)),
     ("return_entry", ("return_code", "return_reason", "returned_at", "is_untimely")),
+    ("retry_attempt", ("state", "scheduled_for", "number", "reason")),
 )
+# Reverse one-to-one links a row may lack: known absent, so that reading one makes no query.
+_MAYBE_ABSENT = frozenset({"retry_attempt"})
 
 
 def _record_rows(ids: list[int]) -> Iterator[Transaction]:
@@ -86,6 +89,8 @@ def _record_rows(ids: list[int]) -> Iterator[Transaction]:
             if found[0] is not None:
                 related = Transaction._meta.get_field(name).related_model
                 txn._state.fields_cache[name] = loaded_instance(related, dict(zip(fields, found, strict=True)))
+            elif name in _MAYBE_ABSENT:
+                txn._state.fields_cache[name] = None
         yield txn
 
 

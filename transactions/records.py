@@ -8,7 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from transactions.methods import METHODS, method_kind
-from transactions.models import Status, Transaction, TransactionEvent, TransactionHold, TransactionReturn
+from transactions.models import (
+    Finality,
+    RetryAttempt,
+    Status,
+    Transaction,
+    TransactionEvent,
+    TransactionHold,
+    TransactionReturn,
+    TransactionType,
+)
 from vault.records import DATETIME_SQL, MASK_PREFIX, iso_utc, mask, text_or_none
 
 
@@ -71,6 +80,12 @@ RECORD_COLUMNS = (
     "refund_of_id",
     "authorized_at",
     "auth_response_code",
+    "retry_policy",
+    "returns_due_by",
+    "unauthorized_returns_due_by",
+    "funds_available_at",
+    "finality",
+    "final_at",
 )
 
 
@@ -105,6 +120,9 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         "reversalUuid": str(txn.reversal_uuid) if txn.reversal_uuid else None,
         "reversedAt": iso_utc(txn.reversed_at),
         "refundOfUuid": str(txn.refund_of.uuid) if txn.refund_of_id else None,
+        "retryPolicy": txn.retry_policy,
+        "retry": retry_details(txn),
+        **finality_details(txn),
     }
     if method_kind(txn.method).pays_by_card:
         record["authorizedAt"] = iso_utc(txn.authorized_at)
@@ -128,6 +146,53 @@ def return_details(txn: Transaction) -> dict[str, Any]:
         "returnedAt": iso_utc(entry.returned_at) if entry else None,
         # Received after its code's time frame (CONTRACT 12 "Return deadlines"): applied, and flagged.
         "untimely": entry.is_untimely if entry else None,
+    }
+
+
+def retry_details(txn: Transaction) -> dict[str, Any] | None:
+    """A returned debit's next presentment (CONTRACT 15): the attempt its return scheduled, or that none will be
+    made; null for anything not returned. Only a returned debit reads its attempt row."""
+    if txn.type != TransactionType.DEBIT or not txn.return_code:
+        return None
+    attempt = getattr(txn, "retry_attempt", None)
+    if attempt is None:
+        return {"willAttemptRetry": False, "scheduledFor": None, "attempt": None, "status": None, "reason": None}
+    return {
+        "willAttemptRetry": attempt.state == RetryAttempt.State.SCHEDULED,
+        "scheduledFor": attempt.scheduled_for.isoformat(),
+        "attempt": attempt.number,
+        "status": attempt.state,
+        "reason": text_or_none(attempt.reason),
+    }
+
+
+def _settles_at_birth(txn: Transaction) -> bool:
+    return method_kind(txn.method).settles_outside_file and not method_kind(txn.method).pays_by_card
+
+
+def finality_details(txn: Transaction) -> dict[str, Any]:
+    """When the money is safe (CONTRACT 15): an ACH/RCC debit is `pending` until `mark_final` stamps it; an RTP
+    payment is final once settled; anything else has no finality."""
+    if txn.finality:
+        finality = txn.finality
+    elif txn.status == Status.SETTLED and _settles_at_birth(txn):
+        finality = Finality.FINAL
+    elif txn.type == TransactionType.DEBIT and method_kind(txn.method).returnable:
+        finality = Finality.PENDING
+    else:
+        finality = None
+    return {
+        "finality": finality,
+        "returnWindows": {
+            "administrativeUntil": txn.returns_due_by.isoformat(),
+            "unauthorizedUntil": txn.unauthorized_returns_due_by.isoformat(),
+        }
+        if txn.returns_due_by
+        else None,
+        "fundsAvailableAt": iso_utc(txn.funds_available_at),
+        "finalAt": iso_utc(txn.final_at),
+        # A return that came after the debit was final (finality is an attribute: the return still applies).
+        "afterFinal": bool(txn.return_code) and txn.final_at is not None,
     }
 
 
@@ -204,8 +269,48 @@ _RECORD_PAIRS = [
     ("reversalUuid", "t.reversal_uuid::text"),
     ("reversedAt", _iso_sql("t.reversed_at")),
     ("refundOfUuid", "refunded.uuid::text"),
+    ("retryPolicy", "t.retry_policy"),
 ]
 _CARD_PAIRS = [("authorizedAt", _iso_sql("t.authorized_at")), ("authResponseCode", "NULLIF(t.auth_response_code, '')")]
+_IS_RETURNED_DEBIT = f"t.type = {_sql_text(TransactionType.DEBIT)} AND COALESCE(t.return_code, '') <> ''"
+_RETRY_PAIRS = [
+    ("willAttemptRetry", f"COALESCE(attempt.state = {_sql_text(RetryAttempt.State.SCHEDULED)}, false)"),
+    ("scheduledFor", "to_char(attempt.scheduled_for, 'YYYY-MM-DD')"),
+    ("attempt", "attempt.number"),
+    ("status", "attempt.state"),
+    ("reason", "NULLIF(attempt.reason, '')"),
+]
+_SETTLES_AT_BIRTH = (
+    "t.method IN ("
+    + ", ".join(
+        _sql_text(code) for code, kind in METHODS.items() if kind.settles_outside_file and not kind.pays_by_card
+    )
+    + ")"
+)
+_RETURNABLE = "t.method IN (" + ", ".join(_sql_text(code) for code, kind in METHODS.items() if kind.returnable) + ")"
+_FINALITY_PAIRS = [
+    ("retry", f"CASE WHEN {_IS_RETURNED_DEBIT} THEN {_object_sql(_RETRY_PAIRS)} END"),
+    (
+        "finality",
+        f"CASE WHEN COALESCE(t.finality, '') <> '' THEN t.finality "
+        f"WHEN t.status = {_sql_text(Status.SETTLED)} AND {_SETTLES_AT_BIRTH} THEN {_sql_text(Finality.FINAL)} "
+        f"WHEN t.type = {_sql_text(TransactionType.DEBIT)} AND {_RETURNABLE} THEN {_sql_text(Finality.PENDING)} END",
+    ),
+    (
+        "returnWindows",
+        "CASE WHEN t.returns_due_by IS NOT NULL THEN "
+        + _object_sql(
+            [
+                ("administrativeUntil", "to_char(t.returns_due_by, 'YYYY-MM-DD')"),
+                ("unauthorizedUntil", "to_char(t.unauthorized_returns_due_by, 'YYYY-MM-DD')"),
+            ]
+        )
+        + " END",
+    ),
+    ("fundsAvailableAt", _iso_sql("t.funds_available_at")),
+    ("finalAt", _iso_sql("t.final_at")),
+    ("afterFinal", "(COALESCE(t.return_code, '') <> '' AND t.final_at IS NOT NULL)"),
+]
 _HOLD_PAIRS = [("holdCode", "NULLIF(hold.hold_code, '')"), ("holdReason", "NULLIF(hold.hold_reason, '')")]
 
 # `transaction_record` written by PostgreSQL, for the rows of a lifecycle command's moves (transactions.events):
@@ -214,6 +319,7 @@ _HOLD_PAIRS = [("holdCode", "NULLIF(hold.hold_code, '')"), ("holdReason", "NULLI
 # `t` is the transaction; its linked rows are joined in the tenant's own rows only (`RECORD_SQL_JOINS`).
 RECORD_SQL = (
     _object_sql(_RECORD_PAIRS)
+    + f" || {_object_sql(_FINALITY_PAIRS)}"
     + f" || CASE WHEN {_IS_CARD} THEN {_object_sql(_CARD_PAIRS)} ELSE '{{}}'::jsonb END"
     + f" || CASE WHEN {_IS_HELD} THEN {_object_sql(_HOLD_PAIRS)} ELSE '{{}}'::jsonb END"
 )
@@ -233,5 +339,7 @@ RECORD_SQL_JOINS = " ".join(
         # Only a returned transaction reads its return row (return_details).
         _joined("returned", TransactionReturn, "returned.transaction_id = t.id AND COALESCE(t.return_code, '') <> ''"),
         _joined("hold", TransactionHold, f"hold.transaction_id = t.id AND {_IS_HELD}"),
+        # Only a returned debit reads its retry attempt (retry_details).
+        _joined("attempt", RetryAttempt, f"attempt.returned_id = t.id AND {_IS_RETURNED_DEBIT}"),
     )
 )

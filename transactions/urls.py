@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
+from transactions.charges.retry_views import RetryPolicyView
 from transactions.charges.views import (
     TransactionCreateView,
     TransactionDetailView,
@@ -26,6 +27,7 @@ urlpatterns = [
     path("transactions/<uuid:transaction_uuid>/reverse", TransactionReverseView.as_view(), name="transaction-reverse"),
     path("transactions/<uuid:transaction_uuid>/refund", TransactionRefundView.as_view(), name="transaction-refund"),
     path("transactions/<uuid:transaction_uuid>/retry", TransactionRetryView.as_view(), name="transaction-retry"),
+    path("settings/retry-policy", RetryPolicyView.as_view(), name="retry-policy"),
     path(f"{METHOD}/validate", PaymentMethodValidateView.as_view(), name="payment-method-validate"),
     path(
         f"{METHOD}/validate/confirm",

@@ -102,6 +102,11 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "reporting_export_download": ("Download a background export", "The CSV file of a finished export."),
     "risk_report_get": ("Return-risk evidence report", "Policy, thresholds, rates, alerts, actions and holds."),
     "risk_return_rates_get": ("Return rates", "Unauthorized, administrative and overall return rates, by SEC code."),
+    "retry_policy_get": ("Get the retry policy", "How R01/R09 returns are re-presented automatically; off until set."),
+    "retry_policy_put": (
+        "Set the retry policy",
+        "Re-present R01/R09 returns on a schedule (at most twice, within 180 days), or turn it off.",
+    ),
     "transaction_create_put": ("Charge", "Creates a transaction; see the operation's own description."),
     "transaction_detail_get": (
         "Get a transaction",

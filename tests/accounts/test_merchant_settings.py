@@ -74,6 +74,7 @@ def _add_form(**settings) -> dict:
         "merchant_settings-0-return_rate_warning_percent": "80",
         "merchant_settings-0-hold_debits_on_breach": "on",
         "merchant_settings-0-credit_velocity_days": "1",
+        "merchant_settings-0-funds_hold_banking_days": "2",
         **{
             f"{prefix}-{n}": "0"
             for prefix in ("return_policies", "risk_reviews")

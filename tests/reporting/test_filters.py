@@ -35,6 +35,7 @@ VALUES = {
     "entrydescription": ("PAYMENT", "PURCHASE"),
     "purpose": ("bill", "goods"),
     "validationstatus": ("failed", "validated"),
+    "finality": ("available", "final"),
 }
 GENERIC = {
     FieldType.STRING: ("Alpha Zulu", "Bravo Yankee"),

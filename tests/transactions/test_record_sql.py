@@ -11,7 +11,7 @@ from django.utils import timezone
 from events.models import Event, ObjectSequence
 from tests import factories
 from transactions.events import transactions_event
-from transactions.models import AccountValidation, Transaction, TransactionHold, TransactionReturn
+from transactions.models import AccountValidation, RetryAttempt, Transaction, TransactionHold, TransactionReturn
 from transactions.records import transaction_record
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
@@ -64,7 +64,39 @@ def every_kind_of_transaction(company) -> list[Transaction]:
     TransactionHold.objects.create(company=company, transaction=held, hold_code="H1", hold_reason="Over the limit")
     held_without_row = make(company=company, status="HELD")
     kinds = [plain, saved, returned, coded_without_row, refund, card, card_unauthorized, micro, prenote, voided, rtp]
-    return [*kinds, held, held_without_row]
+    return [*kinds, held, held_without_row, *_retried_and_final(company, moment)]
+
+
+def _retried_and_final(company, moment) -> list[Transaction]:
+    """CONTRACT 15: a returned debit with its scheduled attempt, one whose attempt was cancelled, a final debit
+    returned after it was final, a settled RTP payment, a charge that opted out of retries."""
+    make = factories.TransactionFactory
+    kinds = []
+    for status, reason in (("scheduled", ""), ("cancelled", "method_blocked")):
+        txn = make(company=company, status="Returned", return_code="R01", finality="pending", retry_policy=None)
+        RetryAttempt.objects.create(
+            company=company,
+            original=txn,
+            returned=txn,
+            number=1,
+            scheduled_for=date(2026, 12, 1),
+            state=status,
+            reason=reason,
+        )
+        kinds.append(txn)
+    final = make(
+        company=company,
+        status="Returned",
+        return_code="R10",
+        finality="final",
+        returns_due_by=date(2026, 9, 3),
+        unauthorized_returns_due_by=date(2026, 11, 2),
+        funds_available_at=moment,
+        final_at=moment,
+    )
+    rtp = make(company=company, method="RTP", status="Settled", standard_entry_class_code="")
+    opted_out = make(company=company, retry_policy="none", finality="pending")
+    return [*kinds, final, rtp, opted_out]
 
 
 def fresh(pk: int) -> Transaction:

@@ -18,7 +18,7 @@ import logging
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from itertools import islice
 from types import SimpleNamespace
 
@@ -37,6 +37,7 @@ from payments.services import (
 from transactions import calendar
 from transactions.ach import matching, nacha
 from transactions.ach.return_files import CODE, FileItem, ReturnFileSource, read_return_file
+from transactions.charges.retry_attempts import retries_schedule
 from transactions.models import (
     Batch,
     ChangeNotice,
@@ -121,9 +122,8 @@ def return_due_by(code: ReturnCode, settled_on: date | None) -> date | None:
     if settled_on is None or code.time_frame is None:
         return None
     if code.time_frame == TimeFrame.SIXTY_DAYS:
-        # The first banking day after the 60th calendar day after settlement.
-        return calendar.next_business_day(settled_on + timedelta(days=60), include_today=False)
-    return calendar.add_business_days(settled_on, 2)
+        return calendar.unauthorized_return_deadline(settled_on)  # also a debit's returnWindows (mark_final)
+    return calendar.administrative_return_deadline(settled_on)
 
 
 # What a return or a notice reads of its entry: every column but the account number (a correction reads the method's).
@@ -254,6 +254,7 @@ class _Chunk:
         rows_insert(ChangeNotice, self.new_notices)
         rows_insert(DishonoredReturn, self.new_dishonors)  # after the returns they may answer
         rows_insert(ParkedReturnItem, self.parked)
+        retries = retries_schedule(returned, at=self.at)  # CONTRACT 15: the returned events below show it
         # The events read each row's return entry: after the insert.
         moves_announce(
             moved,
@@ -261,6 +262,7 @@ class _Chunk:
             at=self.at,
             reasons={entry.transaction_id: f"{entry.return_code} {entry.return_reason}" for entry in self.new_returns},
         )
+        retries.send()
         transition_many(
             Transaction.objects.filter(uuid__in=self.returned_reversals, status=Status.PENDING),
             Event.VOIDED,

@@ -10,12 +10,14 @@ from uuid import UUID
 from django.db import transaction
 
 from accounts.models import Company
+from events.types import EventType
 from idempotency.services import ChargeResult
 from transactions import calendar
 from transactions.charges.services import ChargeRequest, transaction_charge
 from transactions.errors import NotRetryable
+from transactions.events import transactions_event
 from transactions.methods import method_kind
-from transactions.models import Status, Transaction, TransactionType
+from transactions.models import RetryAttempt, Status, Transaction, TransactionType
 from transactions.return_codes import REINITIATION_CODES, RETURN_CODES
 from transactions.selectors import TransactionNotFound
 from transactions.state import Actor
@@ -41,9 +43,13 @@ def _refusal(code: str) -> str:
     )
 
 
-def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime, actor: Actor) -> ChargeResult:
+def transaction_retry(
+    *, company: Company, transaction_uuid: UUID, now: datetime, actor: Actor, attempt_id: int | None = None
+) -> ChargeResult | None:
     """A new debit re-presenting the returned one. The first presentment's row is locked, so two retries of the
-    same return go one after the other and the second sees the first."""
+    same return go one after the other and the second sees the first. `attempt_id`: the scheduled attempt
+    `run_retries` makes (CONTRACT 15), locked after the first presentment; None when another run made or closed it
+    meanwhile. A manual retry cancels the attempt its return had scheduled: the count is one."""
     with transaction.atomic():
         returned = (
             # Not an account validation's entry: re-presenting a micro-entry would show its amount (CONTRACT 12).
@@ -59,6 +65,9 @@ def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime
             .filter(company=company, pk=returned.retry_of_id or returned.pk)
             .get()
         )
+        attempt = None if attempt_id is None else RetryAttempt.objects.select_for_update().get(pk=attempt_id)
+        if attempt is not None and attempt.state != RetryAttempt.State.SCHEDULED:
+            return None
         if returned.type != TransactionType.DEBIT or not method_kind(returned.method).returnable:
             raise NotRetryable("only a returned ACH or RCC debit can be re-presented", code=ErrorCode.NOT_RETRYABLE)
         entry = getattr(returned, "return_entry", None)
@@ -80,25 +89,45 @@ def transaction_retry(*, company: Company, transaction_uuid: UUID, now: datetime
                 "a returned debit may be re-presented only within 180 days of the original's settlement date",
                 code=ErrorCode.RETRY_WINDOW_PASSED,
             )
-        one_off = returned.payment_method_id is None
-        return transaction_charge(
-            ChargeRequest(
-                company=company,
-                method=returned.method,
-                type=returned.type,
-                amount=returned.amount,
-                actor=actor,
-                now=now,
-                customer_uuid=returned.customer.uuid if returned.customer_id else None,
-                payment_method_uuid=None if one_off else returned.payment_method.uuid,
-                payment_details=_details_of(returned) if one_off else None,
-                standard_entry_class_code=returned.standard_entry_class_code,
-                external_unique_id=returned.external_unique_id,
-                description=returned.description,
-                retry_of=original,
-                entry_description=RETRY_ENTRY_DESCRIPTION,
-            )
+        made = _presentment_make(company, returned, actor=actor, now=now, retry_of=original)
+        _attempt_settled(returned, attempt, made, now=now)
+        return made
+
+
+def _attempt_settled(returned: Transaction, attempt: RetryAttempt | None, made: ChargeResult, *, now: datetime) -> None:
+    """The attempt made (`run_retries`), or the one the manual retry stands in for, cancelled and announced."""
+    if attempt is not None:
+        attempt.state, attempt.updated_at = RetryAttempt.State.CREATED, now
+        attempt.presentment_id = Transaction.objects.values_list("pk", flat=True).get(uuid=made.record["uuid"])
+        attempt.save(update_fields=["state", "presentment", "updated_at"])
+    elif RetryAttempt.objects.filter(returned=returned, state=RetryAttempt.State.SCHEDULED).update(
+        state=RetryAttempt.State.CANCELLED, reason="retried_manually", updated_at=now
+    ):
+        transactions_event([returned.pk], EventType.TRANSACTION_RETRY_CANCELLED)
+
+
+def _presentment_make(
+    company: Company, returned: Transaction, *, actor: Actor, now: datetime, retry_of: Transaction
+) -> ChargeResult:
+    one_off = returned.payment_method_id is None
+    return transaction_charge(
+        ChargeRequest(
+            company=company,
+            method=returned.method,
+            type=returned.type,
+            amount=returned.amount,
+            actor=actor,
+            now=now,
+            customer_uuid=returned.customer.uuid if returned.customer_id else None,
+            payment_method_uuid=None if one_off else returned.payment_method.uuid,
+            payment_details=_details_of(returned) if one_off else None,
+            standard_entry_class_code=returned.standard_entry_class_code,
+            external_unique_id=returned.external_unique_id,
+            description=returned.description,
+            retry_of=retry_of,
+            entry_description=RETRY_ENTRY_DESCRIPTION,
         )
+    )
 
 
 def _details_of(txn: Transaction) -> dict[str, str]:

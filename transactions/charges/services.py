@@ -26,6 +26,7 @@ from transactions.effective_dates import effective_date_resolve
 from transactions.methods import PaymentMethodKind, method_kind
 from transactions.methods.sec_codes import account_holder
 from transactions.models import (
+    Finality,
     Status,
     Transaction,
     TransactionHold,
@@ -94,6 +95,7 @@ class ChargeRequest:
     entry_description: str | None = None
     purpose: str | None = None  # CONTRACT 11
     is_same_day: bool = False  # CONTRACT 12: Same Day ACH only when asked for
+    retry_policy: str | None = None  # "none": never re-presented automatically (CONTRACT 15)
 
 
 def transaction_charge(charge: ChargeRequest) -> ChargeResult:
@@ -259,8 +261,14 @@ def _unsaved_transaction(charge: ChargeRequest, *, customer, saved, payer: dict[
         idempotency_key=charge.idempotency_key,
         description=charge.description,
         retry_of=charge.retry_of,
+        retry_policy=charge.retry_policy,
         entry_description=charge.entry_description,
         is_duplicate=is_duplicate,
+        # CONTRACT 15: a debit that can be returned is pending until mark_final says otherwise (one column more of
+        # the same INSERT, so reporting's `finality` filter needs no rule of its own).
+        finality=Finality.PENDING
+        if charge.type == TransactionType.DEBIT and method_kind(charge.method).returnable
+        else None,
         **payer,
     )
 

@@ -141,6 +141,7 @@ CHARGE_REQUEST_FIELDS = {
     "entryDescription": "entry_description",
     "purpose": "purpose",
     "isSameDay": "is_same_day",
+    "retryPolicy": "retry_policy",
 }
 
 
@@ -185,6 +186,11 @@ class ChargeInputSerializer(ShallowFieldsMixin, StrictSerializer):
         "spaces, in lower case or with more after them (RETRYPYMT, Reversals).",
     )
     purpose = StrictChoiceField(choices=Purpose.choices, required=False)
+    retryPolicy = StrictChoiceField(
+        choices=[("none", "none")],
+        required=False,
+        help_text='"none": never re-presented automatically, whatever the company\'s retry policy.',
+    )
 
     def validate_entryDescription(self, value: str) -> str:
         entry_description_not_reserved(value)  # first: `Reversals` is refused as reserved, not for its case
@@ -335,6 +341,19 @@ class PaymentDetailsRecordField(serializers.DictField):
     """paymentDetails in the record: the bank account (masked) or the card (masked)."""
 
 
+class RetryOutput(serializers.Serializer):
+    willAttemptRetry = serializers.BooleanField()
+    scheduledFor = serializers.DateField(allow_null=True)
+    attempt = serializers.IntegerField(allow_null=True, help_text="1 or 2: which re-presentment.")
+    status = _nullable_text(help_text="scheduled, created, cancelled or skipped; null when none was scheduled.")
+    reason = _nullable_text(help_text="Why it was cancelled or skipped (window_closed past day 180, ...).")
+
+
+class ReturnWindowsOutput(serializers.Serializer):
+    administrativeUntil = serializers.DateField()
+    unauthorizedUntil = serializers.DateField()
+
+
 class TransactionRecordOutput(serializers.Serializer):
     """A transaction as every route, event and webhook shows it (transactions.records builds it; this documents it)."""
 
@@ -386,6 +405,22 @@ class TransactionRecordOutput(serializers.Serializer):
     authorizedAt = serializers.DateTimeField(allow_null=True, required=False, help_text="Cards only.")
     authResponseCode = _nullable_text(required=False, help_text="Cards only.")
     holdCode = _nullable_text(required=False, help_text="HELD only.")
+    retryPolicy = _nullable_text(help_text='"none" when the charge opted out of automatic re-presentment.')
+    retry = RetryOutput(
+        allow_null=True, help_text="A returned debit's next presentment under the retry policy; null unless returned."
+    )
+    finality = _nullable_text(
+        help_text="pending | available | final for an ACH/RCC debit (an attribute, not a status); final for a settled "
+        "RTP payment; null otherwise."
+    )
+    returnWindows = ReturnWindowsOutput(
+        allow_null=True, help_text="The last days a return is timely, once the entry is in a file (set by mark_final)."
+    )
+    fundsAvailableAt = serializers.DateTimeField(
+        allow_null=True, help_text="Settlement plus the company's fundsHoldBankingDays (default 2)."
+    )
+    finalAt = serializers.DateTimeField(allow_null=True, help_text="When unauthorizedUntil passed.")
+    afterFinal = serializers.BooleanField(help_text="Returned after it was final (a late return still applies).")
     holdReason = _nullable_text(required=False, help_text="HELD only.")
 
 

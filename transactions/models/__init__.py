@@ -5,10 +5,12 @@ Transaction`): the app label stays `transactions`, so moving a model between the
 - `validation.py`: account validations (prenotes, micro-deposits)
 - `transaction.py`: the transaction, its hold, exception and event trail
 - `returns.py`: returns, dishonored returns, parked return items, notices of change
+- `retries.py`: retry policies and the attempts they schedule (CONTRACT 15)
 - `risk.py`: account blocks and the return-rate program (policies, alerts, debit holds, actions, reviews)
 """
 
 from transactions.models.ach import Batch, IngestionFile, IngestionPart, OriginationFile, Settlement, TraceSequence
+from transactions.models.retries import RetryAttempt, RetryPolicy, RetrySchedule
 from transactions.models.returns import ChangeNotice, DishonoredReturn, ParkedReturnItem, TransactionReturn
 from transactions.models.risk import (
     AccountBlock,
@@ -23,6 +25,7 @@ from transactions.models.transaction import (
     AWAITING_LATE_SETTLEMENT,
     MICRO_ENTRY,
     NOT_SEEDED,
+    Finality,
     Method,
     Purpose,
     Status,
@@ -45,12 +48,16 @@ __all__ = [
     "ChangeNotice",
     "DebitHold",
     "DishonoredReturn",
+    "Finality",
     "IngestionFile",
     "IngestionPart",
     "Method",
     "OriginationFile",
     "ParkedReturnItem",
     "Purpose",
+    "RetryAttempt",
+    "RetryPolicy",
+    "RetrySchedule",
     "ReturnPolicy",
     "RiskAction",
     "RiskAlert",

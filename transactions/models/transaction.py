@@ -47,6 +47,15 @@ class Status(models.TextChoices):
     HELD = "HELD"
 
 
+class Finality(models.TextChoices):
+    """When a debit's money is safe (CONTRACT 15): an attribute beside the status, never a status. A late return still
+    moves a final debit to Returned."""
+
+    PENDING = "pending"
+    AVAILABLE = "available"
+    FINAL = "final"
+
+
 class Purpose(models.TextChoices):
     """What a charge pays for (CONTRACT 11): some purposes fix the Company Entry Description (Nacha 2026)."""
 
@@ -135,6 +144,16 @@ class Transaction(models.Model):
     account_validation = models.ForeignKey(
         AccountValidation, on_delete=models.PROTECT, null=True, blank=True, related_name="entries", db_index=False
     )
+
+    # "none": no automatic re-presentment of this charge whatever the company's retry policy (CONTRACT 15).
+    retry_policy = models.CharField(max_length=4, null=True, blank=True)
+    # Finality (CONTRACT 15), stamped by `mark_final` (transactions.finality) once the entry is in a file: the last
+    # days a return is timely (CONTRACT 12), when its money is available, and whether it is final.
+    returns_due_by = models.DateField(null=True, blank=True)
+    unauthorized_returns_due_by = models.DateField(null=True, blank=True)
+    funds_available_at = models.DateTimeField(null=True, blank=True)
+    finality = models.CharField(max_length=9, choices=Finality.choices, null=True, blank=True)
+    final_at = models.DateTimeField(null=True, blank=True)
 
     # Payment details as charged (a saved method's stored values replace the request's, SPEC 4.7 rule 3).
     name = models.CharField(max_length=255, blank=True)

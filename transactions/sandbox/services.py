@@ -18,10 +18,12 @@ from django.utils import timezone
 
 from accounts.models import Company
 from transactions import calendar
+from transactions.ach.finality import finality_mark
 from transactions.ach.origination import transactions_originate
 from transactions.ach.return_files import ReturnFileSource
 from transactions.ach.returns import returns_import
 from transactions.ach.settlement import transactions_settle
+from transactions.charges.retry_attempts import retries_run
 from transactions.models import Status, Transaction
 from transactions.return_codes import CHANGE_CODES
 from transactions.sandbox import magic
@@ -177,22 +179,28 @@ def sandbox_outcomes_apply(*, at: datetime, company_ids: Sequence[int] | None = 
 
 
 def sandbox_clock_advance(*, company: Company, days: int) -> dict:
-    """Move the company's clock `days` banking days on. Each day: the morning file is cut (`originate`) and the
-    day settles in the evening (`settle`, the bank's outcomes first), for this company alone."""
+    """Move the company's clock `days` banking days on. Each day: the due re-presentments are made (`run_retries`),
+    the morning file is cut (`originate`), the day settles in the evening (`settle`, the bank's outcomes first) and
+    finality moves on (`mark_final`), for this company alone."""
     sandbox_company(company)
     if not 1 <= days <= MAX_ADVANCE_DAYS:
         raise ApiError(f"days must be between 1 and {MAX_ADVANCE_DAYS}", code=ErrorCode.OUT_OF_RANGE, field="days")
     started = company.sandbox_clock_at
     now = sandbox_clock_now(company)
     totals = {"batches": 0, "transactions": 0, "settled": 0, **SandboxOutcomes().as_json()}
+    totals |= {"retries": 0, "fundsAvailable": 0, "final": 0}
     only = [company.pk]
     for _ in range(days):
         day = calendar.next_business_day(calendar.eastern_now(now).date(), include_today=False)
         opens = datetime.combine(day, SANDBOX_DAY_OPENS, tzinfo=calendar.EASTERN)
         now = datetime.combine(day, SANDBOX_DAY_CLOSES, tzinfo=calendar.EASTERN)
+        totals["retries"] += retries_run(at=opens, company_ids=only).created
         originated = transactions_originate(at=opens, company_ids=only)
         outcomes = sandbox_outcomes_apply(at=now, company_ids=only)
         settled = transactions_settle(at=now, company_ids=only)
+        finality = finality_mark(at=now, company_ids=only)
+        totals["fundsAvailable"] += finality.available
+        totals["final"] += finality.final
         totals["batches"] += originated.batches
         totals["transactions"] += originated.transactions
         totals["settled"] += settled.transactions
