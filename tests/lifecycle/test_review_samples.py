@@ -23,6 +23,7 @@ from transactions.sandbox.bank_files import return_file_for
 pytestmark = pytest.mark.django_db
 
 SAMPLES = Path(__file__).parent / "data" / "ach-samples"
+SAMPLES_2026_12 = Path(__file__).parent / "data" / "ach-samples-2026-12"  # the second ACH review's
 RETURN_TIME = "2026-12-08T14:00:00Z"
 NOT_FOR_US = "file header immediate destination is '091000019', expected '021000021': not a file for us"
 # A saved-method charge still carries valid paymentDetails (SPEC 4.7 rule 2); the saved method's replace them.
@@ -44,7 +45,7 @@ def _addenda_entries(lines: list[str]) -> list[tuple[int, str]]:
     return found
 
 
-def _entry_like(company, entry: str, *, method=None) -> Transaction:
+def _entry_like(company, entry: str, *, method=None, **more) -> Transaction:
     """A transaction of ours as the sample's entry record describes it (a NOC's amount is 0: any amount matches)."""
     code, routing, amount = entry[1:3], entry[3:12], int(entry[29:39]) or 500
     fields = {
@@ -58,24 +59,41 @@ def _entry_like(company, entry: str, *, method=None) -> Transaction:
         fields.update(customer=method.customer, payment_method=method, account_number=method.account_number)
         method.routing_number, method.account_type = routing, fields["account_type"]
         method.save(update_fields=["routing_number", "account_type"])
-    return bank_txn(company, **fields)
+    return bank_txn(company, **fields, **more)
 
 
-def _adapted(name: str, company, tmp_path, *, methods=None) -> tuple[Path, list[Transaction]]:
-    """The sample aimed at entries this test originates: (the file, our entry per addenda, in file order).
-    `methods` maps an addenda's position to the saved method its entry charges."""
-    lines = (SAMPLES / name).read_text().split("\n")
+def _adapted(
+    name: str,
+    company,
+    tmp_path,
+    *,
+    methods=None,
+    samples: Path = SAMPLES,
+    originate_at: str = "2026-12-04T15:00:00Z",
+    file_date: str | None = None,
+    **entry_fields,
+) -> tuple[Path, list[Transaction]]:
+    """The sample aimed at entries this test originates: (the file, our entry per addenda, in file order; addenda
+    naming one original trace name one entry of ours). `methods` maps an addenda's position to the saved method its
+    entry charges; by default the entries go out the Friday before and settle Monday."""
+    lines = (samples / name).read_text().split("\n")
     addenda = _addenda_entries(lines)
     methods = methods or {}
-    txns = [_entry_like(company, entry, method=methods.get(n)) for n, (_, entry) in enumerate(addenda)]
+    ours: dict[str, Transaction] = {}
+    txns = []
+    for n, (index, entry) in enumerate(addenda):
+        original = lines[index][6:21]
+        if original not in ours:
+            ours[original] = _entry_like(company, entry, method=methods.get(n), **entry_fields)
+        txns.append(ours[original])
     # The Friday before: every entry settles Monday as a next-day entry, also those above Same Day's $1M cap.
-    run("originate", "--at", "2026-12-04T15:00:00Z")
+    run("originate", "--at", originate_at)
     for (index, _), txn in zip(addenda, txns, strict=True):
         txn.refresh_from_db()
         lines[index] = lines[index][:6] + txn.trace_number + lines[index][21:]
         entry = lines[index - 1]
         lines[index - 1] = entry[:12] + txn.account_number.ljust(17) + entry[29:]
-    lines = [_aimed_at(line, company) for line in lines]
+    lines = [_aimed_at(line, company, file_date) for line in lines]
     path = tmp_path / name
     path.write_text("\n".join(lines))
     return path, txns
@@ -87,12 +105,12 @@ FILE_DATE, HEADER_COMPANY, CONTROL_COMPANY = slice(23, 29), slice(40, 50), slice
 RETURN_FILE_DATE = "261208"  # the day after our entries settle
 
 
-def _aimed_at(line: str, company) -> str:
+def _aimed_at(line: str, company, file_date: str | None = None) -> str:
     def put(where: slice, value: str) -> str:
         return line[: where.start] + value.ljust(where.stop - where.start) + line[where.stop :]
 
     if line.startswith("1"):
-        return put(FILE_DATE, RETURN_FILE_DATE)
+        return put(FILE_DATE, file_date or RETURN_FILE_DATE)
     if line.startswith("5"):
         return put(HEADER_COMPANY, company.ach_company_id)
     if line.startswith("8"):
@@ -246,3 +264,83 @@ def test_a_c04_corrects_the_name_the_method_charges_in(company, api_client, tmp_
     )
     assert charged.status_code == 201, charged.content
     assert charged.json()["data"]["paymentDetails"]["name"] == "NEWNAME NOHOLD"
+
+
+# The second ACH review's return files (2026-12-02; data/ach-samples-2026-12/README.md).
+
+
+def test_2026_12_ret1_applies_what_it_can_and_parks_r97_c61_r61_r77(company, tmp_path):
+    path, txns = _adapted("ret1_mixed_R97_C61_R61_R77_C04.ach", company, tmp_path, samples=SAMPLES_2026_12)
+
+    summary = _import(path)
+
+    codes = ["R01", "R03", "R02", "C01", "C01", "R10", "R97", "C61", "C04", "R61", "R01", "R77"]
+    assert (summary["returns"], summary["notices"], summary["unmatched"]) == (5, 3, [])
+    assert [(item["trace"], item["code"]) for item in summary["exceptions"]] == [
+        (txn.trace_number, code) for txn, code in zip(txns, codes, strict=True) if code in ("R97", "C61", "R61", "R77")
+    ]
+    returned = dict(TransactionReturn.objects.values_list("transaction_id", "return_code"))
+    assert returned == {
+        txn.pk: code for txn, code in zip(txns, codes, strict=True) if code in ("R01", "R02", "R03", "R10")
+    }
+
+
+def test_2026_12_ret2_records_dishonors_beside_our_returns_and_parks_the_second_r68(company, tmp_path):
+    path, txns = _adapted("ret2_dishonored_R68_R69_R62.ach", company, tmp_path, samples=SAMPLES_2026_12)
+    _return_first(list(dict.fromkeys(txns)), tmp_path)
+
+    summary = _import(path)
+
+    assert (summary["dishonoredReturns"], summary["returns"]) == (3, 0)
+    assert summary["exceptions"] == [
+        {
+            "trace": txns[1].trace_number,
+            "code": "R68",
+            "reason": "the return of this entry already has a dishonored return",
+        }
+    ]
+    assert _statuses(txns) == ["Returned"] * 4  # a dishonor changes no status
+
+
+def test_2026_12_ret3_a_contested_return_of_a_return_we_never_dishonored_is_parked(company, tmp_path):
+    """Review N7: an R73 was recorded against a return that was never dishonored."""
+    path, txns = _adapted("ret3_contested_R73.ach", company, tmp_path, samples=SAMPLES_2026_12)
+    _return_first(txns, tmp_path)
+
+    summary = _import(path)
+
+    assert summary["contestedReturns"] == 0
+    assert [item["reason"] for item in summary["exceptions"]] == [
+        "contested return with no dishonored return to answer"
+    ] * 2
+    assert not DishonoredReturn.objects.exists()
+
+
+def test_2026_12_ret5_r07_and_r10_on_the_first_banking_day_after_the_60th_day_are_timely(company, tmp_path):
+    """Review N2: entries settled Wednesday 2026-12-02, returned Monday 2027-02-01 (the 60th day is Sunday 01-31)."""
+    path, txns = _adapted(
+        "ret5_R07_R10_timely_flagged_untimely.ach",
+        company,
+        tmp_path,
+        samples=SAMPLES_2026_12,
+        originate_at="2026-12-02T15:00:00Z",
+        file_date="270201",
+        effective_date=datetime(2026, 12, 2).date(),
+    )
+    run("settle", "--at", "2026-12-02T22:00:01Z")
+
+    summary = run("import_returns", str(path), "--at", "2027-02-01T14:00:00Z")
+
+    assert (summary["returns"], summary["exceptions"]) == (2, [])
+    returns = TransactionReturn.objects.order_by("transaction_id")
+    assert [(entry.return_code, entry.due_by.isoformat(), entry.is_untimely) for entry in returns] == [
+        ("R07", "2027-02-01", False),
+        ("R10", "2027-02-01", False),
+    ]
+
+
+def test_2026_12_ret6_trimmed_records_are_applied(company, tmp_path):
+    path, (txn,) = _adapted("ret6_trailing_spaces_trimmed_R01.ach", company, tmp_path, samples=SAMPLES_2026_12)
+    summary = _import(path)
+    assert (summary["returns"], summary["exceptions"]) == (1, [])
+    assert _statuses([txn]) == ["Returned"]
