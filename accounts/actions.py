@@ -86,4 +86,5 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("sandbox-clock-advance", "POST"): Action.SIMULATE_SANDBOX,
     ("retry-policy", "PUT"): Action.MANAGE_RISK_SETTINGS,
     ("retry-policy", "GET"): Action.VIEW_REPORTS,
+    ("sandbox-risk-reset", "POST"): Action.SIMULATE_SANDBOX,
 }

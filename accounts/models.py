@@ -53,13 +53,15 @@ class Company(models.Model):
     is_sandbox = models.BooleanField(
         default=False,
         editable=False,
-        help_text="A sandbox company: its entries never go to the bank (files under var/sandbox/), its API keys start "
-        "with vk_test_, and it may use the /sandbox simulation routes.",
+        help_text="A sandbox company: its entries never go to a bank, its API keys are test keys, and its developers "
+        "may simulate the bank's answers (returns, notices of change, the passing days).",
     )
     # The sandbox's own clock (POST /sandbox/clock/advance); None until first advanced. Never behind the real time.
     sandbox_clock_at = models.DateTimeField(null=True, blank=True, editable=False)
     staged_rollout = models.BooleanField(
-        default=False, help_text="In a staged role-based rollout: API keys need their rollout flag for gated actions."
+        default=False,
+        help_text="In a staged rollout of permissions: only API keys marked as allowed in the rollout may create "
+        "customers and save bank accounts.",
     )
     ach_company_id = models.CharField(
         max_length=10, default=new_ach_company_id, help_text="NACHA Company Identification."
@@ -118,7 +120,8 @@ class MerchantSettings(models.Model):
         max_length=14,
         choices=AccountValidation.choices,
         default=AccountValidation.OFF,
-        help_text="WEB debits to a saved account that is not validated: off, require or prenote_first.",
+        help_text="Online (WEB) debits to a bank account not yet validated: let them through, refuse them, or send a "
+        "prenote first and hold the debit until the account is validated.",
     )
     # Credit-side fraud monitoring (Nacha 2.2.4, the ACH rules): credits these rules trip are HELD with holdCode NEW
     # until an operator releases them (release_holds, the admin). Each rule is off while its field is empty.
@@ -155,6 +158,8 @@ class MerchantSettings(models.Model):
     hold_debits_on_breach = models.BooleanField(
         default=True, help_text="A return rate over its threshold holds the company's new debits (holdCode RTN)."
     )
+    # A sandbox's POST /sandbox/risk/reset: its return rates count only debits sent and returns received after it.
+    return_rates_since = models.DateTimeField(null=True, blank=True, editable=False)
     # Kept by the return program's hold services: a charge reads its debit holds only when one may be active, so
     # the charge path of every other company costs no query.
     has_debit_holds = models.BooleanField(default=False, editable=False)

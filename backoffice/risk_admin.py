@@ -39,6 +39,7 @@ class MerchantSettingsRiskInline(MerchantSettingsInline):
         *credit_monitoring_fields,
     )
     risk_control_fields = fields
+    money_fields = (*MerchantSettingsInline.money_fields, "credit_velocity_amount")
 
 
 class CompanyRiskAdmin(CompanyAdmin):

@@ -66,6 +66,11 @@ def _shot(target: str, name: str, height: int = 900) -> None:
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
             "--hide-scrollbars",
             f"--window-size=1400,{height}",
             "--virtual-time-budget=8000",
@@ -115,6 +120,14 @@ def main() -> None:
             base,
             client.get(f"/admin/transactions/transaction/{txn}/change/").text,
             "admin-transaction.png",
+            work,
+        )
+        returned = _first_id(client, "/admin/transactions/transaction/?status__exact=Returned")
+        _html_shot(
+            client,
+            base,
+            client.get(f"/admin/transactions/transaction/{returned}/change/").text,
+            "admin-transaction-returned.png",
             work,
         )
         token = re.search(

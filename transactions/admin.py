@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from accounts.models import ApiKey, User
+
 # Importing it registers the lifecycle pages (batches, settlements, files) too.
 from transactions.ach.admin import (
     TRANSACTION_ACTIONS,
@@ -12,7 +14,7 @@ from transactions.ach.admin import (
     TransactionActionPermissionsMixin,
 )
 from transactions.methods import method_kind
-from transactions.models import Transaction, TransactionEvent
+from transactions.models import ChangeNotice, Transaction, TransactionEvent, TransactionHold, TransactionReturn
 from transactions.risk import admin as returnrisk_admin  # noqa: F401  (the return-rate program's pages)
 from transactions.sandbox.admin import simulate_sandbox
 from vault.admin_figures import LegibleFiguresMixin
@@ -26,12 +28,24 @@ class TransactionEventInline(ReadOnlyAdminMixin, admin.TabularInline):
     """The transaction's trail (transactions.state), oldest first."""
 
     model = TransactionEvent
-    fields = ("at", "event", "from_status", "to_status", "caller", "actor", "reason")
+    fields = ("at", "event", "from_status", "to_status", "who", "reason")
     readonly_fields = fields
     ordering = ("id",)
     extra = 0
     can_delete = False
     verbose_name_plural = "events"
+
+    @admin.display(description="by")
+    def who(self, event: TransactionEvent) -> str:
+        """The actor in words (the row keeps `api_key:<id>`, `user:<id>` or a command's name)."""
+        kind, _, key = event.actor.partition(":")
+        if kind == "api_key" and key.isdigit():
+            api_key = ApiKey.objects.filter(pk=key).only("name", "prefix").first()
+            return f"the merchant's API key {api_key.name or api_key.prefix}" if api_key else "an API key"
+        if kind == "user" and key.isdigit():
+            user = User.objects.filter(pk=key).only("email").first()
+            return f"{user.email} ({'back office' if event.caller == 'admin' else 'dashboard'})" if user else "a user"
+        return f"the scheduled job {event.actor}" if event.caller == "command" else event.actor or "-"
 
 
 @admin.register(Transaction)
@@ -67,6 +81,7 @@ class TransactionAdmin(
     date_hierarchy = "created_at"
     ordering = ("-id",)
     fields = (
+        "outcome",
         "id",
         "uuid",
         "company",
@@ -127,6 +142,21 @@ class TransactionAdmin(
         if is_uuid(term):
             fields += ["=uuid", "=customer__uuid"]
         return fields
+
+    @admin.display(description="why")
+    def outcome(self, obj: Transaction) -> str:
+        """What support is asked about first, at the top of the page (newcomer review 2026-12-02 N10): a return's
+        code and reason, a notice of change's, a hold's, a decline's."""
+        said = []
+        if returned := TransactionReturn.objects.filter(transaction=obj).first():
+            said.append(f"Returned {returned.return_code}: {returned.return_reason}")
+        if noticed := ChangeNotice.objects.filter(transaction=obj).first():
+            said.append(f"Notice of change {noticed.change_code}: {noticed.change_reason}")
+        if (held := TransactionHold.objects.filter(transaction=obj).first()) and held.released_at is None:
+            said.append(f"Held ({held.hold_code}): {held.hold_reason}")
+        if obj.failure_reason:
+            said.append(f"Declined: {obj.failure_reason}")
+        return "; ".join(said) or "-"
 
     @admin.display(description="customer email", ordering="customer__email")
     def customer_email(self, obj: Transaction) -> str:

@@ -7,6 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db.models import BooleanField, Expression, Field, QuerySet
+from django.utils import timezone
 
 from accounts.models import Company
 from customers.models import Customer
@@ -128,3 +129,10 @@ def _recent_same_charge_sql(names: tuple[str, ...], connection) -> tuple[str, li
     conditions.append(f"U0.{quote(meta.get_field('account_validation').column)} IS NULL")
     table = quote(meta.db_table)
     return f"EXISTS(SELECT 1 FROM {table} U0 WHERE {' AND '.join(conditions)})", fields  # noqa: S608 (names only)
+
+
+def company_clock_now(company: Company) -> datetime:
+    """The company's clock: a sandbox's where its last advance left it (POST /sandbox/clock/advance), and never
+    behind the real time; a live company's is the real time."""
+    now = timezone.now()
+    return max(company.sandbox_clock_at or now, now)

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 from uuid import uuid4
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
+from django.utils import timezone
 
 from vault.error_codes import ErrorCode
 from vault.views import error_response, not_found
@@ -15,6 +17,9 @@ from vault.views import error_response, not_found
 REQUEST_ID_HEADER = "X-Request-ID"
 # An id a proxy or client sent is kept when it is a plain token; anything else is replaced, never logged.
 ACCEPTED_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{8,64}")
+
+
+BACK_OFFICE_TIME_ZONE = ZoneInfo("America/New_York")
 
 
 class RequestIdMiddleware:
@@ -66,3 +71,17 @@ class DebugJsonNotFoundMiddleware:
         ):
             return not_found(request)
         return response
+
+
+class BackOfficeEasternTimeMiddleware:
+    """The back office shows times as the business keeps them, US Eastern (cut-offs, windows, the Fed's
+    settlement), with the zone written after each (config/formats): the API keeps its one UTC form."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not request.path.startswith("/admin/"):
+            return self.get_response(request)
+        with timezone.override(BACK_OFFICE_TIME_ZONE):
+            return self.get_response(request)

@@ -21,6 +21,7 @@ SANDBOX_ROUTES = [
     ("/sandbox/transactions/{uuid}/return", {"code": "R01"}),
     ("/sandbox/transactions/{uuid}/notice-of-change", {"code": "C01"}),
     ("/sandbox/clock/advance", {"days": 1}),
+    ("/sandbox/risk/reset", {}),
 ]
 
 

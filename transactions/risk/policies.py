@@ -271,6 +271,13 @@ def alert_data(alert: RiskAlert, *, company: Company, debits_held: bool) -> dict
     }
 
 
+def _lifted_by(company: Company) -> str:
+    """Who lifts a company's debit hold, as its reason (and every held debit's holdReason) says."""
+    if company.is_sandbox:
+        return "POST /sandbox/risk/reset clears it (sandbox), or the platform's risk staff lift it"
+    return "the platform's risk staff lift it (back office: Debit holds) after a review with you"
+
+
 def _category_alert(*, company: Company, category: RateCategory, counts: Counts, at: datetime) -> RiskAlert | None:
     level = rate_level(
         returns=counts.returns[category],
@@ -297,7 +304,7 @@ def _category_alert(*, company: Company, category: RateCategory, counts: Counts,
         hold = company_debit_hold_place(
             company_id=company.pk,
             reason=f"{category.value} return rate {counts.returns[category]}/{counts.debits} is over the "
-            f"{THRESHOLDS[category]:.1%} threshold: new debits are held",
+            f"{THRESHOLDS[category]:.1%} threshold: new debits are held until {_lifted_by(company)}",
             at=at,
             alert=alert,
         )

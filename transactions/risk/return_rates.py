@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from enum import Enum
 
-from django.db.models import Count, Expression, FloatField, OuterRef, QuerySet, Subquery, Sum
+from django.db.models import Count, Expression, F, FloatField, OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Cast, Coalesce, NullIf, TruncDate
 
 from accounts.models import Company
@@ -150,20 +150,26 @@ def originated_batches(*, company_id: int) -> QuerySet[Batch]:
     money (`Batch.debit_count`, written by `originate`): the returnable methods' debits, prenotes (the only
     zero-amount entries) left out, micro-entry debits counted; the sample data's batches of seeded rows count none.
     So a company's debits over 60 days are a sum over its batches, not a count of its entries."""
-    return Batch.objects.filter(company_id=company_id, debit_count__gt=0)
+    return Batch.objects.filter(company_id=company_id, debit_count__gt=0).exclude(
+        batched_at__lte=F("company__merchant_settings__return_rates_since")
+    )
 
 
 def _debit_returns() -> QuerySet[TransactionReturn]:
     """Returns of the debits `originated_batches` counts: debit entries that went out in a file, prenotes left out;
     never an R61-R77 (older rows may hold one booked as a return before dishonored returns had their own records).
     Seeded sample rows count on neither side."""
-    return TransactionReturn.objects.filter(
-        transaction__seeded__isnull=True,
-        transaction__type=TransactionType.DEBIT,
-        transaction__method__in=RETURNABLE_METHODS,
-        transaction__batch__isnull=False,
-        transaction__amount__gt=0,
-    ).exclude(return_code__in=NOT_RETURNS)
+    return (
+        TransactionReturn.objects.filter(
+            transaction__seeded__isnull=True,
+            transaction__type=TransactionType.DEBIT,
+            transaction__method__in=RETURNABLE_METHODS,
+            transaction__batch__isnull=False,
+            transaction__amount__gt=0,
+        )
+        .exclude(return_code__in=NOT_RETURNS)
+        .exclude(returned_at__lte=F("company__merchant_settings__return_rates_since"))
+    )
 
 
 def returns_of_debits(*, company_id: int) -> QuerySet[TransactionReturn]:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import date
+from datetime import date, datetime
 
 from django.http import Http404, HttpResponse
-from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -16,6 +15,7 @@ from rest_framework.views import APIView
 
 from transactions.risk import report
 from transactions.risk import return_rates as rates
+from transactions.selectors import company_clock_now
 from vault.csv_export import CsvLineWriter, CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
 from vault.error_codes import ErrorCode
@@ -63,7 +63,7 @@ def _refuse_unknown(params, allowed: Iterable[str]) -> None:
         raise InvalidFilter(f"unknown query parameter: {unknown[0]}", field=unknown[0])
 
 
-def _period(params) -> rates.Period:
+def _period(params, *, now: datetime) -> rates.Period:
     if "month" in params and "asOf" in params:
         raise ApiError("give either month or asOf, not both", field="month")
     if "month" in params:
@@ -79,7 +79,7 @@ def _period(params) -> rates.Period:
         if as_of is None or as_of.year not in YEARS:
             raise ApiError("asOf must be a date YYYY-MM-DD", field="asOf")
         return rates.rolling_period(as_of)
-    return rates.rolling_period(rates.today_eastern(timezone.now()))
+    return rates.rolling_period(rates.today_eastern(now))
 
 
 def _method(params) -> rates.RateMethod:
@@ -129,7 +129,11 @@ class ReturnRatesView(CsvOrJsonView):
     def get(self, request):
         params = request.query_params
         _refuse_unknown(params, ("asOf", "month", "method"))
-        sheet = rates.return_rates(company=request.company, period=_period(params), method=_method(params))
+        sheet = rates.return_rates(
+            company=request.company,
+            period=_period(params, now=company_clock_now(request.company)),
+            method=_method(params),
+        )
         if self.wants_csv(request):
             return _csv(rates.CSV_HEADER, sheet.csv_rows(), "return-rates.csv")
         return Response(sheet.as_json())
@@ -146,7 +150,7 @@ class RiskReportView(CsvOrJsonView):
     )
     def get(self, request):
         _refuse_unknown(request.query_params, ())
-        body = report.risk_report(company=request.company, now=timezone.now())
+        body = report.risk_report(company=request.company, now=company_clock_now(request.company))
         if self.wants_csv(request):
             return _csv(report.CSV_HEADER, report.risk_report_rows(body), "risk-report.csv")
         return Response(body)

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from uuid import UUID, uuid4
 
+from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
 
-from accounts.models import Company
+from accounts.models import Company, MerchantSettings
 from transactions import calendar
 from transactions.ach.finality import finality_mark
 from transactions.ach.origination import transactions_originate
@@ -24,12 +24,14 @@ from transactions.ach.return_files import ReturnFileSource
 from transactions.ach.returns import returns_import
 from transactions.ach.settlement import transactions_settle
 from transactions.charges.retry_attempts import retries_run
-from transactions.models import Status, Transaction
+from transactions.models import DebitHold, RiskAlert, Status, Transaction
 from transactions.return_codes import CHANGE_CODES
+from transactions.risk.policies import current_level, debit_holds_lift
+from transactions.risk.return_rates import CATEGORIES, THRESHOLDS, today_eastern
 from transactions.sandbox import magic
 from transactions.sandbox.bank_files import Returned, in_file_order, return_file_for
 from transactions.sandbox.magic import Outcome
-from transactions.selectors import transaction_get
+from transactions.selectors import company_clock_now, transaction_get
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict, NotFound
 from vault.records import iso_utc
@@ -50,10 +52,7 @@ def sandbox_company(company: Company) -> Company:
     return company
 
 
-def sandbox_clock_now(company: Company) -> datetime:
-    """The company's clock: where the last advance left it, and never behind the real time."""
-    now = timezone.now()
-    return max(company.sandbox_clock_at or now, now)
+sandbox_clock_now = company_clock_now
 
 
 def _import(entries: Sequence[Returned], *, at: datetime, label: str) -> dict:
@@ -216,3 +215,27 @@ def sandbox_clock_advance(*, company: Company, days: int) -> dict:
         )
     company.sandbox_clock_at = now
     return {"now": iso_utc(now), "days": days, **totals}
+
+
+@transaction.atomic
+def sandbox_risk_reset(*, company: Company) -> dict:
+    """A sandbox company starts the return-rate program afresh (CONTRACT 13): every debit hold of it (company and
+    customers) lifted, its rates counting only what is sent and returned from its clock's now on, and each rate's
+    level back to none, so the next breach is announced and held again as the first was."""
+    at = sandbox_clock_now(company)
+    lifted = debit_holds_lift(holds=DebitHold.objects.filter(company=company), at=at)
+    MerchantSettings.objects.filter(pk=company.pk).update(return_rates_since=at)
+    for category in CATEGORIES:
+        if current_level(company_id=company.pk, category=category.value) is not None:
+            RiskAlert.objects.create(
+                company=company,
+                category=category.value,
+                level=RiskAlert.Level.CLEARED,
+                returns=0,
+                debits=0,
+                rate=0.0,
+                threshold=THRESHOLDS[category],
+                as_of=today_eastern(at),
+                created_at=at,
+            )
+    return {"holdsLifted": lifted, "returnRatesSince": iso_utc(at)}

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from django.urls import path
 
-from transactions.sandbox.views import SandboxClockAdvanceView, SandboxNoticeOfChangeView, SandboxReturnView
+from transactions.sandbox.views import (
+    SandboxClockAdvanceView,
+    SandboxNoticeOfChangeView,
+    SandboxReturnView,
+    SandboxRiskResetView,
+)
 
 urlpatterns = [
     path(
@@ -18,4 +23,5 @@ urlpatterns = [
         name="sandbox-transaction-notice-of-change",
     ),
     path("sandbox/clock/advance", SandboxClockAdvanceView.as_view(), name="sandbox-clock-advance"),
+    path("sandbox/risk/reset", SandboxRiskResetView.as_view(), name="sandbox-risk-reset"),
 ]

@@ -19,6 +19,7 @@ from transactions.sandbox.services import (
     sandbox_company,
     sandbox_notice_simulate,
     sandbox_return_simulate,
+    sandbox_risk_reset,
 )
 from vault.openapi import error
 from vault.serializers import StrictCharField, StrictIntegerField, StrictSerializer
@@ -140,3 +141,26 @@ class SandboxClockAdvanceView(APIView):
         body = ClockAdvanceInput(data=request.data)
         body.is_valid(raise_exception=True)
         return Response(sandbox_clock_advance(company=request.company, days=body.validated_data["days"]))
+
+
+class RiskResetOutput(serializers.Serializer):
+    holdsLifted = serializers.IntegerField(help_text="Debit holds lifted: the company's and its customers'.")
+    returnRatesSince = serializers.DateTimeField(
+        help_text="The company's return rates count debits sent and returns received from this time on."
+    )
+
+
+class SandboxRiskResetView(APIView):
+    @extend_schema(
+        operation_id="sandbox_risk_reset",
+        summary="Reset the sandbox's return-rate program",
+        request=None,
+        responses={200: RiskResetOutput, 404: error(SANDBOX_ONLY)},
+        description="Lifts every debit hold of the company (a breached return rate's, a return policy's on one "
+        "customer) and starts its return rates afresh at the sandbox clock's now, so that a developer whose magic "
+        "returns tripped the return-rate program can go on; the next breach holds debits again. The holds and rates "
+        "themselves: GET /risk/report and GET /risk/return-rates. " + SANDBOX_ONLY,
+    )
+    def post(self, request):
+        sandbox_company(request.company)
+        return Response(sandbox_risk_reset(company=request.company))

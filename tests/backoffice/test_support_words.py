@@ -1,0 +1,106 @@
+"""The back office a support agent reads (newcomer review 2026-12-02 N9, N10, N12): a returned or noticed
+transaction says why at the top of its page, times are Eastern with their zone, and no internal word shows
+("Ach", "api_key:1", "prenote_first", "vk_test_", "var/sandbox", cents)."""
+
+from __future__ import annotations
+
+import html
+import re
+from datetime import UTC, datetime
+
+import pytest
+from django.test import Client
+
+from tests import factories
+from transactions.models import ChangeNotice, TransactionEvent, TransactionReturn
+
+pytestmark = pytest.mark.django_db
+
+AT = datetime(2026, 12, 2, 7, 54, tzinfo=UTC)  # 2:54 a.m. Eastern (EST)
+
+
+@pytest.fixture
+def superuser_client() -> Client:
+    client = Client()
+    client.force_login(factories.UserFactory(is_staff=True, is_superuser=True, email="root@example.com"))
+    return client
+
+
+def _text(response) -> str:
+    assert response.status_code == 200
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.content.decode())))
+
+
+def test_a_returned_transaction_says_its_code_and_reason_first(superuser_client, company):
+    txn = factories.TransactionFactory(company=company, status="Returned")
+    TransactionReturn.objects.create(
+        company=company,
+        transaction=txn,
+        return_code="R03",
+        return_reason="No Account/Unable to Locate Account",
+        returned_at=AT,
+    )
+
+    page = _text(superuser_client.get(f"/admin/transactions/transaction/{txn.pk}/change/"))
+
+    fields = page.split("Close", 1)[0].split(str(txn.uuid), 1)[1]  # the page after its title
+    why = fields.index("Why: Returned R03: No Account/Unable to Locate Account")
+    assert why < fields.index("Status:") and why < fields.index("Amount:")
+
+
+def test_a_noticed_transaction_says_its_change_code_first(superuser_client, company):
+    txn = factories.TransactionFactory(company=company, status="Settled")
+    ChangeNotice.objects.create(
+        company=company,
+        transaction=txn,
+        change_code="C01",
+        change_reason="Incorrect DFI Account Number",
+        changed_at=AT,
+        noc_received_at=AT,
+    )
+
+    page = _text(superuser_client.get(f"/admin/transactions/transaction/{txn.pk}/change/"))
+
+    fields = page.split(str(txn.uuid), 1)[1]
+    assert fields.index("Why: Notice of change C01: Incorrect DFI Account Number") < fields.index("Status:")
+
+
+def test_times_are_eastern_with_their_zone_and_the_trail_names_who_in_words(superuser_client, company):
+    key = factories.issue_api_key(company, name="checkout")
+    txn = factories.TransactionFactory(company=company)
+    TransactionEvent.objects.filter(transaction=txn).delete()
+    TransactionEvent.objects.create(
+        company=company,
+        transaction=txn,
+        event="created",
+        to_status="Pending",
+        caller="api",
+        actor=f"api_key:{key.api_key.pk}",
+        at=AT,
+    )
+    TransactionEvent.objects.create(
+        company=company,
+        transaction=txn,
+        event="originated",
+        from_status="Pending",
+        to_status="Processing",
+        caller="command",
+        actor="originate",
+        at=AT,
+    )
+
+    page = _text(superuser_client.get(f"/admin/transactions/transaction/{txn.pk}/change/"))
+
+    assert "2:54 a.m. EST" in page
+    assert "the merchant's API key checkout" in page and "the scheduled job originate" in page
+    assert "api_key:" not in page
+
+
+def test_no_internal_words_on_the_pages_support_reads(superuser_client, company):
+    factories.TransactionFactory(company=company, method="ACH")
+    listing = _text(superuser_client.get("/admin/transactions/transaction/"))
+    company_page = _text(superuser_client.get(f"/admin/accounts/company/{company.pk}/change/"))
+
+    assert "ACH" in listing and not re.search(r"\bAch\b|\bCrd\b|\bRcc\b", listing)
+    for word in ("prenote_first", "vk_test_", "var/sandbox", "cents", "rollout flag"):
+        assert word not in company_page, word

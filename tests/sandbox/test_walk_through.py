@@ -1,0 +1,104 @@
+"""docs/sandbox.md's walk-through, step by step through the API (newcomer review 2026-12-02 N1): one magic return
+among so few debits trips the return-rate program, the held debit's reason says how the hold is lifted, the API
+shows the company's holds, and POST /sandbox/risk/reset lets the developer go on."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from tests.sandbox.conftest import ok
+from transactions.models import DebitHold
+
+WALK_THROUGH = (Path(settings.BASE_DIR) / "docs" / "sandbox.md").read_text().split("## Walk-through with curl", 1)[1]
+ROUTING = "021000021"
+
+
+def _charge(client, account_number: str, **saved) -> dict:
+    body = {
+        "method": "ACH",
+        "type": "Debit",
+        "amount": 1500,
+        "paymentDetails": {
+            "name": "Ada Lovelace",
+            "accountType": "Checking",
+            "accountNumber": account_number,
+            "routingNumber": ROUTING,
+        },
+        **saved,
+    }
+    return ok(client.put("/transactions", body, format="json"), 201)
+
+
+@pytest.mark.usefixtures("ordinary_banking_day")
+def test_the_walk_through_ends_with_the_developer_going_on(sandbox_client, settings):
+    settings.WEBHOOK_ALLOW_PRIVATE_URLS = True
+    routes = set(re.findall(r"\$API(/[a-z/-]+)", WALK_THROUGH))
+    assert {"/sandbox/clock/advance", "/sandbox/risk/reset", "/risk/report", "/transactions"} <= routes
+
+    # 1-3: a webhook receiver, a customer with a saved account the bank returns R01, a charge of it
+    ok(
+        sandbox_client.post(
+            "/webhooks/endpoints", {"url": "http://127.0.0.1:9000/hooks", "eventTypes": ["*"]}, format="json"
+        ),
+        201,
+    )
+    customer = ok(
+        sandbox_client.post(
+            "/customers", {"firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.com"}, format="json"
+        ),
+        201,
+    )["customerUuid"]
+    method = ok(
+        sandbox_client.post(
+            "/customers/payment-methods",
+            {
+                "customerUuid": customer,
+                "type": "bank",
+                "accountType": "Checking",
+                "accountNumber": "00055501",
+                "routingNumber": ROUTING,
+            },
+            format="json",
+        ),
+        201,
+    )["paymentMethodUuid"]
+    txn = _charge(sandbox_client, "00055501", customerUuid=customer, paymentMethodUuid=method)["uuid"]
+
+    # 4-5: two banking days: the file is cut, the bank returns it R01; the events say so
+    ok(sandbox_client.post("/sandbox/clock/advance", {"days": 2}, format="json"))
+    assert ok(sandbox_client.get(f"/transactions/{txn}"))["status"] == "Returned"
+    types = [event["type"] for event in ok(sandbox_client.get("/events", {"objectUuid": txn}))]
+    assert "transaction.returned" in types
+
+    # 6: the next debit is held, and its reason says how the hold is lifted; the API shows the hold
+    held = _charge(sandbox_client, "12345678")
+    assert held["status"] == "HELD" and held["holdCode"] == "RTN"
+    assert "POST /sandbox/risk/reset" in held["holdReason"]
+    holds = ok(sandbox_client.get("/risk/report"))["debitHolds"]
+    assert [(hold["scope"], hold["liftedAt"]) for hold in holds] == [("company", None)]
+    assert ok(sandbox_client.get("/risk/return-rates"))["overall"]["returns"] == 1
+
+    # 7: the reset lifts every hold and starts the rates afresh; the developer goes on
+    reset = ok(sandbox_client.post("/sandbox/risk/reset"))
+    assert reset["holdsLifted"] == 1 and reset["returnRatesSince"]
+    assert not DebitHold.objects.filter(lifted_at__isnull=True).exists()
+    rates = ok(sandbox_client.get("/risk/return-rates"))
+    assert (rates["debits"], rates["overall"]["returns"]) == (0, 0)
+    assert _charge(sandbox_client, "12345678")["status"] == "Pending"
+
+
+@pytest.mark.usefixtures("ordinary_banking_day")
+def test_after_a_reset_a_new_breach_holds_again(sandbox_client):
+    _charge(sandbox_client, "00055503")
+    ok(sandbox_client.post("/sandbox/clock/advance", {"days": 2}, format="json"))
+    assert _charge(sandbox_client, "12345678")["status"] == "HELD"
+    ok(sandbox_client.post("/sandbox/risk/reset"))
+
+    _charge(sandbox_client, "00055502")
+    ok(sandbox_client.post("/sandbox/clock/advance", {"days": 2}, format="json"))
+
+    assert _charge(sandbox_client, "12345678")["status"] == "HELD"
