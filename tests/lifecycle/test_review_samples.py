@@ -189,12 +189,24 @@ def test_dishonor_samples_on_settled_entries_move_no_money_and_are_parked(compan
     assert not Settlement.objects.filter(kind="late_return").exists()
 
 
+def test_a_contested_sample_answering_a_return_we_never_dishonored_is_parked(company, tmp_path):
+    """Review 2026-12-02 N7: an R71 contests a dishonor; after a return alone there is none of ours to answer."""
+    path, txns = _adapted("ret_R71_contested_dishonored.ach", company, tmp_path)
+    _return_first(txns, tmp_path)
+    summary = _import(path)
+    assert (summary["returns"], summary["contestedReturns"]) == (0, 0)
+    assert [item["reason"] for item in summary["exceptions"]] == [
+        "contested return with no dishonored return to answer"
+    ]
+    assert not DishonoredReturn.objects.exists()
+    assert _statuses(txns) == ["Returned"]
+
+
 @pytest.mark.parametrize(
     ("name", "kinds"),
     [
         ("ret_R61_R69_dishonored.ach", ["dishonored", "dishonored"]),
         ("ret_R68_dishonored_applied_as_return.ach", ["dishonored"]),
-        ("ret_R71_contested_dishonored.ach", ["contested"]),
     ],
 )
 def test_dishonor_samples_answering_our_returns_are_recorded_beside_them(company, tmp_path, name, kinds):
