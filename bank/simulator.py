@@ -77,7 +77,7 @@ class Bank:
         record: dict[str, Any] = {"name": path.name, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
         if errors:
             reason = "; ".join(f"{error['code']}: {error['message']}" for error in errors[:3])
-            record.update(accepted=False, reason=reason, **_counts(None))
+            record.update(accepted=False, reason=reason, returns=0, notices=0, **_counts(None))
         else:
             parsed = achkit.parse(text)
             answers, settles = _magic_answers(parsed)

@@ -33,6 +33,7 @@ FIRST_DAY = date(2026, 12, 21)  # a Monday; Friday the 25th is a Federal Reserve
 BANKING_DAYS = 5
 PASSWORD = "bank-week"  # noqa: S105 - the simulator's own
 RETURNED_EVERY, NOTICED_EVERY = 100, 200  # one entry in 100 to 00055501 (R01), one in 200 to 00066601 (C01)
+BANK_FIGURES = ("entries", "debitTotal", "creditTotal", "returns", "notices")
 STEPS = ("charges", "originate", "transmit_files", "fetch_bank_files", "settle")
 
 
@@ -156,6 +157,8 @@ class Reconciled:
     status: str
     returned: tuple[int, int]  # entries, cents
     noticed: int
+    bank_returned: int  # what the bank's return / NOC file said
+    bank_noticed: int
     settled: tuple[int, int, int]  # entries, debit total, credit total
     pending: int
 
@@ -168,6 +171,8 @@ class Reconciled:
             found.append(f"the bank received it {self.received_times} times")
         if self.status != "acknowledged":
             found.append(f"the file is {self.status}")
+        if (self.returned[0], self.noticed) != (self.bank_returned, self.bank_noticed):
+            found.append("the returns and NOCs applied are not the ones the bank sent")
         if self.settled[0] + self.returned[0] != self.sent[0]:
             found.append("settled and returned entries do not add up to the entries sent")
         if self.settled[1] + self.returned[1] != self.sent[1] or self.settled[2] != self.sent[2]:
@@ -199,7 +204,7 @@ def reconcile(bank) -> list[Reconciled]:
             pending=Count("pk", filter=Q(status=Status.PROCESSING)),
         )
         bank_records = received.get(bank_file.name, [])
-        first = bank_records[0] if bank_records else {"entries": 0, "debitTotal": 0, "creditTotal": 0}
+        first = bank_records[0] if bank_records else dict.fromkeys(BANK_FIGURES, 0)
         rows.append(
             Reconciled(
                 day=sent.window_at.date(),
@@ -210,6 +215,8 @@ def reconcile(bank) -> list[Reconciled]:
                 status=bank_file.status,
                 returned=(figures["returned"], figures["returned_cents"] or 0),
                 noticed=ChangeNotice.objects.filter(transaction__in=entries).count(),
+                bank_returned=first["returns"],
+                bank_noticed=first["notices"],
                 settled=(figures["settled"], figures["settled_debits"] or 0, figures["settled_credits"] or 0),
                 pending=figures["pending"],
             )
@@ -225,15 +232,16 @@ def report(records: list[Day], rows: list[Reconciled], holidays: list[date]) -> 
     lines = [
         f"bank week: {len(rows)} files, holiday(s) skipped: {', '.join(str(day) for day in holidays) or 'none'}",
         "",
-        "| day | file | sent: entries, debits, credits | bank received (times) | bank's answer | returned "
-        "| NOCs | settled: entries, debits, credits | reconciles |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| day | file | sent: entries, debits, credits | bank received (times) | bank's answer "
+        "| bank returned, NOCs | returns applied | NOCs applied | settled: entries, debits, credits | reconciles |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows:
         lines.append(
             f"| {row.day} | {row.name} | {row.sent[0]:,}, {_dollars(row.sent[1])}, {_dollars(row.sent[2])} "
             f"| {row.received[0]:,}, {_dollars(row.received[1])}, {_dollars(row.received[2])} ({row.received_times}) "
-            f"| {row.status} | {row.returned[0]:,}, {_dollars(row.returned[1])} | {row.noticed:,} "
+            f"| {row.status} | {row.bank_returned:,}, {row.bank_noticed:,} "
+            f"| {row.returned[0]:,}, {_dollars(row.returned[1])} | {row.noticed:,} "
             f"| {row.settled[0]:,}, {_dollars(row.settled[1])}, {_dollars(row.settled[2])} "
             f"| {'yes' if not row.problems else '; '.join(row.problems)} |"
         )
