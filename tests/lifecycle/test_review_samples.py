@@ -356,3 +356,29 @@ def test_2026_12_ret6_trimmed_records_are_applied(company, tmp_path):
     summary = _import(path)
     assert (summary["returns"], summary["exceptions"]) == (1, [])
     assert _statuses([txn]) == ["Returned"]
+
+
+def test_the_contested_sample_is_recorded_beside_our_dishonor_of_the_return(company, tmp_path):
+    path, txns = _adapted("ret_R71_contested_dishonored.ach", company, tmp_path)
+    _return_first(txns, tmp_path)
+    dishonors = tmp_path / "our-dishonors.ach"
+    dishonors.write_text(return_file_for([(txn, "R68", {}) for txn in txns], at=datetime(2026, 12, 8, 13, tzinfo=UTC)))
+    assert run("import_returns", str(dishonors), "--at", "2026-12-08T13:30:00Z")["dishonoredReturns"] == len(txns)
+
+    summary = _import(path)
+
+    assert (summary["contestedReturns"], summary["exceptions"]) == (1, [])
+    assert sorted(DishonoredReturn.objects.values_list("kind", flat=True)) == ["contested", "dishonored"]
+
+
+def test_the_contested_sample_with_no_dishonor_of_ours_is_parked(company, tmp_path):
+    """Review 2026-12-02 N7: a contested dishonored return answers our dishonor; without one it is parked."""
+    path, txns = _adapted("ret_R71_contested_dishonored.ach", company, tmp_path)
+    _return_first(txns, tmp_path)
+
+    summary = _import(path)
+
+    assert summary["contestedReturns"] == 0
+    assert [item["reason"] for item in summary["exceptions"]] == [
+        "contested return with no dishonored return to answer"
+    ]
