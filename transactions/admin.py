@@ -126,6 +126,8 @@ class TransactionAdmin(
         if obj is None:
             return fields
         hidden = self.bank_fields if method_kind(obj.method).pays_by_card else self.card_fields
+        if obj.method != "RTP":
+            hidden = (*hidden, "rtp_transaction_id")  # an RTP network id means nothing on another entry (N12)
         return tuple(name for name in fields if name not in hidden)
 
     def get_search_fields(self, request):

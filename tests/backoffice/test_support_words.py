@@ -91,7 +91,7 @@ def test_times_are_eastern_with_their_zone_and_the_trail_names_who_in_words(supe
 
     page = _text(superuser_client.get(f"/admin/transactions/transaction/{txn.pk}/change/"))
 
-    assert "2:54 a.m. EST" in page
+    assert "2:54 a.m. EST" in page and "Rtp transaction id" not in page
     assert "the merchant's API key checkout" in page and "the scheduled job originate" in page
     assert "api_key:" not in page
 
