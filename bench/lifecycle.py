@@ -5,8 +5,8 @@ PostgreSQL, from a pool of distinct accounts), each with the transaction.created
 each command as its own process (as cron does), from the project's compiled bytecode (as `make install` leaves a
 deployment), and prints its wall time, entries/s and peak RSS (its VmHWM).
 Between the steps it checks what must hold at volume: every file passes the independent readers (achkit and
-tests/lifecycle/nacha_reader, tests/nacha_check.py) and its control totals equal the database's, a 10% return file
-is matched in full, and a NOC file is applied in full.
+tests/transactions/ach/nacha_reader, tests/nacha_check.py) and its control totals equal the database's, a 10%
+return file is matched in full, and a NOC file is applied in full.
 
 Uses its own database: a fresh SQLite file under a temporary VAR_DIR, or, with --database-url, that PostgreSQL
 database (dropped and recreated).
@@ -382,7 +382,7 @@ def _check_files(paths: list[str], entries: int) -> None:
     from django.db.models import Count, Q, Sum
 
     from tests import nacha_check
-    from tests.lifecycle import nacha_reader
+    from tests.transactions.ach import nacha_reader
     from transactions.models import Status, Transaction
 
     count = debits = credits = 0

@@ -1,6 +1,6 @@
 """Every NACHA file the tests write is read back by readers that share no code with transactions.ach.nacha:
 achkit (PyPI, pinned in requirements.txt; the stricter of the two candidates, see docs/ach-rules.md) and our own
-tests/lifecycle/nacha_reader.py. tests/conftest.py runs `problems` over each file at the end of every test.
+tests/transactions/ach/nacha_reader.py. tests/conftest.py runs `problems` over each file at the end of every test.
 
 `rule_problems` checks what such readers miss (CONTRACT 12): no TEL or WEB credit, and each entry's SEC code against
 its account holder."""
@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from achkit.validate import validate as achkit_validate
 
-from tests.lifecycle import nacha_reader
+from tests.transactions.ach import nacha_reader
 
 CONSUMER_SEC_CODES = {"PPD", "WEB", "TEL"}
 ORGANIZATION_SEC_CODES = {"CCD"}

@@ -14,7 +14,7 @@ from events.models import WebhookEndpoint
 from idempotency.models import IdempotencyRecord
 from payments.models import PaymentMethod
 from tests import factories
-from tests.returnrisk.test_retry import returned_debit
+from tests.transactions.risk.test_retry import returned_debit
 from transactions.models import AccountValidation, Transaction
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ from django.test import Client, RequestFactory
 
 from accounts.models import Company
 from tests import factories
-from tests.lifecycle.conftest import bank_txn
+from tests.transactions.ach.conftest import bank_txn
 from transactions.models import RiskAlert, Transaction, TransactionEvent, TransactionHold
 from vault.admin_figures import DollarsFormFieldsMixin
 

@@ -15,7 +15,7 @@ from accounts.models import User
 from backoffice.groups import STAFF_GROUPS
 from config.management.commands.bootstrap_demo import DEMO_EMAIL, DEMO_PASSWORD
 from tests import factories
-from tests.lifecycle.conftest import bank_txn
+from tests.transactions.ach.conftest import bank_txn
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from events.models import Event
 from tests import factories
 from tests.bank.conftest import command, received_names, remote
 from tests.bank.test_transmit import TRANSMIT_AT
-from tests.lifecycle.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run
+from tests.transactions.ach.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run
 from transactions.models import OriginationFile, Status, Transaction
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from events.models import Event
 from tests import factories
 from tests.bank.conftest import command
 from tests.bank.test_transmit import TRANSMIT_AT
-from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, run
+from tests.transactions.ach.conftest import MONDAY_MORNING, bank_txn, run
 from tests.transactions.conftest import put_charge, saved_charge
 
 pytestmark = pytest.mark.django_db

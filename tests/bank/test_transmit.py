@@ -15,7 +15,7 @@ from django.db import connections
 from bank.models import BankFile, BankFileStatus
 from events.models import Event
 from tests.bank.conftest import command, received_names, remote
-from tests.lifecycle.conftest import MONDAY_MORNING, bank_txn, run
+from tests.transactions.ach.conftest import MONDAY_MORNING, bank_txn, run
 
 pytestmark = pytest.mark.django_db
 

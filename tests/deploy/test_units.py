@@ -20,7 +20,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.lifecycle.conftest import return_csv
+from tests.transactions.ach.conftest import return_csv
 
 ROOT = Path(settings.BASE_DIR)
 UNITS = ROOT / "deploy" / "systemd"

@@ -105,7 +105,7 @@ def test_unknown_event_is_404(api_client):
 
 
 def test_purge_deletes_events_past_the_retention(company, endpoint, receiver):
-    from tests.lifecycle.conftest import run
+    from tests.transactions.ach.conftest import run
 
     old, fresh = _record(company), _record(company)
     deliveries_run()
@@ -120,7 +120,7 @@ def test_one_waiting_wake_up_is_enough_and_finished_ones_are_purged(db):
     from django_tasks_db.models import DBTaskResult
 
     from events.tasks import deliver_webhooks_soon
-    from tests.lifecycle.conftest import run
+    from tests.transactions.ach.conftest import run
 
     deliver_webhooks_soon()
     deliver_webhooks_soon()

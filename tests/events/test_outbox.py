@@ -13,7 +13,7 @@ from events.delivery import deliveries_run
 from events.models import Event
 from events.outbox import EventDraft, event_record, events_record
 from tests import factories
-from tests.lifecycle.conftest import MONDAY, MONDAY_MORNING, MONDAY_SETTLED, run
+from tests.transactions.ach.conftest import MONDAY, MONDAY_MORNING, MONDAY_SETTLED, run
 from transactions.models import Transaction
 from transactions.sandbox.bank_files import return_file_for
 from transactions.state import Actor, Caller

@@ -26,8 +26,8 @@ from events.outbox import events_fan_out
 from events.services import endpoint_create
 from events.tasks import deliver_webhooks
 from tests.events.conftest import customer_event
-from tests.lifecycle.conftest import bank_txn
 from tests.monitoring.throwaway_postgres import ThrowawayCluster
+from tests.transactions.ach.conftest import bank_txn
 
 TOKEN = "m" * 40
 

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from reporting.models import ReportExport
 from reporting.tasks import report_export_build_task
 from tests import factories
-from tests.lifecycle.conftest import run
+from tests.transactions.ach.conftest import run
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,9 @@ from django.utils import timezone
 from events.account_changes import company_suspend
 from events.models import Event
 from tests import factories
-from tests.lifecycle import nacha_reader
-from tests.lifecycle.conftest import MONDAY_MORNING, run, saved_method_txn
-from tests.returnrisk.test_retry import returned_debit
+from tests.transactions.ach import nacha_reader
+from tests.transactions.ach.conftest import MONDAY_MORNING, run, saved_method_txn
+from tests.transactions.risk.test_retry import returned_debit
 from transactions.charges.retry_attempts import retries_run, retries_schedule
 from transactions.models import AccountBlock, RetryAttempt, RetryPolicy, Transaction, TransactionReturn
 from transactions.sandbox.bank_files import return_file_for

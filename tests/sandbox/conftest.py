@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from tests import factories
 from tests.events.conftest import receiver  # noqa: F401 (a real webhook receiver on loopback)
-from tests.lifecycle import nacha_reader
+from tests.transactions.ach import nacha_reader
 
 ROUTING = "021000021"
 

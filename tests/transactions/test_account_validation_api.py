@@ -12,7 +12,7 @@ from accounts.actions import ALL_ACTIONS, Action
 from accounts.models import Company
 from events.models import Event
 from tests import factories
-from tests.lifecycle.conftest import run
+from tests.transactions.ach.conftest import run
 from tests.transactions.conftest import put_charge, saved_charge
 from transactions.models import AccountValidation, Transaction
 

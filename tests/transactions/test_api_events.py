@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from accounts.actions import Action
 from accounts.models import User
 from tests import factories
-from tests.lifecycle.conftest import run
+from tests.transactions.ach.conftest import run
 from tests.transactions.conftest import bank_details, put_charge
 from transactions.models import Transaction
 from transactions.sandbox.bank_files import return_file_for

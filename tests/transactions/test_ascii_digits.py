@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests import factories
-from tests.lifecycle.conftest import MONDAY_MORNING, return_csv, run
+from tests.transactions.ach.conftest import MONDAY_MORNING, return_csv, run
 from tests.transactions.conftest import bank_details, card_details, put_charge
 from transactions.ach import nacha
 from transactions.models import OriginationFile, Transaction

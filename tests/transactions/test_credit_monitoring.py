@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from tests import factories
-from tests.lifecycle.conftest import run
+from tests.transactions.ach.conftest import run
 from tests.transactions.conftest import bank_details, put_charge, saved_charge
 from transactions.models import ChangeNotice, Transaction
 

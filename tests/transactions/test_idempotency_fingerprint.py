@@ -13,7 +13,7 @@ from django.db import connection
 from django.utils import timezone
 
 from idempotency.models import IdempotencyRecord
-from tests.lifecycle.conftest import run
+from tests.transactions.ach.conftest import run
 from tests.transactions.conftest import VISA, bank_details, card_details, put_charge
 from transactions.models import Transaction
 

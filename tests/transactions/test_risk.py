@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from tests import factories
 from tests.concurrency import at_once
-from tests.lifecycle.conftest import run
+from tests.transactions.ach.conftest import run
 from tests.transactions.conftest import put_charge, saved_charge
 from transactions.models import Status, Transaction, TransactionHold
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from tests.lifecycle import nacha_reader
-from tests.lifecycle.conftest import run
+from tests.transactions.ach import nacha_reader
+from tests.transactions.ach.conftest import run
 from tests.transactions.conftest import bank_details, put_charge, saved_charge
 from transactions.models import Transaction
 

@@ -8,7 +8,7 @@ merchant-owned tables, on PostgreSQL (vault/company_keys.py; SQLite keeps Django
   for API keys (authentication checks the secret against every key with the prefix: accounts/selectors.py), and
   transaction_unique_trace_number_day on (trace_number, trace_date, company_id): `originate` allots trace numbers
   from one serialized daily sequence across companies, which keeps them unique across merchants
-  (transactions/lifecycle/origination.py, tested in tests/lifecycle/test_trace_numbers.py).
+  (transactions/lifecycle/origination.py, tested in tests/transactions/ach/test_trace_numbers.py).
 - Foreign keys between two merchant-owned tables: FOREIGN KEY (x_id, company_id) REFERENCES parent (id,
   company_id) DEFERRABLE INITIALLY DEFERRED, so a row can no longer point into another company.
 
