@@ -24,6 +24,9 @@ class Action(models.TextChoices):
     VIEW_RISK = "ViewRisk"
     SIMULATE_SANDBOX = "SimulateSandbox"
     MANAGE_RISK_SETTINGS = "ManageRiskSettings"
+    MANAGE_MANDATES = "ManageMandates"
+    VIEW_MANDATES = "ViewMandates"
+    MANAGE_SCHEDULES = "ManageSchedules"
 
 
 ALL_ACTIONS: tuple[str, ...] = tuple(Action.values)
@@ -87,4 +90,16 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("retry-policy", "PUT"): Action.MANAGE_RISK_SETTINGS,
     ("retry-policy", "GET"): Action.VIEW_REPORTS,
     ("sandbox-risk-reset", "POST"): Action.SIMULATE_SANDBOX,
+    ("mandate-list", "POST"): Action.MANAGE_MANDATES,
+    ("mandate-list", "GET"): Action.VIEW_MANDATES,
+    ("mandate-detail", "GET"): Action.VIEW_MANDATES,
+    ("mandate-revoke", "POST"): Action.MANAGE_MANDATES,
+    ("mandate-proof", "GET"): Action.VIEW_MANDATES,
+    ("mandate-proof-evidence", "GET"): Action.VIEW_MANDATES,
+    ("schedule-list", "POST"): Action.MANAGE_SCHEDULES,
+    ("schedule-list", "GET"): Action.MANAGE_SCHEDULES,
+    ("schedule-detail", "GET"): Action.MANAGE_SCHEDULES,
+    ("schedule-pause", "POST"): Action.MANAGE_SCHEDULES,
+    ("schedule-resume", "POST"): Action.MANAGE_SCHEDULES,
+    ("schedule-cancel", "POST"): Action.MANAGE_SCHEDULES,
 }

@@ -100,6 +100,11 @@ class MerchantSettings(models.Model):
         REQUIRE = "require", "require: decline until validated"
         PRENOTE_FIRST = "prenote_first", "prenote first: send a prenote and hold the debit until validated"
 
+    class MandatePolicy(models.TextChoices):
+        # Whether a consumer debit needs an active authorization on file (CONTRACT 14).
+        OFF = "off", "off: a debit may name a mandate, none is required"
+        REQUIRE = "require", "require: every consumer debit needs an active mandate (409 mandate_required)"
+
     company = models.OneToOneField(
         Company, on_delete=models.CASCADE, primary_key=True, related_name="merchant_settings"
     )
@@ -122,6 +127,12 @@ class MerchantSettings(models.Model):
         default=AccountValidation.OFF,
         help_text="Online (WEB) debits to a bank account not yet validated: let them through, refuse them, or send a "
         "prenote first and hold the debit until the account is validated.",
+    )
+    mandate_policy = models.CharField(
+        max_length=7,
+        choices=MandatePolicy.choices,
+        default=MandatePolicy.OFF,
+        help_text="Consumer debits without an active mandate for their customer, method and SEC code: off or require.",
     )
     # Credit-side fraud monitoring (Nacha 2.2.4, the ACH rules): credits these rules trip are HELD with holdCode NEW
     # until an operator releases them (release_holds, the admin). Each rule is off while its field is empty.

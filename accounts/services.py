@@ -73,6 +73,7 @@ def company_create(
     decline_over: int | None = None,
     staged_rollout: bool = False,
     account_validation: str = MerchantSettings.AccountValidation.OFF,
+    mandate_policy: str = MerchantSettings.MandatePolicy.OFF,
     sandbox: bool = False,
     uuid: UUID | None = None,
 ) -> Company:
@@ -87,7 +88,9 @@ def company_create(
         fields["hold_over"] = hold_over
     if decline_over is not None:
         fields["decline_over"] = decline_over
-    merchant_settings_create(company=company, account_validation=account_validation, **fields)
+    merchant_settings_create(
+        company=company, account_validation=account_validation, mandate_policy=mandate_policy, **fields
+    )
     return company
 
 

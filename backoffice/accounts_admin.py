@@ -150,6 +150,7 @@ class MerchantSettingsInline(RiskControlsMixin, admin.StackedInline):
         "decline_over",
         "daily_volume_limit",
         "account_validation",
+        "mandate_policy",
         "cutoff_time",
         "same_day_windows",
         "funds_hold_banking_days",

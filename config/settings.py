@@ -40,7 +40,9 @@ INSTALLED_APPS = [
     "idempotency",  # the Idempotency-Key record every creating route replays (plumbing under the domain apps)
     "customers",
     "payments",
+    "mandates",
     "transactions",
+    "schedules",
     "reporting",
     "sampledata",  # seed_transactions: sample rows for the demo, the benches and tests
     "events",
@@ -75,6 +77,8 @@ MIDDLEWARE = [
 # Largest request body accepted (413 above it, vault/middleware.py); Django's own limit on request.body matches it.
 MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
+# Routes that take a file in their JSON body, with their own limit: a mandate's evidence (5 MB as base64, CONTRACT 14).
+LARGER_BODY_ROUTES = ((r"/customers/[0-9a-fA-F-]{36}/mandates", max(MAX_REQUEST_BODY_BYTES, 7 * 1024 * 1024 + 65536)),)
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

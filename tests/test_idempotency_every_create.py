@@ -12,8 +12,10 @@ import pytest
 from customers.models import Customer
 from events.models import WebhookEndpoint
 from idempotency.models import IdempotencyRecord
+from mandates.models import Mandate
 from payments.models import PaymentMethod
 from tests import factories
+from tests.mandates.conftest import mandate_body
 from tests.transactions.risk.test_retry import returned_debit
 from transactions.models import AccountValidation, Transaction
 
@@ -99,12 +101,25 @@ def _retries(company) -> Route:
     )
 
 
+def _mandates(company) -> Route:
+    method = factories.PaymentMethodFactory(customer=factories.CustomerFactory(company=company))
+    body = mandate_body(method)
+    return Route(
+        f"/customers/{method.customer.uuid}/mandates",
+        body,
+        f"/customers/{method.customer.uuid}/mandates",
+        {**body, "type": "single"},
+        lambda: Mandate.objects.count(),
+    )
+
+
 ROUTES = {
     "customers": _customers,
     "payment methods": _payment_methods,
     "webhook endpoints": _webhook_endpoints,
     "validations": _validations,
     "retries": _retries,
+    "mandates": _mandates,
 }
 
 

@@ -163,6 +163,9 @@ NOT_RETURNS = frozenset(code for code, entry in RETURN_CODES.items() if not entr
 # again until the cause is remedied (transactions.risk.account_rules blocks the account).
 REINITIATION_CODES = frozenset({"R01", "R09"})
 ACCOUNT_BLOCK_CODES = frozenset({"R02", "R03", "R04", "R05", "R07", "R08", "R10", "R16", "R20", "R29"})
+# Returns that say the payer never authorized the debit, or withdrew the authorization: they revoke every active
+# mandate of the returned entry's saved method (CONTRACT 14).
+MANDATE_REVOKING_CODES = frozenset({"R05", "R07", "R10", "R11", "R29", "R51"})
 
 
 class Corrected(str, Enum):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import codecs
 import json
 import math
+import re
 from typing import Any
 
 from django.conf import settings
@@ -62,8 +63,17 @@ class RequestTooLarge(ApiError):
     code = ErrorCode.REQUEST_TOO_LARGE
 
 
-def request_too_large() -> RequestTooLarge:
-    return RequestTooLarge(f"Request body larger than {settings.MAX_REQUEST_BODY_BYTES} bytes.")
+def body_limit(path: str) -> int:
+    """The largest body a request to `path` may send: MAX_REQUEST_BODY_BYTES, or more on the few routes that
+    take a file (settings.LARGER_BODY_ROUTES: (path pattern, bytes))."""
+    for pattern, limit in settings.LARGER_BODY_ROUTES:
+        if re.fullmatch(pattern, path):
+            return limit
+    return settings.MAX_REQUEST_BODY_BYTES
+
+
+def request_too_large(limit: int | None = None) -> RequestTooLarge:
+    return RequestTooLarge(f"Request body larger than {limit or settings.MAX_REQUEST_BODY_BYTES} bytes.")
 
 
 class BoundedJSONParser(JSONParser):
@@ -71,10 +81,11 @@ class BoundedJSONParser(JSONParser):
     the limit (the middleware has already refused a larger Content-Length) and bounds the depth."""
 
     def parse(self, stream, media_type=None, parser_context=None):
-        limit = settings.MAX_REQUEST_BODY_BYTES
+        request = (parser_context or {}).get("request")
+        limit = body_limit(request.path) if request is not None else settings.MAX_REQUEST_BODY_BYTES
         raw = stream.read(limit + 1)
         if len(raw) > limit:
-            raise request_too_large()
+            raise request_too_large(limit)
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
             text = codecs.decode(raw, encoding)

@@ -86,6 +86,11 @@ class ErrorCode(StrEnum):
     REFUND_EXCEEDS_ORIGINAL = "refund_exceeds_original"
     REFUND_EXISTS = "refund_exists"
     NOT_REFUNDABLE = "not_refundable"
+    # Authorizations and schedules (CONTRACT 14)
+    MANDATE_REQUIRED = "mandate_required"
+    OUTSIDE_MANDATE_TERMS = "outside_mandate_terms"
+    MANDATE_NOT_ACTIVE = "mandate_not_active"
+    SCHEDULE_NOT_ACTIVE = "schedule_not_active"
     # The server
     ERROR = "error"
     SERVICE_UNAVAILABLE = "service_unavailable"

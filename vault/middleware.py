@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.utils import timezone
 
+from vault.bounded_json import body_limit
 from vault.error_codes import ErrorCode
 from vault.views import error_response, not_found
 
@@ -44,9 +45,9 @@ class RequestBodyLimitMiddleware:
     def __call__(self, request):
         declared = request.META.get("CONTENT_LENGTH") or "0"
         if declared.isascii() and declared.isdigit() and int(declared) > settings.MAX_REQUEST_BODY_BYTES:
-            return error_response(
-                413, ErrorCode.REQUEST_TOO_LARGE, f"Request body larger than {settings.MAX_REQUEST_BODY_BYTES} bytes."
-            )
+            limit = body_limit(request.path)
+            if int(declared) > limit:
+                return error_response(413, ErrorCode.REQUEST_TOO_LARGE, f"Request body larger than {limit} bytes.")
         return self.get_response(request)
 
 

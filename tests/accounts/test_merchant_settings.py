@@ -69,6 +69,7 @@ def _add_form(**settings) -> dict:
         "merchant_settings-0-hold_over": "10,000.00",
         "merchant_settings-0-decline_over": "25,000.00",
         "merchant_settings-0-account_validation": "off",
+        "merchant_settings-0-mandate_policy": "off",
         "merchant_settings-0-cutoff_time": "16:00",
         "merchant_settings-0-same_day_windows": "10:30,14:45,16:45",
         "merchant_settings-0-return_rate_warning_percent": "80",

@@ -29,6 +29,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Q, QuerySet
 
 from accounts.models import MerchantSettings
+from mandates.models import Mandate
 from transactions import calendar
 from transactions.ach import nacha
 from transactions.ach.recheck import entries_recheck
@@ -420,11 +421,11 @@ def _batch_due(
 
 # What the file says of each entry, read a batch at a time (the account number decrypted by its field).
 ENTRY_FIELDS = ("pk", "type", "account_type", "amount", "account_validation_id", "routing_number", "account_number")
-ENTRY_FIELDS += ("name", "trace_number")
+ENTRY_FIELDS += ("name", "trace_number", "mandate__type")
 
 
 def _entry(values: tuple, sec_code: str) -> nacha.Entry:
-    pk, txn_type, account_type, amount, validation_id, routing, account, name, trace = values
+    pk, txn_type, account_type, amount, validation_id, routing, account, name, trace, mandate_type = values
     is_prenote = amount == 0 and validation_id is not None  # Transaction.is_prenote
     codes = nacha.PRENOTE_TRANSACTION_CODES if is_prenote else nacha.TRANSACTION_CODES
     return nacha.Entry(
@@ -435,7 +436,7 @@ def _entry(values: tuple, sec_code: str) -> nacha.Entry:
         individual_id=str(pk),
         individual_name=name,
         trace_number=trace,
-        discretionary_data=payment_type_code(sec_code),
+        discretionary_data=payment_type_code(sec_code, recurring=mandate_type == Mandate.Type.RECURRING),
     )
 
 

@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
+from mandates.services import mandates_revoke_for_method
 from payments.models import PaymentMethod
 from payments.services import (
     MethodCorrections,
@@ -52,6 +53,7 @@ from transactions.models import (
 )
 from transactions.return_codes import (
     CHANGE_CODES,
+    MANDATE_REVOKING_CODES,
     RETURN_CODES,
     Corrected,
     PolicyAction,
@@ -357,6 +359,14 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
         chunk.method_blocks.append((method, txn, item.code))  # written by methods_block, with their evidence
     if actions - {PolicyAction.BLOCK_METHOD}:
         chunk.followups.append(ReturnFollowUp(txn=txn, code=item.code, actions=actions))
+    if item.code in MANDATE_REVOKING_CODES and txn.payment_method_id is not None:
+        mandates_revoke_for_method(
+            company_id=txn.company_id,
+            payment_method_id=txn.payment_method_id,
+            reason=f"return {item.code}: {code.reason}",
+            by="import_returns",
+            now=chunk.at,
+        )
     return True
 
 

@@ -14,6 +14,8 @@ from django.utils import timezone
 from accounts.models import Company
 from customers.models import Customer
 from idempotency.services import ChargeResult, idempotent
+from mandates.rules import debit_mandate, mandate_asked
+from mandates.services import mandate_use
 from payments.models import PaymentMethod
 from transactions.calendar import company_cutoff
 from transactions.charges.rules import (
@@ -96,6 +98,7 @@ class ChargeRequest:
     purpose: str | None = None  # CONTRACT 11
     is_same_day: bool = False  # CONTRACT 12: Same Day ACH only when asked for
     retry_policy: str | None = None  # "none": never re-presented automatically (CONTRACT 15)
+    mandate_uuid: UUID | None = None  # CONTRACT 14
 
 
 def transaction_charge(charge: ChargeRequest) -> ChargeResult:
@@ -127,6 +130,7 @@ def _writes_once(charge: ChargeRequest) -> bool:
         and not method_kind(charge.method).writes_when_accepted
         and not risk_assess_locks(company=company, type=charge.type)
         and not web_debit_gate_writes(company=company, txn_type=charge.type)
+        and not mandate_asked(company=company, mandate_uuid=charge.mandate_uuid)  # a single mandate is used up
     )
 
 
@@ -149,7 +153,9 @@ def _charge(charge: ChargeRequest) -> Transaction:
         kind=kind,
         same_day=charge.is_same_day,
     )
+    mandate = _mandate_checked(charge, kind, customer=customer, saved=saved, sec_code=sec_code)
     txn = _unsaved_transaction(charge, customer=customer, saved=saved, payer=payer, day=day)
+    txn.mandate = mandate
     txn.standard_entry_class_code = sec_code
     txn.entry_description, txn.purpose = entry_description, charge.purpose
     outcome = risk_assess(  # rule 9, and the return-rate program's debit holds
@@ -184,7 +190,28 @@ def _charge(charge: ChargeRequest) -> Transaction:
             hold = TransactionHold(
                 company=charge.company, hold_code=outcome.code, hold_reason=outcome.reason, held_at=charge.now
             )
+    if mandate is not None and born != Status.DECLINED:
+        mandate_use(mandate=mandate, now=charge.now)
     return transaction_create(txn, status=born, actor=charge.actor, hold=hold)
+
+
+def _mandate_checked(charge: ChargeRequest, kind: PaymentMethodKind, *, customer, saved, sec_code: str):
+    """CONTRACT 14: the mandate a debit goes under, checked against its terms (mandates.rules); None, at no query,
+    for a charge that names none under policy off."""
+    if not mandate_asked(company=charge.company, mandate_uuid=charge.mandate_uuid):
+        return None
+    if not kind.in_nacha_file and charge.mandate_uuid is None:
+        return None  # policy require covers bank debits that go out in a NACHA file
+    return debit_mandate(
+        company=charge.company,
+        mandate_uuid=charge.mandate_uuid,
+        is_debit=charge.type == TransactionType.DEBIT,
+        holder=account_holder(customer),
+        customer=customer,
+        saved=saved,
+        sec_code=sec_code,
+        amount=charge.amount,
+    )
 
 
 def _sec_code_and_description(charge: ChargeRequest, kind: PaymentMethodKind, customer) -> tuple[str, str | None]:

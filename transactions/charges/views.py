@@ -142,6 +142,7 @@ CHARGE_REQUEST_FIELDS = {
     "purpose": "purpose",
     "isSameDay": "is_same_day",
     "retryPolicy": "retry_policy",
+    "mandateUuid": "mandate_uuid",
 }
 
 
@@ -190,6 +191,15 @@ class ChargeInputSerializer(ShallowFieldsMixin, StrictSerializer):
         choices=[("none", "none")],
         required=False,
         help_text='"none": never re-presented automatically, whatever the company\'s retry policy.',
+    )
+    mandateUuid = StrictUUIDField(
+        required=False,
+        allow_null=True,
+        help_text="The payer's authorization the debit goes under (CONTRACT 14): it must be active, for this customer, "
+        "saved method and SEC code, and cover the amount (409 mandate_not_active, outside_mandate_terms). Under the "
+        "company's mandatePolicy require, a consumer debit without it goes under the newest active mandate for its "
+        "customer, method and SEC code, or is 409 mandate_required. WEB and TEL entries under a recurring mandate "
+        "carry Payment Type Code R.",
     )
 
     def validate_entryDescription(self, value: str) -> str:

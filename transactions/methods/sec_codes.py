@@ -20,8 +20,8 @@ class SecRule:
     credits: bool  # a credit may travel under it (every code here carries debits)
     holder: str  # the only account holder it is for
     rule: str  # the rule in words, for the 400 that refuses a charge
-    # Positions 77-78 of its entry detail: WEB and TEL carry a Payment Type Code, S (single entry) here, as every
-    # charge is authorised on its own; PPD and CCD carry discretionary data, left blank.
+    # Positions 77-78 of its entry detail: WEB and TEL carry a Payment Type Code, S (single entry) unless the entry
+    # goes under a recurring mandate (R, CONTRACT 14); PPD and CCD carry discretionary data, left blank.
     payment_type_code: str = ""
 
 
@@ -43,9 +43,14 @@ SEC_RULES: dict[str, SecRule] = {
 }
 
 
-def payment_type_code(sec_code: str) -> str:
+RECURRING_PAYMENT_TYPE_CODE = "R"
+
+
+def payment_type_code(sec_code: str, *, recurring: bool = False) -> str:
     rule = SEC_RULES.get(sec_code)
-    return rule.payment_type_code if rule else ""
+    if rule is None or not rule.payment_type_code:
+        return ""
+    return RECURRING_PAYMENT_TYPE_CODE if recurring else rule.payment_type_code
 
 
 def account_holder(customer: Customer | None) -> str | None:

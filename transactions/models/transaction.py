@@ -84,6 +84,7 @@ PARTIALLY_INDEXED_LINKS = (
     "settlement",
     "late_return_settlement",
     "ingestion_file",
+    "mandate",
 )
 
 
@@ -140,6 +141,16 @@ class Transaction(models.Model):
     entry_description = models.CharField(max_length=10, null=True, blank=True, help_text="Company Entry Description.")
     # What the charge pays for (CONTRACT 11): with the SEC code and direction it fixes some entry descriptions.
     purpose = models.CharField(max_length=10, choices=Purpose.choices, null=True, blank=True)
+    # The payer's authorization the debit goes under (CONTRACT 14); nullable without a default, as the links above.
+    mandate = models.ForeignKey(
+        "mandates.Mandate",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="debits",
+        editable=False,
+        db_index=False,
+    )
     # A prenote or micro-entry of an account validation; a prenote is the only entry whose amount is 0.
     account_validation = models.ForeignKey(
         AccountValidation, on_delete=models.PROTECT, null=True, blank=True, related_name="entries", db_index=False

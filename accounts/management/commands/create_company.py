@@ -14,7 +14,8 @@ class Command(BaseCommand):
     help = (
         "Create a company (merchant). --hold-over / --decline-over are risk limits in cents "
         "(defaults 1000000 / 2500000); --staged puts it in staged rollout; --account-validation is the policy "
-        "for WEB debits to accounts not validated (off, require, prenote_first; default off); --sandbox makes a "
+        "for WEB debits to accounts not validated (off, require, prenote_first; default off); --mandate-policy "
+        "require makes every consumer debit need an active mandate (default off); --sandbox makes a "
         "sandbox company (its entries never go to a bank, its keys start with vk_test_, it may use the /sandbox "
         'routes). Prints {"companyUuid"}.'
     )
@@ -32,6 +33,13 @@ class Command(BaseCommand):
             metavar="POLICY",
             help="off (default), require or prenote_first",
         )
+        parser.add_argument(
+            "--mandate-policy",
+            choices=MerchantSettings.MandatePolicy.values,
+            default=MerchantSettings.MandatePolicy.OFF,
+            metavar="POLICY",
+            help="off (default) or require",
+        )
 
     def handle(
         self,
@@ -41,6 +49,7 @@ class Command(BaseCommand):
         decline_over: int | None,
         staged: bool,
         account_validation: str,
+        mandate_policy: str,
         sandbox: bool,
         **options,
     ):
@@ -53,6 +62,7 @@ class Command(BaseCommand):
                 decline_over=decline_over,
                 staged_rollout=staged,
                 account_validation=account_validation,
+                mandate_policy=mandate_policy,
                 sandbox=sandbox,
             )
         except ValidationError as exc:

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MandatesConfig(AppConfig):
+    name = "mandates"
+    default_auto_field = "django.db.models.BigAutoField"
