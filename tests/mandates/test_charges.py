@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 from rest_framework.test import APIClient
 
 from accounts.models import MerchantSettings
@@ -49,6 +50,21 @@ def test_a_debit_under_its_mandate_is_linked_to_it(api_client, account):
     response = debit(api_client, account, mandateUuid=mandate["mandateUuid"])
     assert response.status_code == 201, response.content
     assert str(Transaction.objects.get().mandate.uuid) == mandate["mandateUuid"]
+
+
+def test_a_debit_that_names_no_mandate_under_policy_off_asks_nothing_of_mandates(api_client, account):
+    statements = []
+
+    def watch(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    mandate_created(api_client, account)  # one exists for this very method: still not read
+    with connection.execute_wrapper(watch):
+        assert debit(api_client, account).status_code == 201
+
+    assert statements and not [sql for sql in statements if "mandates_mandate" in sql]
+    assert Transaction.objects.get().mandate is None
 
 
 def test_a_debit_above_max_amount_or_on_another_method_is_outside_its_terms(api_client, company, account):
