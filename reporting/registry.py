@@ -113,6 +113,9 @@ FIELDS: tuple[ReportField, ...] = (
     ReportField("finality", "finality", STRING, "finality", width=9),
     ReportField("fundsAvailableAt", "fundsavailableat", TIMESTAMP, "funds_available_at"),
     ReportField("finalAt", "finalat", TIMESTAMP, "final_at"),
+    # CONTRACT 14: the mandate a debit went under, and the schedule that made it.
+    ReportField("mandateUuid", "mandateuuid", UUID, "mandate__uuid", width=255),
+    ReportField("scheduleUuid", "scheduleuuid", UUID, "scheduled_debit__schedule__uuid", width=255),
     # paymentDetails
     ReportField(
         "name", "name", STRING, "name", group="paymentDetails", width=255, distinct_values="reporting.PayerName"

@@ -239,3 +239,9 @@ def schedules_run(*, at: datetime, company_ids: list[int] | None = None) -> RunS
     for schedule in active.order_by("pk").iterator(chunk_size=500):
         _schedule_run(schedule, at=at, summary=summary)
     return summary
+
+
+def sandbox_day_schedules_run(*, company_ids: list[int], at: datetime, **_signal) -> RunSummary:
+    """The sandbox clock's morning (transactions.sandbox.services.sandbox_day_opens): this company's schedules run
+    as `run_schedules` would on that day."""
+    return schedules_run(at=at, company_ids=company_ids)

@@ -138,6 +138,29 @@ OPERATIONS: dict[str, tuple[str, str]] = {
         "Rotate an endpoint's secret",
         "A new secret, shown once; the old one keeps signing beside it for 24 hours.",
     ),
+    "mandate_create": (
+        "Record a payer's authorization (mandate)",
+        "The wording the payer accepted (kept with its SHA-256), SEC code, single or recurring, channel (online needs "
+        "ipAddress and userAgent), acceptedAt, terms and an optional evidence file (base64, up to 5 MB, encrypted at "
+        "rest). 201 with `status: active`.",
+    ),
+    "mandate_list": ("List a customer's mandates", "Newest first, revoked ones included."),
+    "mandate_get": ("Get a mandate", "Its text and hash, acceptance, terms, state and `retainUntil`."),
+    "mandate_revoke": (
+        "Revoke a mandate",
+        "`reason` required; no debit may name it after. It is kept until `retainUntil`, two years later.",
+    ),
+    "mandate_proof_evidence": ("Download a mandate's evidence file", "The file as it was sent; 404 without one."),
+    "schedule_create": (
+        "Schedule recurring debits",
+        "Under an active recurring mandate of the customer and method, within its maxAmount: weekly, biweekly or "
+        "monthly (`dayOfMonth`), from `startDate`, until `endDate` or `count` debits.",
+    ),
+    "schedule_list": ("List schedules", "Newest first; filters `customerUuid` and `status`."),
+    "schedule_get": ("Get a schedule", "Its terms, state, debits made and the next 12 dates (banking days)."),
+    "schedule_pause": ("Pause a schedule", "No debit is made while paused; 409 unless active."),
+    "schedule_resume": ("Resume a schedule", "Dates that passed while it was paused are skipped; 409 unless paused."),
+    "schedule_cancel": ("Cancel a schedule", "For good: no more debits; 409 once stopped, completed or cancelled."),
 }
 
 

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from mandates.models import Mandate
 from payments.models import PaymentMethod
+from schedules.models import ScheduledDebit
 from tests import factories
 from transactions.models import (
     Batch,
@@ -30,8 +32,10 @@ FORWARD = {
     "late_return_settlement": Settlement,
     "ingestion_file": IngestionFile,
     "payment_method": PaymentMethod,
+    "mandate": Mandate,
 }
 REVERSE = {
+    "scheduled_debit": ScheduledDebit,
     "return_entry": TransactionReturn,
     "change_notice": ChangeNotice,
     "hold": TransactionHold,
@@ -57,6 +61,21 @@ def _related_defaults(model: type, company: Any) -> dict[str, Any]:
             "account_number_hash": crypto.account_number_hash("123456789"),
             "routing_number": "021000021",
         }
+    if model is Mandate:
+        method = PaymentMethod.objects.create(**_related_defaults(PaymentMethod, company))
+        return {
+            "company": company,
+            "customer": method.customer,
+            "payment_method": method,
+            "sec_code": "WEB",
+            "type": "recurring",
+            "channel": "paper",
+            "accepted_at": BASE_TIME,
+            "text": "I authorize it.",
+            "text_sha256": "0" * 64,
+        }
+    if model is ScheduledDebit:
+        return {"company": company, "date": date(2026, 1, 12)}
     if model is IngestionFile:
         return {"filename": "returns.ach", "sha256": uuid.uuid4().hex * 2, "file_format": "nacha"}
     if model is TransactionReturn:
@@ -110,8 +129,23 @@ def build_transaction(company: Any, values: dict[str, Any] | None = None, **txn_
     txn = factories.TransactionFactory(company=company, **txn_fields)
     for relation, attrs in reverse.items():
         model = REVERSE[relation]
+        if model is ScheduledDebit:  # the path goes on to the schedule: scheduled_debit__schedule__uuid
+            attrs = {"schedule": _schedule(company, **{key.split("__")[1]: value for key, value in attrs.items()})}
         model.objects.create(transaction=txn, **{**_related_defaults(model, company), **attrs})
     return txn
+
+
+def _schedule(company: Any, **fields: Any) -> Any:
+    mandate = Mandate.objects.create(**_related_defaults(Mandate, company))
+    return mandate.schedules.create(
+        company=company,
+        customer=mandate.customer,
+        payment_method=mandate.payment_method,
+        amount=100,
+        interval="monthly",
+        start_date=date(2026, 1, 12),
+        **fields,
+    )
 
 
 def report(client: Any, **params: Any) -> Any:

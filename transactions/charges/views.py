@@ -195,7 +195,7 @@ class ChargeInputSerializer(ShallowFieldsMixin, StrictSerializer):
     mandateUuid = StrictUUIDField(
         required=False,
         allow_null=True,
-        help_text="The payer's authorization the debit goes under (CONTRACT 14): it must be active, for this customer, "
+        help_text="The payer's authorization the debit goes under: it must be active, for this customer, "
         "saved method and SEC code, and cover the amount (409 mandate_not_active, outside_mandate_terms). Under the "
         "company's mandatePolicy require, a consumer debit without it goes under the newest active mandate for its "
         "customer, method and SEC code, or is 409 mandate_required. WEB and TEL entries under a recurring mandate "

@@ -14,6 +14,7 @@ from datetime import datetime, time, timedelta
 from uuid import UUID, uuid4
 
 from django.db import transaction
+from django.dispatch import Signal
 from django.db.models import Q
 
 from accounts.models import Company, MerchantSettings
@@ -177,10 +178,15 @@ def sandbox_outcomes_apply(*, at: datetime, company_ids: Sequence[int] | None = 
     return result
 
 
+# Sent with `company_ids` and `at` as each sandbox day opens, before its file is cut: what runs daily before
+# `originate` answers (schedules.SchedulesConfig.ready connects run_schedules). A signal: those apps sit above this.
+sandbox_day_opens = Signal()
+
+
 def sandbox_clock_advance(*, company: Company, days: int) -> dict:
-    """Move the company's clock `days` banking days on. Each day: the due re-presentments are made (`run_retries`),
-    the morning file is cut (`originate`), the day settles in the evening (`settle`, the bank's outcomes first) and
-    finality moves on (`mark_final`), for this company alone."""
+    """Move the company's clock `days` banking days on. Each day: its schedules run (`run_schedules`), the due
+    re-presentments are made (`run_retries`), the morning file is cut (`originate`), the day settles in the evening
+    (`settle`, the bank's outcomes first) and finality moves on (`mark_final`), for this company alone."""
     sandbox_company(company)
     if not 1 <= days <= MAX_ADVANCE_DAYS:
         raise ApiError(f"days must be between 1 and {MAX_ADVANCE_DAYS}", code=ErrorCode.OUT_OF_RANGE, field="days")
@@ -193,6 +199,7 @@ def sandbox_clock_advance(*, company: Company, days: int) -> dict:
         day = calendar.next_business_day(calendar.eastern_now(now).date(), include_today=False)
         opens = datetime.combine(day, SANDBOX_DAY_OPENS, tzinfo=calendar.EASTERN)
         now = datetime.combine(day, SANDBOX_DAY_CLOSES, tzinfo=calendar.EASTERN)
+        sandbox_day_opens.send(sender=None, company_ids=only, at=opens)
         totals["retries"] += retries_run(at=opens, company_ids=only).created
         originated = transactions_originate(at=opens, company_ids=only)
         outcomes = sandbox_outcomes_apply(at=now, company_ids=only)
