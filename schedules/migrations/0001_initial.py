@@ -86,7 +86,7 @@ class Migration(migrations.Migration):
         ('customers', '0001_initial'),
         ('mandates', '0001_initial'),
         ('payments', '0004_payment_method_account_number_hash'),
-        ('transactions', '0031_transaction_mandate'),
+        ('transactions', '0032_transaction_mandate'),
     ]
 
     operations = [

@@ -24,7 +24,7 @@ def mandate(*, db_constraint: bool) -> models.ForeignKey:
 class Migration(migrations.Migration):
     dependencies = [
         ("mandates", "0001_initial"),
-        ("transactions", "0030_trace_sequence"),
+        ("transactions", "0031_unpadded_account_hash"),
     ]
 
     operations = [
