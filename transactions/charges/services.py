@@ -15,6 +15,7 @@ from accounts.models import Company
 from customers.models import Customer
 from idempotency.services import ChargeResult, idempotent
 from mandates.rules import debit_mandate, mandate_asked
+from mandates.selectors import mandate_accepted_at
 from mandates.services import mandate_use
 from payments.models import PaymentMethod
 from transactions.calendar import company_cutoff
@@ -261,6 +262,9 @@ def _debited_account_check(charge: ChargeRequest, saved, rows) -> None:
             now=charge.now,
             retry=charge.retry_of is not None,
             rows=rows,
+            mandate_accepted_at=mandate_accepted_at(company=charge.company, mandate_uuid=charge.mandate_uuid)
+            if charge.mandate_uuid is not None
+            else None,
         )
 
 

@@ -20,7 +20,7 @@ from events.types import EventType
 from payments.models import PaymentMethod
 from payments.services import payment_methods_unblock
 from transactions import calendar
-from transactions.models import AccountBlock, RiskAction, Transaction, TransactionType
+from transactions.models import AccountBlock, RiskAction, Transaction, TransactionReturn, TransactionType
 from transactions.return_codes import ACCOUNT_BLOCK_CODES, REINITIATION_CODES
 from transactions.risk.policies import risk_action
 from vault import crypto
@@ -175,10 +175,12 @@ def debit_account_check(
     now: datetime,
     retry: bool = False,
     rows: Sequence[AccountRow] | None = None,
+    mandate_accepted_at: datetime | None = None,
 ) -> bool:
     """A debit of `account`: 409 account_blocked while a return has blocked the account, else (unless it is the
-    retry itself) 409 reinitiation_requires_retry when a debit to it, of any amount, came back R01/R09 within 180
-    days (`reinitiation_refusal`). One statement answers both, and whether the company has debit holds now (the
+    retry itself, or it names a mandate accepted after the return: `mandate_accepted_at`) 409
+    reinitiation_requires_retry when a debit to it, of any amount, came back R01/R09 within 180 days
+    (`reinitiation_refusal`). One statement answers both, and whether the company has debit holds now (the
     answer); `rows` are its answer when the statement that read the saved method already asked
     (`saved_account_rows`)."""
     if rows is None:
@@ -194,7 +196,11 @@ def debit_account_check(
             field=account.field,
             data=data,
         )
-    refusal = reinitiation_refusal([ReturnedDebit(pk, str(txn_uuid), code) for _kind, pk, txn_uuid, code in found])
+    refusal = reinitiation_refusal(
+        [ReturnedDebit(pk, str(txn_uuid), code) for _kind, pk, txn_uuid, code in found],
+        company_id=company_id,
+        mandate_accepted_at=mandate_accepted_at,
+    )
     if refusal is None:
         return any(row[0] == _HOLDS for row in rows)
     raise ReinitiationRequiresRetry(
@@ -218,11 +224,20 @@ class ReturnedDebit:
     return_code: str
 
 
-def reinitiation_refusal(returned: Sequence[ReturnedDebit]) -> ReturnedDebit | None:
+def reinitiation_refusal(
+    returned: Sequence[ReturnedDebit], *, company_id: int, mandate_accepted_at: datetime | None = None
+) -> ReturnedDebit | None:
     """CONTRACT 12 "Re-initiation covers the account, not the amount": which of the account's R01/R09 returns of the
-    last 180 days refuses a new debit (the newest; None: the debit may go). The retry route never asks. This is the
-    one place that decides re-initiation: the exemption for a debit carrying a mandate accepted after the return
-    (CONTRACT 14, mandates) belongs here, as a parameter of the charge's mandate."""
+    last 180 days refuses a new debit (the newest; None: the debit may go). The retry route never asks. A debit that
+    names a mandate (CONTRACT 14) is not refused by a return received before the mandate was accepted: the payer
+    authorized debits anew after it. Only that debit reads the returns' times (one query)."""
+    if mandate_accepted_at is not None and returned:
+        received = dict(
+            TransactionReturn.objects.filter(
+                company_id=company_id, transaction_id__in=[debit.pk for debit in returned]
+            ).values_list("transaction_id", "returned_at")
+        )
+        returned = [debit for debit in returned if mandate_accepted_at <= received.get(debit.pk, mandate_accepted_at)]
     return max(returned, key=lambda debit: debit.pk, default=None)
 
 
