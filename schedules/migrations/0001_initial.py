@@ -82,11 +82,11 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('accounts', '0017_mandate_actions'),
+        ('accounts', '0018_mandate_actions'),
         ('customers', '0001_initial'),
         ('mandates', '0001_initial'),
         ('payments', '0004_payment_method_account_number_hash'),
-        ('transactions', '0032_transaction_mandate'),
+        ('transactions', '0033_transaction_mandate'),
     ]
 
     operations = [

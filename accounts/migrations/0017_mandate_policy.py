@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0015_merchant_settings'),
+        ('accounts', '0016_funds_hold_and_manage_risk_settings'),
     ]
 
     operations = [

@@ -24,7 +24,7 @@ def mandate(*, db_constraint: bool) -> models.ForeignKey:
 class Migration(migrations.Migration):
     dependencies = [
         ("mandates", "0001_initial"),
-        ("transactions", "0031_unpadded_account_hash"),
+        ("transactions", "0032_retries_and_finality"),
     ]
 
     operations = [
