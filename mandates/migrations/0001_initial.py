@@ -77,7 +77,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('accounts', '0017_mandate_policy'),
+        ('accounts', '0018_mandate_policy'),
         ('customers', '0001_initial'),
         ('payments', '0004_payment_method_account_number_hash'),
         ('transactions', '0012_company_keys'),  # the customer's and the method's keys are (id, company_id)

@@ -82,7 +82,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('accounts', '0018_mandate_actions'),
+        ('accounts', '0019_mandate_actions'),
         ('customers', '0001_initial'),
         ('mandates', '0001_initial'),
         ('payments', '0004_payment_method_account_number_hash'),

@@ -14,8 +14,8 @@ from datetime import datetime, time, timedelta
 from uuid import UUID, uuid4
 
 from django.db import transaction
-from django.dispatch import Signal
 from django.db.models import Q
+from django.dispatch import Signal
 
 from accounts.models import Company, MerchantSettings
 from transactions import calendar

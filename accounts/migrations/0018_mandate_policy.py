@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0016_funds_hold_and_manage_risk_settings'),
+        ('accounts', '0017_back_office_words_and_return_rates_since'),
     ]
 
     operations = [

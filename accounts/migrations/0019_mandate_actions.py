@@ -7,6 +7,6 @@ from accounts.action_grants import actions_granted
 
 
 class Migration(migrations.Migration):
-    dependencies = [("accounts", "0017_mandate_policy")]
+    dependencies = [("accounts", "0018_mandate_policy")]
 
     operations = [actions_granted(["ManageMandates", "ViewMandates", "ManageSchedules"])]
