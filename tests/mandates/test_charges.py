@@ -15,9 +15,9 @@ from accounts.models import MerchantSettings
 from mandates.models import Mandate
 from tests import factories
 from tests.concurrency import at_once
-from tests.lifecycle import nacha_reader
-from tests.lifecycle.conftest import run
 from tests.mandates.conftest import mandate_created
+from tests.transactions.ach import nacha_reader
+from tests.transactions.ach.conftest import run
 from tests.transactions.conftest import bank_details, put_charge
 from transactions.models import Transaction
 

@@ -10,9 +10,9 @@ import io
 import pytest
 from pypdf import PdfReader
 
-from tests.lifecycle.conftest import run
 from tests.mandates.conftest import TEXT, mandate_created
 from tests.mandates.test_charges import MONDAY_10_00, debit
+from tests.transactions.ach.conftest import run
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db

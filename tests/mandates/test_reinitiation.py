@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from tests.mandates.conftest import mandate_created
 from tests.mandates.test_charges import debit
-from tests.returnrisk.test_retry import returned_debit
+from tests.transactions.risk.test_retry import returned_debit
 from transactions.models import Transaction
 from vault.records import iso_utc
 

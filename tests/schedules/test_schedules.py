@@ -15,8 +15,8 @@ from schedules.models import Schedule, ScheduledDebit
 from schedules.services import schedules_run
 from tests import factories
 from tests.concurrency import at_once
-from tests.lifecycle.conftest import run
 from tests.mandates.conftest import mandate_created
+from tests.transactions.ach.conftest import run
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db
