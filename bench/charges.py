@@ -395,6 +395,32 @@ def _verdict(ours: dict, floor: dict) -> dict:
     return {"throughputRatio": round(throughput, 2), "p95Ratio": round(p95, 2)}
 
 
+def print_report(args: argparse.Namespace, results: dict) -> None:
+    """Each charge's two rows, its ratios against the targets, and the whole as one JSON line."""
+    print(
+        f"({args.clients} clients, {args.customers} payers, gunicorn {args.server}, {args.duration:g} s a side"
+        f"{f' in {args.rounds} alternating rounds' if args.rounds > 1 else ''})"
+    )
+    report = {}
+    for charge, (ours, floor) in results.items():
+        print(_line(f"ours ({charge})", ours))
+        print(_line(f"{args.against} ({charge})", floor))
+        verdict = _verdict(ours, floor)
+        report[charge] = {"ours": ours, args.against: floor, **verdict}
+        if args.against == "unthrottled":
+            cost = ours["p50Ms"] / floor["p50Ms"] - 1 if floor["p50Ms"] else float("nan")
+            print(f"  API throttle cost: p50 {cost:+.1%} (target < 5%: {'met' if cost < 0.05 else 'MISSED'})")
+            continue
+        throughput, p95 = verdict["throughputRatio"], verdict["p95Ratio"]
+        print(
+            f"  ours/floor ({charge}): throughput {throughput:.2f} (target >= {THROUGHPUT_TARGET}: "
+            f"{'met' if throughput >= THROUGHPUT_TARGET else 'MISSED'}), "
+            f"p95 {p95:.2f} (target <= {P95_TARGET}: {'met' if p95 <= P95_TARGET else 'MISSED'})"
+        )
+    print(json.dumps(report))
+    sys.stdout.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=16)
@@ -437,28 +463,7 @@ def main() -> None:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
 
-    print(
-        f"({args.clients} clients, {args.customers} payers, gunicorn {args.server}, {args.duration:g} s a side"
-        f"{f' in {args.rounds} alternating rounds' if args.rounds > 1 else ''})"
-    )
-    report = {}
-    for charge, (ours, floor) in results.items():
-        print(_line(f"ours ({charge})", ours))
-        print(_line(f"{args.against} ({charge})", floor))
-        verdict = _verdict(ours, floor)
-        report[charge] = {"ours": ours, args.against: floor, **verdict}
-        if args.against == "unthrottled":
-            cost = ours["p50Ms"] / floor["p50Ms"] - 1 if floor["p50Ms"] else float("nan")
-            print(f"  API throttle cost: p50 {cost:+.1%} (target < 5%: {'met' if cost < 0.05 else 'MISSED'})")
-            continue
-        throughput, p95 = verdict["throughputRatio"], verdict["p95Ratio"]
-        print(
-            f"  ours/floor ({charge}): throughput {throughput:.2f} (target >= {THROUGHPUT_TARGET}: "
-            f"{'met' if throughput >= THROUGHPUT_TARGET else 'MISSED'}), "
-            f"p95 {p95:.2f} (target <= {P95_TARGET}: {'met' if p95 <= P95_TARGET else 'MISSED'})"
-        )
-    print(json.dumps(report))
-    sys.stdout.flush()
+    print_report(args, results)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ from django.test import Client
 from events.services import endpoint_create
 from tests import factories
 from tests.events.conftest import customer_event
+from tests.mandates.conftest import mandate_created
+from tests.schedules.test_schedules import schedule_created
 from tests.transactions.conftest import bank_details, put_charge
 
 pytestmark = pytest.mark.django_db
@@ -38,6 +40,8 @@ LISTS = {
     ),
     "transaction_events_get": ListRoute("/transactions/{transaction}/events"),
     "webhook_endpoint_list": ListRoute("/webhooks/endpoints"),
+    "mandate_list": ListRoute("/customers/{customer}/mandates", data_key="mandates"),
+    "schedule_list": ListRoute("/schedules?page=0&pageSize=1", first_page_size=1),
 }
 # GET routes that are not a single object and still are no list: a report object, CSV, a file download.
 NOT_LISTS = {
@@ -45,6 +49,9 @@ NOT_LISTS = {
     "reporting_export_download",
     "risk_report_get",
     "risk_return_rates_get",
+    "retry_policy_get",
+    "mandate_proof",
+    "mandate_proof_evidence",
 }
 
 
@@ -53,7 +60,10 @@ def some_of_everything(company, api_client, settings):
     settings.WEBHOOK_ALLOW_PRIVATE_URLS = True
     customer = factories.CustomerFactory(company=company)
     factories.CustomerFactory(company=company)
-    factories.PaymentMethodFactory(company=company, customer=customer)
+    method = factories.PaymentMethodFactory(company=company, customer=customer)
+    mandate = mandate_created(api_client, method)["mandateUuid"]
+    schedule_created(api_client, method, mandate)
+    schedule_created(api_client, method, mandate, startDate="2031-03-01")
     endpoint_create(company=company, url="http://127.0.0.1:9/hook", event_types=["*"])
     charge = {"method": "ACH", "type": "Debit", "amount": 100, "paymentDetails": bank_details()}
     transaction = put_charge(api_client, charge).json()["data"]["uuid"]

@@ -25,6 +25,7 @@ GLOBAL_TABLES = {
     "accounts_user", "accounts_user_groups", "accounts_user_user_permissions",  # users log in before a company
     "accounts_loginthrottle", "token_blacklist_outstandingtoken", "token_blacklist_blacklistedtoken",  # login
     "transactions_originationfile", "transactions_ingestionfile",  # one NACHA file spans many merchants
+    "bank_bankfile", "bank_inboundfile",  # a file to or from the bank spans merchants as its NACHA file does
     "transactions_parkedreturnitem",  # an item of an imported file not applied: spans merchants as its file does
     "transactions_ingestionpart",  # a part of an import, for its file's summary: spans merchants as its file does
     "transactions_tracesequence",  # the originating DFI's trace sequence: its numbers span merchants' entries

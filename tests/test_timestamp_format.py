@@ -60,7 +60,9 @@ def test_every_timestamp_an_answer_documents_states_the_one_form(db):
 
     def walk(node: Any, name: str = "") -> None:
         if isinstance(node, dict):
-            if node.get("type") == "string" and (node.get("format") == "date-time" or TIMESTAMP_NAME.search(name)):
+            # A banking day's deadline (returnWindows' administrativeUntil) is a date, as effectiveDate is.
+            named_like_one = TIMESTAMP_NAME.search(name) and node.get("format") != "date"
+            if node.get("type") == "string" and (node.get("format") == "date-time" or named_like_one):
                 found.append((name, node))
             for key, value in node.items():
                 walk(value, key)

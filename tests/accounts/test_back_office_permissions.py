@@ -37,7 +37,7 @@ SETTINGS_FORM = {
     "hold_debits_on_breach": None,  # left out of the form: off
     # Credit-side fraud monitoring (CONTRACT 12): risk controls as well.
     "credit_hold_new_account_days": "0",
-    "credit_velocity_amount": "99999999",
+    "credit_velocity_amount": "999,999.99",  # dollars: 99999999 cents
     "credit_velocity_count": "99",
     "credit_velocity_days": "30",
 }
