@@ -228,6 +228,13 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
     if DIRECT_URL:
         _point_default_at(os.environ["DATABASE_URL"])
+    if connections["default"].vendor == "postgresql":
+        # A session left idle inside a transaction (a test's thread whose connection outlived it, seen in CI) would
+        # hold its locks until the run ends, and the next transactional test's flush would wait for it for ever:
+        # the server ends such a session after 5 minutes instead.
+        with django_db_blocker.unblock(), connections["default"].cursor() as cursor:
+            name = connections["default"].ops.quote_name(connections["default"].settings_dict["NAME"])
+            cursor.execute(f"ALTER DATABASE {name} SET idle_in_transaction_session_timeout = '300s'")
     replica = settings.DATABASES.get("reporting")
     default = settings.DATABASES["default"]
     if replica and (replica["HOST"], str(replica["PORT"])) != (default["HOST"], str(default["PORT"])):
