@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # Every model of these apps is viewable by every back-office group: customers, saved methods, transactions and
-# their trail, batches, settlements, holds, alerts, events and deliveries.
-VIEWED_APPS = ("customers", "payments", "transactions", "events")
+# their trail, batches, settlements, holds, alerts, events and deliveries, and the payers' mandates.
+VIEWED_APPS = ("customers", "payments", "transactions", "events", "mandates")
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ STAFF_GROUPS: dict[str, StaffGroup] = {
                 "customers.change_customer",
                 "transactions.release_hold",
                 "transactions.acknowledge_exception",
+                "mandates.revoke_mandate",
             ),
         ),
         StaffGroup(
@@ -51,6 +52,7 @@ STAFF_GROUPS: dict[str, StaffGroup] = {
                 "transactions.delete_returnpolicy",
                 "transactions.add_riskreview",
                 "transactions.change_riskreview",
+                "mandates.revoke_mandate",
             ),
         ),
     )
@@ -60,7 +62,8 @@ STAFF_GROUPS: dict[str, StaffGroup] = {
 def staff_groups_sync(apps, *, missing_ok: bool = False) -> None:
     """Create or update every group of STAFF_GROUPS with exactly its permissions. `apps` is a migration's app
     registry (or django.apps.apps); the permissions are created first, as post_migrate would later. An early
-    migration passes `missing_ok`: a grant whose permission a later migration adds is left for that one."""
+    migration passes `missing_ok`: a grant whose permission a later migration adds is left for that one. So every
+    backoffice migration that syncs passes it but the latest, which depends on the migrations adding each grant."""
     from django.contrib.auth.management import create_permissions
 
     for app_config in apps.get_app_configs():

@@ -43,7 +43,10 @@ class MandateAdmin(CompanyScopedAdminMixin, ExactUuidSearchMixin, admin.ModelAdm
     def has_delete_permission(self, request, obj=None) -> bool:
         return False  # kept until retainUntil (the database refuses earlier)
 
-    @admin.action(description="Revoke selected mandates (give a reason)", permissions=("change",))
+    def has_revoke_permission(self, request) -> bool:
+        return request.user.has_perm("mandates.revoke_mandate")
+
+    @admin.action(description="Revoke selected mandates (give a reason)", permissions=("revoke",))
     def revoke_selected(self, request, queryset) -> None:
         reason = request.POST.get("reason", "").strip()
         if not reason:

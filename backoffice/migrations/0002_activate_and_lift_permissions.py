@@ -7,7 +7,7 @@ from backoffice.groups import staff_groups_sync
 
 
 def sync(apps, schema_editor):
-    staff_groups_sync(apps)
+    staff_groups_sync(apps, missing_ok=True)  # 0003 grants the mandates' revoke, which may migrate after this
 
 
 class Migration(migrations.Migration):

@@ -48,6 +48,8 @@ def test_the_migration_seeds_support_and_risk_with_their_action_permissions():
         "activate_customer",
     } <= granted["Risk"]
     assert not {"lift_debithold", "activate_customer"} & granted["Support"]
+    assert {"view_mandate", "revoke_mandate"} <= granted["Support"] & granted["Risk"]
+    assert not {"change_mandate", "delete_mandate"} & (granted["Support"] | granted["Risk"])
 
 
 def test_create_staff_user_makes_a_login_that_opens_the_admin_for_its_company_only(company, other_company):
