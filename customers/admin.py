@@ -81,6 +81,7 @@ class CustomerAdmin(CompanyScopedAdminMixin, ExactUuidSearchMixin, SimpleHistory
     actions = ["activate", "deactivate"]
     ordering = ["-created_at", "-id"]
     history_list_display = ["status"]
+    object_history_list_template = "admin/customers/customer/history_list.html"
 
     @admin.display(description="transactions")
     def transactions(self, obj: Customer) -> str:

@@ -12,6 +12,7 @@ from transactions.ach.admin import (
     MaskedAccountMixin,
     TransactionActionForm,
     TransactionActionPermissionsMixin,
+    why_held_or_returned,
 )
 from transactions.methods import method_kind
 from transactions.models import ChangeNotice, Transaction, TransactionEvent, TransactionHold, TransactionReturn
@@ -67,6 +68,7 @@ class TransactionAdmin(
         "uuid",
         "company",
         "status",
+        "why_short",
         "method",
         "type",
         "amount",
@@ -76,7 +78,8 @@ class TransactionAdmin(
         "created_at",
     )
     list_filter = ("status", "method", "type", "effective_date", "created_at", "is_duplicate", "is_same_day")
-    list_select_related = ("company", "customer", "payment_method")
+    # The reverse one-to-ones feed the list's "why" column in the same query.
+    list_select_related = ("company", "customer", "payment_method", "return_entry", "hold")
     search_fields = ("customer__email",)  # the full list depends on the term: get_search_fields
     date_hierarchy = "created_at"
     ordering = ("-id",)
@@ -159,6 +162,11 @@ class TransactionAdmin(
         if obj.failure_reason:
             said.append(f"Declined: {obj.failure_reason}")
         return "; ".join(said) or "-"
+
+    @admin.display(description="why")
+    def why_short(self, obj: Transaction) -> str:
+        """The list's why (newcomer review 2026-12-02 N10): a return's code, an unreleased hold's code."""
+        return why_held_or_returned(obj)
 
     @admin.display(description="customer email", ordering="customer__email")
     def customer_email(self, obj: Transaction) -> str:

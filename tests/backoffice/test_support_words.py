@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from tests import factories
-from transactions.models import ChangeNotice, TransactionEvent, TransactionReturn
+from transactions.models import ChangeNotice, TransactionEvent, TransactionHold, TransactionReturn
 
 pytestmark = pytest.mark.django_db
 
@@ -104,3 +104,57 @@ def test_no_internal_words_on_the_pages_support_reads(superuser_client, company)
     assert "ACH" in listing and not re.search(r"\bAch\b|\bCrd\b|\bRcc\b", listing)
     for word in ("prenote_first", "vk_test_", "var/sandbox", "cents", "rollout flag"):
         assert word not in company_page, word
+
+
+def _cells(page: str, tag: str) -> list[str]:
+    return [
+        html.unescape(re.sub(r"<[^>]+>|\s+", " ", cell)).strip()
+        for cell in re.findall(rf"<{tag}[^>]*>(.*?)</{tag}>", page, re.S)
+    ]
+
+
+def test_the_list_shows_why_an_entry_was_returned_or_held(superuser_client, company):
+    returned = factories.TransactionFactory(company=company, status="Returned")
+    TransactionReturn.objects.create(
+        company=company, transaction=returned, return_code="R03", return_reason="No Account", returned_at=AT
+    )
+    held = factories.TransactionFactory(company=company, status="HELD")
+    TransactionHold.objects.create(company=company, transaction=held, hold_code="AMT", hold_reason="over the limit")
+
+    response = superuser_client.get("/admin/transactions/transaction/")
+    assert response.status_code == 200
+    table = re.search(r'<table id="result_list">(.*?)</table>', response.content.decode(), re.S).group(1)
+    header, *body = [_cells(row, "t[dh]") for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)]
+    uuid, why = header.index("Uuid"), header.index("Why")
+    rows = {row[uuid]: row[why] for row in body}
+    assert rows[str(returned.uuid)] == "R03" and rows[str(held.uuid)] == "Held AMT"
+
+
+def test_the_release_confirmation_says_why_each_entry_was_held_in_the_lists_words(superuser_client, company):
+    held = factories.TransactionFactory(company=company, status="HELD", method="ACH")
+    TransactionHold.objects.create(company=company, transaction=held, hold_code="VEL", hold_reason="over daily volume")
+    listing = _text(superuser_client.get("/admin/transactions/transaction/"))
+
+    page = _text(
+        superuser_client.post(
+            "/admin/transactions/transaction/", {"action": "release_holds", "_selected_action": [held.pk]}
+        )
+    )
+
+    assert "Held (VEL): over daily volume" in page
+    assert "Held" in listing and "HELD" not in listing and "HELD" not in page
+
+
+def test_the_list_offers_no_exceptions_to_acknowledge(superuser_client, company):
+    factories.TransactionFactory(company=company)
+    listing = _text(superuser_client.get("/admin/transactions/transaction/"))
+    assert "exception" not in listing.lower() and "Mark selected transactions as seen by support" in listing
+
+
+def test_a_customers_history_says_who_changed_it_in_words_and_no_empty_reason(superuser_client, company):
+    customer = factories.CustomerFactory(company=company)  # made by the API: no back-office user
+
+    page = _text(superuser_client.get(f"/admin/customers/customer/{customer.pk}/history/"))
+
+    assert "the merchant's API or a scheduled job" in page
+    assert "Change reason" not in page and "None" not in page

@@ -47,19 +47,33 @@ def _confirmation(modeladmin, request, queryset: QuerySet[Transaction], *, actio
     form = ReasonForm(request.POST if request.POST.get("post") == "yes" else None)
     if form.is_bound and form.is_valid():
         return form.cleaned_data["reason"].strip(), None
-    rows = list(queryset.select_related(None).only("pk", "uuid", "status", "method", "type", "amount"))
+    rows = list(
+        queryset.select_related(None)
+        .select_related("return_entry", "hold")
+        .only("pk", "uuid", "status", "method", "type", "amount", "return_entry", "hold")
+    )
     context = {
         **modeladmin.admin_site.each_context(request),
         "title": f"{verb.capitalize()} {len(rows)} transaction(s)?",
         "opts": modeladmin.model._meta,
         "action": action,
         "verb": verb,
-        "rows": [(txn, dollars(txn.amount)) for txn in rows],
+        "rows": [(txn, dollars(txn.amount), why_held_or_returned(txn, in_words=True)) for txn in rows],
         "total": dollars(sum(txn.amount or 0 for txn in rows)),
         "form": form,
         "action_checkbox_name": ACTION_CHECKBOX_NAME,
     }
     return None, TemplateResponse(request, CONFIRMATION_TEMPLATE, context)
+
+
+def why_held_or_returned(txn: Transaction, *, in_words: bool = False) -> str:
+    """A return's or an unreleased hold's code (a list column), or with `in_words` its reason too (a confirmation
+    page), for newcomer review 2026-12-02 N10; reads `return_entry` and `hold`, best selected with the transaction."""
+    if returned := getattr(txn, "return_entry", None):
+        return f"Returned {returned.return_code}: {returned.return_reason}" if in_words else returned.return_code
+    if (held := getattr(txn, "hold", None)) and held.released_at is None:
+        return f"Held ({held.hold_code}): {held.hold_reason}" if in_words else f"Held {held.hold_code}"
+    return "-"
 
 
 def apply_to_selected(modeladmin, request, queryset, verb: str, service, refusal=None) -> None:
@@ -107,7 +121,7 @@ def _confirmed_action(*, name: str, description: str, permission: str, verb: str
 
 release_holds = _confirmed_action(
     name="release_holds",
-    description="Release selected holds (HELD -> Pending)...",
+    description="Release selected holds (Held to Pending)...",
     permission="release_hold",
     verb="release",
     done="released",
@@ -132,7 +146,10 @@ restore_transactions = _confirmed_action(
 )
 
 
-@admin.action(description="Acknowledge selected exceptions", permissions=["acknowledge_exception"])
+@admin.action(
+    description="Mark selected transactions as seen by support (noted on their trail)",
+    permissions=["acknowledge_exception"],
+)
 def acknowledge_transactions(modeladmin, request, queryset: QuerySet[Transaction]) -> None:
     apply_to_selected(
         modeladmin,
