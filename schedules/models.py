@@ -40,6 +40,8 @@ class Schedule(models.Model):
     start_date = models.DateField()
     end_date = models.DateField(null=True, blank=True)
     count = models.PositiveIntegerField(null=True, blank=True)
+    # "none": its debits are never re-presented automatically (CONTRACT 15); null follows the company's policy.
+    retry_policy = models.CharField(max_length=4, null=True, blank=True)
     status = models.CharField(max_length=9, choices=Status.choices, default=Status.ACTIVE)
     status_reason = models.CharField(max_length=255, blank=True)
     # The next date (by its number, 0 first) whose debit is still to be made, and the next still to be announced.
@@ -62,6 +64,9 @@ class Schedule(models.Model):
             models.CheckConstraint(condition=Q(count__isnull=True) | Q(count__gte=1), name="schedule_count_positive"),
             models.CheckConstraint(
                 condition=Q(end_date__isnull=True) | Q(count__isnull=True), name="schedule_end_date_or_count"
+            ),
+            models.CheckConstraint(
+                condition=Q(retry_policy__isnull=True) | Q(retry_policy="none"), name="schedule_retry_policy_known"
             ),
         ]
 

@@ -23,6 +23,7 @@ def schedule_record(schedule: Schedule, *, upcoming: bool = True) -> dict[str, A
         "startDate": schedule.start_date.isoformat(),
         "endDate": schedule.end_date.isoformat() if schedule.end_date else None,
         "count": schedule.count,
+        "retryPolicy": schedule.retry_policy,
         "status": schedule.status,
         "statusReason": text_or_none(schedule.status_reason),
         "debitsMade": schedule.next_index,

@@ -48,6 +48,7 @@ class ScheduleTerms:
     day_of_month: int | None = None
     end_date: date | None = None
     count: int | None = None
+    retry_policy: str | None = None  # "none": the debits opt out of automatic re-presentment (CONTRACT 15)
 
 
 def _terms_check(terms: ScheduleTerms, *, today: date) -> None:
@@ -87,6 +88,7 @@ def schedule_create(
         start_date=terms.start_date,
         end_date=terms.end_date,
         count=terms.count,
+        retry_policy=terms.retry_policy,
         created_at=now,
         updated_at=now,
     )
@@ -185,6 +187,7 @@ def _debit(schedule: Schedule, day: date, *, at: datetime) -> Transaction:
         effective_date=max(day, eastern_now(at).date()),
         mandate_uuid=schedule.mandate.uuid,
         description=f"schedule {schedule.uuid}",
+        retry_policy=schedule.retry_policy,
     )
     result = transaction_charge(charge)
     return Transaction.objects.get(company=schedule.company, uuid=result.record["uuid"])

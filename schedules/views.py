@@ -41,6 +41,12 @@ class ScheduleCreateInput(StrictSerializer):
     startDate = StrictDateField(help_text="The first date (YYYY-MM-DD), not in the past.")
     endDate = StrictDateField(required=False, help_text="No date after it; or send count.")
     count = StrictIntegerField(required=False, min_value=1, max_value=1000, help_text="How many debits in all.")
+    retryPolicy = StrictChoiceField(
+        choices=[("none", "none")],
+        required=False,
+        allow_null=True,
+        help_text='"none": its debits are never re-presented automatically, whatever the company\'s retry policy.',
+    )
 
 
 class ScheduleOutput(serializers.Serializer):
@@ -54,6 +60,9 @@ class ScheduleOutput(serializers.Serializer):
     startDate = serializers.DateField()
     endDate = serializers.DateField(allow_null=True)
     count = serializers.IntegerField(allow_null=True)
+    retryPolicy = serializers.CharField(
+        allow_null=True, help_text='"none" when its debits opted out of re-presentment.'
+    )
     status = serializers.ChoiceField(choices=Schedule.Status.choices)
     statusReason = serializers.CharField(allow_null=True, help_text="Why it stopped or completed.")
     debitsMade = serializers.IntegerField()
@@ -109,6 +118,7 @@ class ScheduleListView(APIView):
             day_of_month=data.get("dayOfMonth"),
             end_date=data.get("endDate"),
             count=data.get("count"),
+            retry_policy=data.get("retryPolicy"),
         )
 
         def create() -> dict:

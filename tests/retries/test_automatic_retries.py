@@ -11,7 +11,9 @@ from django.utils import timezone
 
 from events.account_changes import company_suspend
 from events.models import Event
+from mandates.models import Mandate
 from tests import factories
+from tests.mandates.conftest import mandate_created
 from tests.transactions.ach import nacha_reader
 from tests.transactions.ach.conftest import MONDAY_MORNING, run, saved_method_txn
 from tests.transactions.risk.test_retry import returned_debit
@@ -318,3 +320,27 @@ def test_two_run_retries_at_once_make_one_attempt():
     assert sum(results) == 3
     assert [original.retries.count() for original in originals] == [1, 1, 1]
     assert set(RetryAttempt.objects.values_list("state", flat=True)) == {"created"}
+
+
+def test_a_revoked_mandate_cancels_the_scheduled_attempt(api_client, method):
+    policy_on(method.company)
+    mandate = Mandate.objects.get(uuid=mandate_created(api_client, method)["mandateUuid"])
+    original = returned(method, mandate=mandate)
+    schedule([original], at=TUESDAY)
+
+    response = api_client.post(f"/mandates/{mandate.uuid}/revoke", {"reason": "payer asked"}, format="json")
+    assert response.status_code == 200, response.content
+    assert run("run_retries", "--at", "2026-12-09T14:00:00Z") == {"created": 0, "cancelled": 1, "skipped": 0}
+
+    retry = {
+        "willAttemptRetry": False,
+        "scheduledFor": "2026-12-10",
+        "attempt": 1,
+        "status": "cancelled",
+        "reason": "mandate_revoked",
+    }
+    assert api_client.get(f"/transactions/{original.uuid}").json()["data"]["retry"] == retry
+    event = events_of(original)[-1]
+    assert (event.type, event.data["retry"]) == ("transaction.retry_cancelled", retry)
+    assert run("run_retries", "--at", "2026-12-10T14:00:00Z")["created"] == 0
+    assert original.retries.count() == 0

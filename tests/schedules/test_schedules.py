@@ -16,8 +16,9 @@ from schedules.services import schedules_run
 from tests import factories
 from tests.concurrency import at_once
 from tests.mandates.conftest import mandate_created
+from tests.retries.test_automatic_retries import policy_on, returned_through_a_file
 from tests.transactions.ach.conftest import run
-from transactions.models import Transaction
+from transactions.models import RetryAttempt, Transaction
 
 pytestmark = pytest.mark.django_db
 
@@ -216,3 +217,31 @@ def test_two_runs_at_once_make_each_debit_once(company, issued_key, account):
     assert ScheduledDebit.objects.count() == Transaction.objects.count() == 2
     assert sum(summary.notices for summary in summaries) == 2
     assert Event.objects.filter(type="schedule.payment_upcoming").count() == 2
+
+
+def test_retry_policy_none_is_kept_on_the_schedule_and_a_bad_value_names_the_field(api_client, account, mandate):
+    response = api_client.post("/schedules", schedule_body(account, mandate, retryPolicy="always"), format="json")
+    assert (response.status_code, response.json()["errors"][0]["field"]) == (400, "retryPolicy")
+    assert not Schedule.objects.exists()
+
+    opted_out = schedule_created(api_client, account, mandate, retryPolicy="none")
+    assert api_client.get(f"/schedules/{opted_out['uuid']}").json()["data"]["retryPolicy"] == "none"
+    assert schedule_created(api_client, account, mandate)["retryPolicy"] is None
+
+
+@pytest.mark.parametrize(("retry_policy", "attempts"), [("none", 0), (..., 1)])
+def test_a_schedule_that_opted_out_gets_no_retry_of_its_r01(
+    api_client, account, mandate, tmp_path, retry_policy, attempts
+):
+    policy_on(account.company)
+    schedule_created(api_client, account, mandate, retryPolicy=retry_policy)
+    assert run("run_schedules", "--at", at("2031-01-30"))["debits"] == 1
+    txn = ScheduledDebit.objects.get().transaction
+    assert txn.retry_policy == (None if retry_policy is ... else retry_policy)
+    run("originate", "--at", at("2031-02-02"))
+    txn.refresh_from_db()
+
+    returned_through_a_file(txn, "R01", datetime(2031, 2, 4, 15, tzinfo=UTC), tmp_path)
+
+    assert RetryAttempt.objects.filter(original=txn).count() == attempts
+    assert api_client.get(f"/transactions/{txn.uuid}").json()["data"]["retry"]["willAttemptRetry"] is bool(attempts)

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Count, Max
 
 from events.types import EventType
+from mandates.models import Mandate
 from transactions import calendar
 from transactions.charges.retry import MAX_RETRIES, RETRY_WINDOW, transaction_retry
 from transactions.charges.retry_policy import next_attempt_date
@@ -55,9 +56,11 @@ class RetryAnnouncements:
             transactions_event(ids, type)
 
 
-def _mandate_revoked(returned: Transaction) -> bool:
-    """The hook for mandates (CONTRACT 14): whether the debit's mandate was revoked since. No mandate model yet."""
-    return False
+def _mandate_revoked(returned: Transaction, original: Transaction) -> bool:
+    """Whether the mandate the debit went under (CONTRACT 14) was revoked since: the first presentment names it, a
+    re-presentment may too. No query for a debit that names none."""
+    mandate_ids = {returned.mandate_id, original.mandate_id} - {None}
+    return bool(mandate_ids) and Mandate.objects.filter(pk__in=mandate_ids, status=Mandate.Status.REVOKED).exists()
 
 
 def retry_obstacle(returned: Transaction, original: Transaction) -> str | None:
@@ -75,7 +78,7 @@ def retry_obstacle(returned: Transaction, original: Transaction) -> str | None:
         lifted_at__isnull=True,
     ).exists():
         return Reason.ACCOUNT_BLOCKED
-    if _mandate_revoked(returned):
+    if _mandate_revoked(returned, original):
         return Reason.MANDATE_REVOKED
     if original.reversed_at is not None or returned.reversed_at is not None:
         return Reason.ORIGINAL_REVERSED
