@@ -128,17 +128,28 @@ def mandate_revoke(*, mandate: Mandate, reason: str, by: str, now: datetime | No
     return _revoked(locked, reason=reason.strip(), by=by, now=now or timezone.now())
 
 
-def mandates_revoke_for_method(*, company_id: int, payment_method_id: int, reason: str, by: str, now: datetime) -> int:
-    """Every active mandate of one saved method revoked (a return that says the payer withdrew or never gave it),
-    in the caller's transaction. Returns how many."""
+def mandates_revoke_for_methods(*, reasons: dict[tuple[int, int], str], by: str, now: datetime) -> int:
+    """Every active mandate of the saved methods named by (company id, method id), each revoked with its reason (a
+    return that says the payer withdrew or never gave it), in the caller's transaction: one query however many
+    methods a return file names. Returns how many."""
+    if not reasons:
+        return 0
     active = (
         Mandate.objects.select_for_update()
         .select_related("customer", "payment_method")
         .defer("evidence")
-        .filter(company_id=company_id, payment_method_id=payment_method_id, status=Mandate.Status.ACTIVE)
+        .filter(
+            company_id__in={company_id for company_id, _ in reasons},
+            payment_method_id__in={method_id for _, method_id in reasons},
+            status=Mandate.Status.ACTIVE,
+        )
         .order_by("pk")
     )
-    revoked = [_revoked(mandate, reason=reason, by=by, now=now) for mandate in active]
+    revoked = [
+        _revoked(mandate, reason=reasons[(mandate.company_id, mandate.payment_method_id)], by=by, now=now)
+        for mandate in active
+        if (mandate.company_id, mandate.payment_method_id) in reasons
+    ]
     return len(revoked)
 
 

@@ -20,6 +20,7 @@ ENCRYPTED_COLUMNS: dict[str, tuple[str, str]] = {
     "webhookSecrets": ("events.WebhookEndpoint", "secret"),
     "webhookPreviousSecrets": ("events.WebhookEndpoint", "previous_secret"),
     "changeNotices": ("transactions.ChangeNotice", "corrected_account_number"),
+    "mandateEvidence": ("mandates.Mandate", "evidence"),
 }
 
 

@@ -22,9 +22,11 @@ from payments.models import PaymentMethod
 from schedules.dates import dates_from, schedule_date
 from schedules.models import Schedule, ScheduledDebit
 from schedules.records import schedule_record
+from schedules.state import schedule_status_write
 from transactions.calendar import add_business_days, eastern_now, next_business_day
 from transactions.charges.services import ChargeRequest, transaction_charge
-from transactions.models import Method, Transaction, TransactionType
+from transactions.methods import ACH
+from transactions.models import Transaction, TransactionType
 from transactions.state import Actor
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
@@ -122,7 +124,6 @@ def schedule_move(*, schedule: Schedule, move: str, now: datetime | None = None)
     sources, target = MOVES[move]
     if locked.status not in sources:
         raise Conflict(f"a {locked.status} schedule cannot {move}", code=ErrorCode.SCHEDULE_NOT_ACTIVE)
-    locked.status, locked.updated_at = target, now
     if move == "resume":
         today = eastern_now(now).date()
         for index, day in dates_from(locked, locked.next_index, 10_000):
@@ -130,7 +131,7 @@ def schedule_move(*, schedule: Schedule, move: str, now: datetime | None = None)
                 locked.next_index = index
                 break
         locked.next_notice_index = max(locked.next_notice_index, locked.next_index)
-    locked.save(update_fields=["status", "updated_at", "next_index", "next_notice_index"])
+    schedule_status_write(locked, status=target, at=now, also=("next_index", "next_notice_index"))
     return locked
 
 
@@ -153,8 +154,7 @@ class RunSummary:
 
 
 def _end(schedule: Schedule, status: str, reason: str, at: datetime, summary: RunSummary) -> None:
-    schedule.status, schedule.status_reason, schedule.updated_at = status, reason[:255], at
-    schedule.save(update_fields=["status", "status_reason", "updated_at"])
+    schedule_status_write(schedule, status=status, at=at, reason=reason)
     if status == Schedule.Status.STOPPED:
         summary.stopped += 1
         _announce(schedule, EventType.SCHEDULE_STOPPED)
@@ -176,7 +176,7 @@ def _stop_reason(schedule: Schedule) -> str:
 def _debit(schedule: Schedule, day: date, *, at: datetime) -> Transaction:
     charge = ChargeRequest(
         company=schedule.company,
-        method=Method.ACH,
+        method=ACH.code,
         type=TransactionType.DEBIT,
         amount=schedule.amount,
         actor=RUN_ACTOR,

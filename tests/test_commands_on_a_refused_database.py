@@ -47,8 +47,10 @@ def _project_commands() -> list[str]:
 def test_every_command_on_a_refused_database_prints_one_line_and_exits_1(tmp_path):
     returns_file = tmp_path / "returns.csv"
     returns_file.write_text("traceNumber,returnCode\n")
+    # What a process inherits decides it: an operator's command starts without config/wsgi.py's VAULT_WEB_PROCESS,
+    # whatever an earlier test's import may have left in this process's environment.
     env = {
-        **os.environ,
+        **{name: value for name, value in os.environ.items() if name != "VAULT_WEB_PROCESS"},
         "DEBUG": "1",
         "VAR_DIR": str(tmp_path),
         "DATABASE_URL": f"postgres://postgres@127.0.0.1:{_closed_port()}/vault",
@@ -119,8 +121,10 @@ def test_the_web_process_has_a_statement_timeout_and_commands_have_none():
     from django.db import connection
 
     settings_dict = connection.settings_dict
+    # What a process inherits decides it: an operator's command starts without config/wsgi.py's VAULT_WEB_PROCESS,
+    # whatever an earlier test's import may have left in this process's environment.
     env = {
-        **os.environ,
+        **{name: value for name, value in os.environ.items() if name != "VAULT_WEB_PROCESS"},
         "DEBUG": "1",
         "WEB_STATEMENT_TIMEOUT_MS": "12000",
         "DATABASE_URL": f"postgres://{settings_dict['USER']}@{settings_dict['HOST']}:{settings_dict['PORT']}/"

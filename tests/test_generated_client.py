@@ -17,8 +17,12 @@ import pytest
 from tests import factories
 
 PACKAGE = "vault_client"
-# No post-generation hooks (formatters): the package is imported once and thrown away.
-GENERATOR_CONFIG = f"package_name_override: {PACKAGE}\npost_hooks: []\n"
+# No post-generation hooks (formatters): the package is imported once and thrown away. The generator reads a PDF
+# (a mandate's proof packet) as bytes only when told that it is a binary type, as a merchant's config would say.
+GENERATOR_CONFIG = (
+    f"package_name_override: {PACKAGE}\npost_hooks: []\n"
+    "content_type_overrides:\n  application/pdf: application/octet-stream\n"
+)
 
 
 def _generate(schema_url: str, workdir: Path) -> Path:

@@ -14,7 +14,7 @@ from transactions.ach.admin import (
     TransactionActionPermissionsMixin,
     why_held_or_returned,
 )
-from transactions.methods import method_kind
+from transactions.methods import RTP, method_kind
 from transactions.models import ChangeNotice, Transaction, TransactionEvent, TransactionHold, TransactionReturn
 from transactions.risk import admin as returnrisk_admin  # noqa: F401  (the return-rate program's pages)
 from transactions.sandbox.admin import simulate_sandbox
@@ -129,7 +129,7 @@ class TransactionAdmin(
         if obj is None:
             return fields
         hidden = self.bank_fields if method_kind(obj.method).pays_by_card else self.card_fields
-        if obj.method != "RTP":
+        if method_kind(obj.method) is not RTP:
             hidden = (*hidden, "rtp_transaction_id")  # an RTP network id means nothing on another entry (N12)
         return tuple(name for name in fields if name not in hidden)
 

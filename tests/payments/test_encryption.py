@@ -55,7 +55,7 @@ def _rotate() -> dict:
     return json.loads(out.getvalue())
 
 
-NO_WEBHOOK_SECRETS = {"webhookSecrets": 0, "webhookPreviousSecrets": 0, "changeNotices": 0}
+NO_WEBHOOK_SECRETS = {"webhookSecrets": 0, "webhookPreviousSecrets": 0, "changeNotices": 0, "mandateEvidence": 0}
 
 
 def _read_all() -> tuple[list[str], list[str]]:

@@ -26,7 +26,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
-from mandates.services import mandates_revoke_for_method
+from mandates.services import mandates_revoke_for_methods
 from payments.models import PaymentMethod
 from payments.services import (
     MethodCorrections,
@@ -167,6 +167,7 @@ class _Chunk:
     method_events: MethodEvents = field(default_factory=MethodEvents)  # blocks and corrections, in file order
     corrections: MethodCorrections = field(init=False)
     corrected_names: dict[int, str] = field(default_factory=dict)  # method id -> holder's name (C04)
+    mandate_revocations: dict[tuple[int, int], str] = field(default_factory=dict)  # (company, method) -> reason
     position: int = 0  # in the file, of the item being applied
     unmatched_reason: str | None = None  # why the item being applied names no entry, when it names none
 
@@ -237,6 +238,7 @@ class _Chunk:
 
     def flush(self) -> None:
         self.methods_block()
+        mandates_revoke_for_methods(reasons=self.mandate_revocations, by="import_returns", now=self.at)
         self.corrections.write()
         _unsent_renamed(self.corrected_names)
         self.method_events.write()
@@ -360,12 +362,9 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
     if actions - {PolicyAction.BLOCK_METHOD}:
         chunk.followups.append(ReturnFollowUp(txn=txn, code=item.code, actions=actions))
     if item.code in MANDATE_REVOKING_CODES and txn.payment_method_id is not None:
-        mandates_revoke_for_method(
-            company_id=txn.company_id,
-            payment_method_id=txn.payment_method_id,
-            reason=f"return {item.code}: {code.reason}",
-            by="import_returns",
-            now=chunk.at,
+        # Revoked at the chunk's flush, all in one query; the first such return of a method names the reason.
+        chunk.mandate_revocations.setdefault(
+            (txn.company_id, txn.payment_method_id), f"return {item.code}: {code.reason}"
         )
     return True
 
