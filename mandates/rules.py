@@ -34,10 +34,11 @@ def debit_mandate(
     saved: PaymentMethod | None,
     sec_code: str,
     amount: int,
+    representment: bool = False,
 ) -> Mandate | None:
     """The mandate a charge goes under, checked: the one it names, or under policy `require` a consumer debit's
     newest active mandate for its customer, method and SEC code (409 `mandate_required` without one). Any other
-    charge goes under none."""
+    charge goes under none. `representment`: the retry of a debit, which names its first presentment's mandate."""
     if mandate_uuid is not None:
         if not is_debit:
             raise ApiError("a mandate authorizes debits only", field=MANDATE_FIELD)
@@ -46,7 +47,9 @@ def debit_mandate(
         mandate = _standing(company=company, customer=customer, saved=saved, sec_code=sec_code)
     else:
         return None
-    mandate_terms_fit(mandate, customer=customer, saved=saved, sec_code=sec_code, amount=amount)
+    mandate_terms_fit(
+        mandate, customer=customer, saved=saved, sec_code=sec_code, amount=amount, representment=representment
+    )
     return mandate
 
 
@@ -72,13 +75,20 @@ def _standing(*, company: Company, customer: Customer | None, saved: PaymentMeth
 
 
 def mandate_terms_fit(
-    mandate: Mandate, *, customer: Customer | None, saved: PaymentMethod | None, sec_code: str, amount: int
+    mandate: Mandate,
+    *,
+    customer: Customer | None,
+    saved: PaymentMethod | None,
+    sec_code: str,
+    amount: int,
+    representment: bool = False,
 ) -> None:
     """409 `mandate_not_active` for a revoked or used-up mandate, 409 `outside_mandate_terms` for a debit its
-    terms do not cover (another customer, method or SEC code; above maxAmount)."""
+    terms do not cover (another customer, method or SEC code; above maxAmount). A re-presentment is the same
+    debit again: the single mandate its first presentment used still covers it, unless it was revoked."""
     if mandate.status != Mandate.Status.ACTIVE:
         raise MandateNotActive(f"the mandate is {mandate.status}: {mandate.revoked_reason}")
-    if mandate.type == Mandate.Type.SINGLE and mandate.used_at is not None:
+    if mandate.type == Mandate.Type.SINGLE and mandate.used_at is not None and not representment:
         raise MandateNotActive("the single mandate has already been used for a debit")
     if customer is None or saved is None or (mandate.customer_id, mandate.payment_method_id) != (customer.pk, saved.pk):
         raise OutsideMandateTerms("the mandate is for another customer or payment method")

@@ -19,7 +19,7 @@ from tests.mandates.conftest import mandate_created
 from tests.transactions.ach import nacha_reader
 from tests.transactions.ach.conftest import run
 from tests.transactions.conftest import bank_details, put_charge
-from transactions.models import Transaction
+from transactions.models import Transaction, TransactionReturn
 
 pytestmark = pytest.mark.django_db
 
@@ -199,3 +199,51 @@ def test_two_debits_at_once_under_a_single_mandate_make_one(company, issued_key,
     assert statuses == [201, 409, 409, 409]
     assert Transaction.objects.filter(mandate__uuid=mandate).count() == 1
     assert Mandate.objects.get().used_at is not None
+
+
+def _returned_r01(response) -> Transaction:
+    """The debit a charge made, returned R01 by the bank (CONTRACT 15: it may be re-presented)."""
+    assert response.status_code == 201, response.content
+    txn = Transaction.objects.get(uuid=response.json()["data"]["uuid"])
+    Transaction.objects.filter(pk=txn.pk).update(status="Returned")
+    TransactionReturn.objects.create(
+        company=txn.company,
+        transaction=txn,
+        return_code="R01",
+        return_reason="Insufficient Funds",
+        returned_at=txn.created_at,
+    )
+    return txn
+
+
+def test_a_retry_of_a_debit_whose_mandate_was_revoked_is_refused_as_a_charge_is(api_client, account):
+    mandate = mandate_created(api_client, account)["mandateUuid"]
+    returned = _returned_r01(debit(api_client, account, mandateUuid=mandate))
+    api_client.post(f"/mandates/{mandate}/revoke", {"reason": "payer called"}, format="json")
+
+    response = api_client.post(f"/transactions/{returned.uuid}/retry")
+
+    refused(response, 409, "mandate_not_active")
+    assert "payer called" in response.json()["message"]
+    assert Transaction.objects.count() == 1
+
+
+def test_a_retry_goes_under_the_first_presentments_mandate_even_a_used_single_one(api_client, account):
+    single = mandate_created(api_client, account, type="single")["mandateUuid"]
+    recurring = mandate_created(api_client, account)["mandateUuid"]
+    made_single = debit(api_client, account, mandateUuid=single)
+    made_recurring = debit(api_client, account, mandateUuid=recurring, amount=1234)
+    first_single, first_recurring = _returned_r01(made_single), _returned_r01(made_recurring)
+
+    retries = {
+        name: api_client.post(f"/transactions/{first.uuid}/retry")
+        for name, first in (("single", first_single), ("recurring", first_recurring))
+    }
+
+    for response in retries.values():
+        assert response.status_code == 201, response.content
+    made = {name: Transaction.objects.get(uuid=response.json()["data"]["uuid"]) for name, response in retries.items()}
+    assert {name: str(txn.mandate.uuid) for name, txn in made.items()} == {"single": single, "recurring": recurring}
+    found = _payment_types(MONDAY_10_00)
+    assert found[str(made["recurring"].pk)] == ("WEB", "R")  # a recurring WEB debit's retry is recurring too
+    assert api_client.get(f"/mandates/{single}").json()["data"]["status"] == "active"

@@ -12,6 +12,7 @@ from django.db import transaction
 from accounts.models import Company
 from events.types import EventType
 from idempotency.services import ChargeResult
+from mandates.models import Mandate
 from transactions import calendar
 from transactions.charges.services import ChargeRequest, transaction_charge
 from transactions.errors import NotRetryable
@@ -126,8 +127,17 @@ def _presentment_make(
             description=returned.description,
             retry_of=retry_of,
             entry_description=RETRY_ENTRY_DESCRIPTION,
+            mandate_uuid=_mandate_uuid(retry_of),
         )
     )
+
+
+def _mandate_uuid(original: Transaction) -> UUID | None:
+    """The mandate the first presentment went under (CONTRACT 14): each re-presentment goes under it too, so a
+    revoked one refuses the retry (409 `mandate_not_active`) as it refuses any debit."""
+    if original.mandate_id is None:
+        return None
+    return Mandate.objects.values_list("uuid", flat=True).get(pk=original.mandate_id)
 
 
 def _details_of(txn: Transaction) -> dict[str, str]:

@@ -191,7 +191,7 @@ def _charge(charge: ChargeRequest) -> Transaction:
             hold = TransactionHold(
                 company=charge.company, hold_code=outcome.code, hold_reason=outcome.reason, held_at=charge.now
             )
-    if mandate is not None and born != Status.DECLINED:
+    if mandate is not None and born != Status.DECLINED and charge.retry_of is None:
         mandate_use(mandate=mandate, now=charge.now)
     return transaction_create(txn, status=born, actor=charge.actor, hold=hold)
 
@@ -212,6 +212,7 @@ def _mandate_checked(charge: ChargeRequest, kind: PaymentMethodKind, *, customer
         saved=saved,
         sec_code=sec_code,
         amount=charge.amount,
+        representment=charge.retry_of is not None,
     )
 
 
