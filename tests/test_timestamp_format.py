@@ -15,7 +15,7 @@ import time_machine
 from django.test import Client
 
 from reporting.registry import FIELDS, FieldType
-from tests.sandbox.conftest import (  # noqa: F401 (fixtures: the sandbox merchant, its files)
+from tests.transactions.sandbox.conftest import (  # noqa: F401 (fixtures: the sandbox merchant, its files)
     charge,
     file_dirs,
     ok,

@@ -10,7 +10,7 @@ import pytest
 from events.models import Event
 from mandates.models import Mandate
 from tests.mandates.conftest import mandate_body
-from tests.sandbox.conftest import (  # noqa: F401 (fixtures)
+from tests.transactions.sandbox.conftest import (  # noqa: F401 (fixtures)
     advance,
     file_dirs,
     ok,

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from events.models import Event
 from tests.mandates.conftest import mandate_body
-from tests.sandbox.conftest import (  # noqa: F401 (fixtures)
+from tests.transactions.sandbox.conftest import (  # noqa: F401 (fixtures)
     advance,
     file_dirs,
     ok,

@@ -16,8 +16,8 @@ from schedules.services import schedules_run
 from tests import factories
 from tests.concurrency import at_once
 from tests.mandates.conftest import mandate_created
-from tests.retries.test_automatic_retries import policy_on, returned_through_a_file
 from tests.transactions.ach.conftest import run
+from tests.transactions.charges.test_automatic_retries import policy_on, returned_through_a_file
 from transactions.models import RetryAttempt, Transaction
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ import pytest
 
 from events.models import Event
 from tests import factories
-from tests.retries.helpers import saved_charge_body
 from tests.transactions.ach.conftest import MONDAY_MORNING, MONDAY_SETTLED, run, saved_method_txn
+from tests.transactions.charges.helpers import saved_charge_body
 from transactions import calendar
 from transactions.models import Transaction
 from transactions.sandbox.bank_files import return_file_for

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tests import factories
-from tests.sandbox.conftest import charge, ok, run, saved_account, status_of
 from tests.transactions.ach.conftest import saved_method_txn
+from tests.transactions.sandbox.conftest import charge, ok, run, saved_account, status_of
 from transactions.models import ChangeNotice, Transaction
 
 pytestmark = pytest.mark.django_db

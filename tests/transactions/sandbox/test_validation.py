@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests import factories
-from tests.sandbox.conftest import advance, ok, saved_account
+from tests.transactions.sandbox.conftest import advance, ok, saved_account
 
 pytestmark = pytest.mark.django_db
 

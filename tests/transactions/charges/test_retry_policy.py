@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 
 from tests import factories
-from tests.retries.helpers import saved_charge_body
+from tests.transactions.charges.helpers import saved_charge_body
 from transactions.charges.retry_policy import next_attempt_date
 from transactions.models import RetryPolicy, Transaction
 

@@ -7,7 +7,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 
 from tests import factories
-from tests.sandbox.conftest import run
+from tests.transactions.sandbox.conftest import run
 from transactions.models import ChangeNotice, Status, Transaction
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ import pytest
 
 from payments.models import PaymentMethod
 from tests import factories
-from tests.sandbox.conftest import run
+from tests.transactions.sandbox.conftest import run
 from transactions.models import ChangeNotice, Status, Transaction
 from transactions.return_codes import CHANGE_CODES, RETURN_CODES
 from transactions.sandbox import magic

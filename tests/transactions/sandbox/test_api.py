@@ -11,8 +11,8 @@ from accounts.models import ApiKey, Company
 from accounts.services import basic_authorization
 from events.delivery import deliveries_run
 from tests import factories
-from tests.sandbox.conftest import advance, charge, ok, run, saved_account, status_of
 from tests.transactions.ach import nacha_reader
+from tests.transactions.sandbox.conftest import advance, charge, ok, run, saved_account, status_of
 from transactions.models import ChangeNotice, OriginationFile, Transaction
 
 pytestmark = pytest.mark.django_db

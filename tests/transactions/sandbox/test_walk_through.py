@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.sandbox.conftest import ok
+from tests.transactions.sandbox.conftest import ok
 from transactions.models import DebitHold
 
 WALK_THROUGH = (Path(settings.BASE_DIR) / "docs" / "sandbox.md").read_text().split("## Walk-through with curl", 1)[1]

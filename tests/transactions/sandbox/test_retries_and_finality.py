@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from events.models import Event
-from tests.sandbox.conftest import advance, charge, ok, saved_account, status_of
+from tests.transactions.sandbox.conftest import advance, charge, ok, saved_account, status_of
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db
