@@ -299,7 +299,7 @@ def plain_charge_body(data: object) -> dict[str, Any] | None:
     method's uuids, a bank account's paymentDetails, isSameDay, externalUniqueId, description, each as JSON gives
     it), without building the serializer and its 18 fields for every charge (about a tenth of a charge's CPU). None
     for any other body, and for anything it is not sure of: the serializer validates those, so every 400 is still
-    its own (tests/transactions/test_plain_charge_body.py holds the two to the same answers)."""
+    its own (tests/transactions/charges/test_plain_charge_body.py holds the two to the same answers)."""
     if type(data) is not dict or not data.keys() <= _PLAIN_FIELDS:
         return None
     saved_method_needs_customer(data)  # the serializer's first check, with the same error
