@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests import factories
+from tests.accounts.conftest import probe_urls  # noqa: F401 (fixture: routes that fail on purpose)
 
 pytestmark = pytest.mark.django_db
 
