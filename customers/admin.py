@@ -12,7 +12,13 @@ from django.utils.html import format_html
 from simple_history.admin import SimpleHistoryAdmin
 
 from customers.models import Customer
-from customers.services import PHONE_PATTERN, customer_activate, customer_deactivate, customer_holder_validate
+from customers.services import (
+    PHONE_PATTERN,
+    customer_activate,
+    customer_deactivate,
+    customer_holder_validate,
+    customer_update,
+)
 from vault.admin_scoping import CompanyScopedAdminMixin, ExactUuidSearchMixin
 from vault.errors import ApiError
 
@@ -88,6 +94,13 @@ class CustomerAdmin(CompanyScopedAdminMixin, ExactUuidSearchMixin, SimpleHistory
         # By URL name: customers sits below transactions and imports nothing of it (F22).
         url = reverse("admin:transactions_transaction_changelist")
         return format_html('<a href="{}?customer__id__exact={}">This customer\'s transactions</a>', url, obj.pk)
+
+    def save_model(self, request, obj, form, change) -> None:
+        # Through the API's own write, so the merchant hears of a support agent's fix (customer.updated or
+        # customer.deactivated, the event a PATCH sends) and only what changed is saved.
+        changes = {name: getattr(obj, name) for name in CustomerAdminForm.Meta.fields}
+        customer_update(customer=obj, changes=changes)
+        obj.refresh_from_db()
 
     def has_add_permission(self, request) -> bool:
         # Customers are created by merchants through the API, under their own company.

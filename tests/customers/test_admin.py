@@ -174,3 +174,26 @@ def test_payment_method_admin_finds_by_customer_uuid(staff_client, mine, company
     page = staff_client.get("/admin/payments/paymentmethod/", {"q": str(mine.uuid)}).content.decode()
     assert f"/admin/payments/paymentmethod/{method.pk}/change/" in page
     assert f"/admin/payments/paymentmethod/{other.pk}/change/" not in page
+
+
+def test_an_edit_in_the_admin_reaches_the_merchant_as_a_patch_would(staff_client, api_client, company):
+    created = api_client.post("/customers", {"firstName": "Grace", "lastName": "Hoper"}, format="json").json()["data"]
+    customer = Customer.objects.get(uuid=created["customerUuid"])
+
+    response = staff_client.post(f"{LIST}{customer.pk}/change/", _change_form(customer, last_name="Hopper"))
+    assert response.status_code == 302, response.content.decode()[:2000]
+
+    events = api_client.get("/events", {"objectUuid": created["customerUuid"]}).json()["data"]
+    assert [event["type"] for event in events] == ["customer.updated", "customer.created"]
+    shown = api_client.get(f"/customers/{created['customerUuid']}").json()["data"]
+    assert shown["lastName"] == "Hopper"
+    assert events[0]["data"] == shown
+
+
+def test_an_unchanged_save_in_the_admin_tells_the_merchant_nothing(staff_client, api_client, company):
+    created = api_client.post("/customers", {"firstName": "Ada", "lastName": "Lovelace"}, format="json").json()["data"]
+    customer = Customer.objects.get(uuid=created["customerUuid"])
+    staff_client.post(f"{LIST}{customer.pk}/change/", _change_form(customer))
+    staff_client.post(f"{LIST}{customer.pk}/change/", _change_form(customer, status="inactive"))
+    events = api_client.get("/events", {"objectUuid": created["customerUuid"]}).json()["data"]
+    assert [event["type"] for event in events] == ["customer.deactivated", "customer.created"]
