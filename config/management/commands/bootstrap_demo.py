@@ -134,8 +134,10 @@ class Command(BaseCommand):
             # A sandbox company (CONTRACT 13): its entries never reach a bank, and /sandbox shows every outcome.
             company, _ = company_get_or_create(uuid=DEMO_COMPANY_UUID, name=DEMO_COMPANY_NAME, sandbox=True)
             user = user_create(email=DEMO_EMAIL, password=DEMO_PASSWORD, company=company, role_name="admin")
-            # An existing demo user keeps nothing secret: reset to the published password so the printout works.
-            user_set_password(user=user, password=DEMO_PASSWORD)
+            # An existing demo user keeps nothing secret: back to the published password so the printout works.
+            # Only when it differs: a new hash would end every admin session the demo login has open.
+            if not user.check_password(DEMO_PASSWORD):
+                user_set_password(user=user, password=DEMO_PASSWORD)
             if settings.DEBUG:
                 # A published password must never open a production back office: admin access in DEBUG only.
                 staff_access_grant(user=user, groups=list(STAFF_GROUPS))
