@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from reporting.models import ReportExport
 from reporting.records import export_status
-from reporting.selectors import report_csv_chunks, report_csv_query
+from reporting.stream import report_csv_chunks, report_csv_query
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError
 

@@ -41,7 +41,7 @@ class Column:
 
     @property
     def database_renderable(self) -> bool:
-        """PostgreSQL can write this value as the API's text (reporting.selectors renders it so on JSON pages)."""
+        """PostgreSQL can write this value as the API's text (reporting.page renders it so on JSON pages)."""
         # Writing them in PostgreSQL rather than parsing them into Python objects only to format them again: that was
         # a third of the Python time of a wide page.
         return self.index is not None and not self.field.render and self.field.kind.database_renderable

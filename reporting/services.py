@@ -18,7 +18,7 @@ from django.utils import timezone
 from accounts.models import Company
 from reporting.exports import export_params
 from reporting.models import CsvExportLease, ReportExport, TransactionCount
-from reporting.selectors import report_csv_query
+from reporting.stream import report_csv_query
 from reporting.tasks import report_export_build_task
 from transactions.models import Transaction
 from vault.db import drift_rechecked
@@ -70,7 +70,7 @@ def csv_export_lease_acquire(*, company: Any) -> CsvExportLease:
 
 def _lease_renew(lease: CsvExportLease, *, expires_at: Any) -> None:
     """On PostgreSQL through a connection of its own: the request's own may be in the middle of the COPY that
-    streams the export (reporting.selectors.report_copy_stream), and it takes no other command until the COPY ends
+    streams the export (reporting.stream.report_copy_stream), and it takes no other command until the COPY ends
     ("another command is already in progress" a minute into any export that long)."""
     alias = CsvExportLease.objects.db
     if connections[alias].vendor != "postgresql":

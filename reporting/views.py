@@ -18,16 +18,12 @@ from reporting.exports import report_export_file
 from reporting.filters import ReportFilterBackend
 from reporting.matching import ReportMatching
 from reporting.openapi import REPORT_ROW, report_parameters
+from reporting.page import report_page
 from reporting.projection import columns_param, projection_for
 from reporting.records import export_record
-from reporting.selectors import (
-    report_csv_chunks,
-    report_csv_query,
-    report_export_get,
-    report_page,
-    report_sort,
-)
+from reporting.selectors import report_export_get, report_sort
 from reporting.services import LeasedStream, csv_export_lease_acquire, report_export_create
+from reporting.stream import report_csv_chunks, report_csv_query
 from vault.csv_export import CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
 from vault.error_codes import ErrorCode

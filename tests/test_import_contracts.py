@@ -65,6 +65,7 @@ def test_the_contracts_hold_on_the_code(tree):
         ("bank", "bank/state.py", "bank.transmit"),  # the status table knows a run
         ("apps", "transactions/ach/returns.py", "bank.fetch"),  # the ACH wing knows what carries its files
         ("reporting", "reporting/kinds.py", "reporting.registry"),  # a field kind knows the field table
+        ("reporting", "reporting/page.py", "reporting.stream"),  # a page knows the CSV export
     ],
 )
 def test_each_contract_breaks_when_an_arrow_is_added_against_it(tree, contract, module, arrow):

@@ -12,7 +12,7 @@ from django.db.models import Sum
 from rest_framework.test import APIClient
 
 from reporting.models import TransactionCount
-from reporting.selectors import FILTERED_COUNT_LIMIT
+from reporting.page import FILTERED_COUNT_LIMIT
 from tests import factories
 from tests.concurrency import at_once
 from tests.reporting.conftest import build_transaction, report

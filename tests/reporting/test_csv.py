@@ -12,7 +12,8 @@ from django.http import QueryDict, StreamingHttpResponse
 
 from reporting.projection import projection_for
 from reporting.registry import FIELDS
-from reporting.selectors import report_csv_chunks, report_csv_query, report_queryset, report_sort, report_stream
+from reporting.selectors import report_queryset, report_sort
+from reporting.stream import report_csv_chunks, report_csv_query, report_stream
 from sampledata.seeding import seed_transactions
 from tests.reporting.conftest import build_transaction, report
 

@@ -162,9 +162,9 @@ def test_a_page_is_one_statement_on_postgresql(api_client, build):
 def test_a_first_page_from_the_cached_page_statement_is_the_compiled_page(api_client, rows, params, monkeypatch):
     """A first page is built from the page statement its columns and sort compiled once per process, with the
     filters' WHERE added: the same page, counts and cursor as the queryset compiled for the request.."""
-    from reporting import selectors
+    from reporting import page as pages
 
-    selectors._PAGE_STATEMENTS.clear()
+    pages._PAGE_STATEMENTS.clear()
 
     def page() -> tuple:
         body = report(api_client, pageSize=5, **params).json()
@@ -173,8 +173,8 @@ def test_a_first_page_from_the_cached_page_statement_is_the_compiled_page(api_cl
         return body["data"], pagination, cursor and cursor.split(":")[0]
 
     cached = [page(), page()]
-    assert list(selectors._PAGE_STATEMENTS.values()) != [None]
-    monkeypatch.setattr(selectors, "_page_statement", lambda *args: None)
+    assert list(pages._PAGE_STATEMENTS.values()) != [None]
+    monkeypatch.setattr(pages, "_page_statement", lambda *args: None)
     compiled = page()
     assert cached[0] == cached[1] == compiled
     assert compiled[0]

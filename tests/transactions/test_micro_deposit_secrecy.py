@@ -65,9 +65,9 @@ def test_reporting_leaves_micro_entries_out_and_counts_agree(api_client, micro):
 @pytest.mark.parametrize("limit", [1, 10_000])
 def test_filtered_counts_leave_micro_entries_out_at_the_cap_too(api_client, saved_method, micro, monkeypatch, limit):
     """PostgreSQL counts the matches micro-entries included and subtracts the micro-entries among them
-    (reporting.selectors._Count.sql): with the cap at 1, one charge among three micro-entries is still exactly 1, and
+    (reporting.page._Count.sql): with the cap at 1, one charge among three micro-entries is still exactly 1, and
     a second charge makes it a lower bound."""
-    monkeypatch.setattr("reporting.selectors.FILTERED_COUNT_LIMIT", limit)
+    monkeypatch.setattr("reporting.page.FILTERED_COUNT_LIMIT", limit)
 
     def counted(**params) -> tuple[int, bool]:
         pagination = report(api_client, **params).json()["meta"]["pagination"]

@@ -66,7 +66,7 @@ def test_a_statement_timeout_mid_stream_is_raised_and_the_connection_is_usable()
 
 
 def test_a_reader_that_stops_early_cancels_the_copy_and_the_connection_is_usable():
-    def export():  # as reporting.selectors.report_copy_stream: the COPY in a transaction of its own
+    def export():  # as reporting.stream.report_copy_stream: the COPY in a transaction of its own
         with transaction.atomic(), connection.cursor() as cursor:
             yield from copy_out_pieces(cursor, ROWS, ["x", 10_000_000], piece_bytes=1000)
 
