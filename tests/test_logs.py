@@ -22,7 +22,7 @@ from cryptography.fernet import Fernet
 from django.conf import settings
 from django.db import connection
 
-from tests.accounts.test_startup import _manage
+from tests.config.test_startup import _manage
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

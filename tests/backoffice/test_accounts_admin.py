@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 from accounts.actions import ALL_ACTIONS, LIVE_API_KEY_GROUP, Action
 from accounts.models import ActionGroup, ApiKey, Role, User
 from tests import factories
-from tests.accounts.conftest import set_live_actions
+from tests.accounts.conftest import probe_urls, set_live_actions  # noqa: F401 (probe_urls: a fixture)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("probe_urls")]
 
