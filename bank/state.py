@@ -13,6 +13,7 @@ from bank.models import BankFile, BankFileStatus
 from bank.selectors import entry_figures
 from events.outbox import EventDraft, events_record
 from events.types import EventType
+from transactions.models import OriginationFile
 from vault.records import iso_utc
 
 
@@ -61,6 +62,20 @@ def bank_file_record(bank_file: BankFile) -> dict[str, Any]:
     }
 
 
+def _settlement_hold(bank_file: BankFile) -> None:
+    """Whether the file's entries may settle (`settle` reads OriginationFile.awaiting_bank): once the bank has the
+    file, not after it rejected it, and for a file sent again after a rejection only once the bank acknowledged it.
+    An unacknowledged file keeps what its transmission left."""
+    if bank_file.status == S.UNACKNOWLEDGED:
+        return
+    if bank_file.status == S.TRANSMITTED:
+        awaiting = BankFile.objects.filter(resent_as=bank_file).exists()
+    else:
+        awaiting = bank_file.status == S.REJECTED
+    OriginationFile.objects.filter(pk=bank_file.origination_file_id).update(awaiting_bank=awaiting)
+    bank_file.origination_file.awaiting_bank = awaiting
+
+
 @transaction.atomic
 def bank_file_move(*, bank_file: BankFile, event: BankFileEvent, **fields: Any) -> BankFile | None:
     """Lock, check the table, write, record the events. None when the file is no longer where the move starts
@@ -72,6 +87,7 @@ def bank_file_move(*, bank_file: BankFile, event: BankFileEvent, **fields: Any) 
     for name, value in fields.items():
         setattr(locked, name, value)
     locked.save(update_fields=["status", *fields])
+    _settlement_hold(locked)
     record = bank_file_record(locked)
     events_record(
         [

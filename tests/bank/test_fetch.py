@@ -25,7 +25,7 @@ FETCH_AT = "2026-12-07T15:45:00Z"
 LATE = "2026-12-07T16:31:00Z"  # 61 minutes after TRANSMIT_AT
 
 
-def _day(company) -> dict[str, Transaction]:
+def day_originated(company) -> dict[str, Transaction]:
     entries = {
         "settles": bank_txn(company, amount=1500),
         "returned": bank_txn(company, amount=2500, account_number="00055501"),
@@ -37,7 +37,7 @@ def _day(company) -> dict[str, Transaction]:
 
 
 def test_a_full_day_goes_to_the_bank_and_back(bank, company):
-    entries = _day(company)
+    entries = day_originated(company)
     sent, error = command("transmit_files", "--at", TRANSMIT_AT)
     (name,) = sent["transmitted"]
     assert error is None and received_names(bank) == [name]
@@ -74,7 +74,7 @@ def test_a_full_day_goes_to_the_bank_and_back(bank, company):
 
 
 def test_the_same_return_file_under_another_name_is_applied_once(bank, company):
-    _day(company)
+    day_originated(company)
     (name,) = command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"]
     returns = Path(bank.root, "from-bank", f"{name}.returns")
     shutil.copy(returns, returns.with_name("COPY_OF_RETURNS.ach"))
@@ -93,7 +93,7 @@ def test_the_same_return_file_under_another_name_is_applied_once(bank, company):
 
 
 def test_a_file_the_bank_does_not_answer_in_time_is_unacknowledged(bank, company, client):
-    _day(company)
+    day_originated(company)
     (name,) = command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"]
     ack = Path(bank.root, "from-bank", f"{name}.ack")
     held_back = ack.read_bytes()
@@ -114,10 +114,10 @@ def test_a_file_the_bank_does_not_answer_in_time_is_unacknowledged(bank, company
     assert client.get("/health").json()["checks"]["bankFiles"]["unacknowledged"] == 0
 
 
-def test_a_rejected_file_is_sent_again_from_the_admin_with_a_new_file_id_modifier(bank, company, client, tmp_path):
-    _day(company)
+def file_damaged(tmp_path: Path) -> None:
+    """The one NACHA file on disk damaged after it was written (a cent more on an entry): the bank's reader rejects
+    it."""
     file = OriginationFile.objects.get()
-    # The file on disk is damaged after it was written (a cent more on an entry): the bank's reader rejects it.
     damaged = tmp_path / "damaged" / Path(file.path).name
     damaged.parent.mkdir()
     lines = Path(file.path).read_text().split("\n")
@@ -125,6 +125,11 @@ def test_a_rejected_file_is_sent_again_from_the_admin_with_a_new_file_id_modifie
     lines[entry] = lines[entry][:38] + str((int(lines[entry][38]) + 1) % 10) + lines[entry][39:]
     damaged.write_text("\n".join(lines))
     OriginationFile.objects.filter(pk=file.pk).update(path=str(damaged), sha256=_sha256(damaged))
+
+
+def test_a_rejected_file_is_sent_again_from_the_admin_with_a_new_file_id_modifier(bank, company, client, tmp_path):
+    day_originated(company)
+    file_damaged(tmp_path)
     (name,) = command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"]
     fetched, error = command("fetch_bank_files", "--at", FETCH_AT)
     assert (fetched["acknowledged"], fetched["rejected"], fetched["returns"], error) == (0, 1, 0, None)

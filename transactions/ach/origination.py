@@ -157,7 +157,14 @@ def _file_create(*, window_at: datetime, at: datetime, is_sandbox: bool) -> Orig
         created_at=at,
         is_sandbox=is_sandbox,
         building=True,
+        awaiting_bank=_awaits_bank(is_sandbox=is_sandbox),
     )
+
+
+def _awaits_bank(*, is_sandbox: bool) -> bool:
+    """Whether a new file's entries wait for the bank connection before they settle (CONTRACT 16): a live file
+    while the connection is configured. Without one the operator carries the file, as before it existed."""
+    return not is_sandbox and bool(settings.BANK_SFTP_URL)
 
 
 # Entries are batched this many at a time inside the one batching transaction (keyset on id): memory stays flat
@@ -626,6 +633,7 @@ def origination_file_again(*, origination_file: OriginationFile, at: datetime) -
             entry_count=origination_file.entry_count,
             debit_total=origination_file.debit_total,
             credit_total=origination_file.credit_total,
+            awaiting_bank=not origination_file.is_sandbox,  # until the bank acknowledges it (bank.state)
         )
         origination_file.batches.update(origination_file=again)
     origination_file_write(origination_file=again)

@@ -17,7 +17,15 @@ from django.db.models import Count, F, Q
 
 from transactions import calendar
 from transactions.methods import CAPTURED_BY_SETTLE_METHODS
-from transactions.models import AWAITING_LATE_SETTLEMENT, NOT_SEEDED, Batch, Settlement, Status, Transaction
+from transactions.models import (
+    AWAITING_LATE_SETTLEMENT,
+    NOT_SEEDED,
+    Batch,
+    OriginationFile,
+    Settlement,
+    Status,
+    Transaction,
+)
 from transactions.risk.account_validation import validations_settle
 from transactions.rules import signed_amount
 from transactions.state import Actor, Event, locked_transition, rows_lock_checked
@@ -34,6 +42,7 @@ class SettleResult:
     late_return_settlements: set[int] = field(default_factory=set)
     transactions: int = 0
     unwritten_batches: list[dict] = field(default_factory=list)
+    files_awaiting_bank: list[dict] = field(default_factory=list)
     account_validations: dict[str, int] = field(default_factory=dict)
 
     def add(self, other: SettleResult) -> None:
@@ -47,6 +56,7 @@ class SettleResult:
             "transactions": self.transactions,
             "lateReturnSettlements": len(self.late_return_settlements),
             "unwrittenBatches": self.unwritten_batches,
+            "filesAwaitingBank": self.files_awaiting_bank,
             "accountValidations": self.account_validations,
         }
 
@@ -111,8 +121,13 @@ def _settle_group(
     return settlement, len(locked)
 
 
-# Only what the bank was sent settles: the batch's NACHA file is on disk, its path and SHA-256 recorded.
-SENT = Q(batch__origination_file__sha256__gt="") & Q(batch__origination_file__path__gt="")
+# Only what the bank was sent settles: the batch's NACHA file is on disk, its path and SHA-256 recorded, and the
+# bank connection does not hold it back (not yet transmitted, rejected, or sent again and not yet acknowledged).
+SENT = (
+    Q(batch__origination_file__sha256__gt="")
+    & Q(batch__origination_file__path__gt="")
+    & Q(batch__origination_file__awaiting_bank=False)
+)
 
 
 def unwritten_batches() -> list[dict]:
@@ -134,6 +149,23 @@ def unwritten_batches() -> list[dict]:
         }
         for batch in batches
     ]
+
+
+def files_awaiting_bank(*, at: datetime) -> list[dict]:
+    """Exceptions: written files the bank has not taken (CONTRACT 16) whose Processing entries are due. They do not
+    settle until `transmit_files` sends the file, or, for a rejected one, until the file sent again from the admin
+    is acknowledged (bank files in the admin say which)."""
+    files = (
+        OriginationFile.objects.filter(
+            awaiting_bank=True,
+            batches__transactions__status=Status.PROCESSING,
+            batches__transactions__expected_to_settle_at__lte=at,
+        )
+        .exclude(sha256="")
+        .annotate(due=Count("batches__transactions"))
+        .order_by("id")
+    )
+    return [{"originationFileUuid": str(found.uuid), "path": found.path, "transactions": found.due} for found in files]
 
 
 def _settle_company(items: list[tuple], *, at: datetime, actor: Actor, result: SettleResult) -> None:
@@ -182,7 +214,10 @@ def transactions_settle(
     """`company_ids`: settle only those companies (a sandbox clock runs ahead of the real one for its company).
     `workers`: how many companies settle at once on PostgreSQL (settings.SETTLE_WORKERS when None)."""
     workers = settings.SETTLE_WORKERS if workers is None else workers
-    result = SettleResult(unwritten_batches=unwritten_batches())
+    result = SettleResult(
+        unwritten_batches=unwritten_batches(),
+        files_awaiting_bank=files_awaiting_bank(at=at) if company_ids is None else [],
+    )
     only = NOT_SEEDED & Q(company_id__in=company_ids) if company_ids is not None else NOT_SEEDED
     due = Q(status=Status.PROCESSING, expected_to_settle_at__lte=at, settlement__isnull=True) & only
     card = only & Q(

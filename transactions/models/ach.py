@@ -36,6 +36,15 @@ class OriginationFile(models.Model):
     purged_at = models.DateTimeField(
         null=True, blank=True, help_text="When `purge_outbound` deleted the file; this record stays."
     )
+    # Set by the bank connection (bank.state), never by hand: the bank has not taken the file, so its entries do
+    # not settle. A live file written while BANK_SFTP_URL is set starts so (cleared once transmitted); a rejection
+    # sets it again; a file sent again after a rejection is cleared only by the bank's acknowledgement.
+    awaiting_bank = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="Its entries do not settle: not yet transmitted, rejected by the bank, or sent again after a "
+        "rejection and not yet acknowledged.",
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

@@ -91,6 +91,7 @@ def test_return_of_a_settled_transaction_is_late_and_the_next_settle_gathers_it(
         "transactions": 0,
         "lateReturnSettlements": 1,
         "unwrittenBatches": [],
+        "filesAwaitingBank": [],
         **NO_VALIDATIONS,
     }
     txn.refresh_from_db()

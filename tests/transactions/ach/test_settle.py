@@ -23,6 +23,7 @@ def test_processing_transactions_settle_per_company_and_day(company, other_compa
         "transactions": 0,
         "lateReturnSettlements": 0,
         "unwrittenBatches": [],
+        "filesAwaitingBank": [],
         **NO_VALIDATIONS,
         **NO_VALIDATIONS,
     }
@@ -34,6 +35,7 @@ def test_processing_transactions_settle_per_company_and_day(company, other_compa
         "transactions": 3,
         "lateReturnSettlements": 0,
         "unwrittenBatches": [],
+        "filesAwaitingBank": [],
         **NO_VALIDATIONS,
         **NO_VALIDATIONS,
     }
@@ -57,6 +59,7 @@ def test_settle_rerun_settles_nothing_again(company):
         "transactions": 0,
         "lateReturnSettlements": 0,
         "unwrittenBatches": [],
+        "filesAwaitingBank": [],
         **NO_VALIDATIONS,
     }
     assert Settlement.objects.get().transaction_count == 1
@@ -74,6 +77,7 @@ def test_second_run_joins_the_days_existing_settlement(company):
         "transactions": 1,
         "lateReturnSettlements": 0,
         "unwrittenBatches": [],
+        "filesAwaitingBank": [],
         **NO_VALIDATIONS,
     }
     second.refresh_from_db()
@@ -100,6 +104,7 @@ def test_authorised_card_charges_are_captured_and_settled(company):
         "transactions": 1,
         "lateReturnSettlements": 0,
         "unwrittenBatches": [],
+        "filesAwaitingBank": [],
         **NO_VALIDATIONS,
         **NO_VALIDATIONS,
     }
@@ -120,6 +125,7 @@ def test_late_returns_are_gathered_into_a_late_return_settlement(company):
         "transactions": 0,
         "lateReturnSettlements": 1,
         "unwrittenBatches": [],
+        "filesAwaitingBank": [],
         **NO_VALIDATIONS,
         **NO_VALIDATIONS,
     }
@@ -171,6 +177,7 @@ def test_rows_locked_by_another_worker_are_left_for_the_next_run(company):
         "transactions": 1,
         "lateReturnSettlements": 0,
         "unwrittenBatches": [],
+        "filesAwaitingBank": [],
         **NO_VALIDATIONS,
     }
     assert Settlement.objects.get().transaction_count == 2
