@@ -4,9 +4,7 @@
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
+import ast
 import re
 from pathlib import Path
 
@@ -78,19 +76,22 @@ def _descriptions(node) -> list[str]:
 
 
 def _project_docstrings() -> set[str]:
-    """The docstring of every class and function of the project's apps, whitespace folded."""
+    """The docstring of every module-level class and function of the project's apps, whitespace folded. Read from
+    the source, not imported: importing every module would run config/wsgi.py, which makes this process a web
+    process (VAULT_WEB_PROCESS, inherited by every later test and the processes they start) and freezes its heap."""
     root = Path(settings.BASE_DIR)
     docstrings = set()
     for app in apps.get_app_configs():
-        if not Path(app.path).is_relative_to(root) or ".venv" in Path(app.path).parts:
+        path = Path(app.path)
+        if not path.is_relative_to(root) or ".venv" in path.parts:
             continue
-        for info in pkgutil.walk_packages([app.path], prefix=app.name + "."):
-            if ".migrations" in info.name or ".management" in info.name or info.name.endswith(".tests"):
+        for source in path.rglob("*.py"):
+            if {"migrations", "management", "tests"} & set(source.relative_to(path).parts):
                 continue
-            module = importlib.import_module(info.name)
-            for _, member in inspect.getmembers(module, lambda m: inspect.isclass(m) or inspect.isfunction(m)):
-                if member.__module__ == module.__name__ and member.__doc__:
-                    docstrings.add(" ".join(member.__doc__.split()))
+            for node in ast.parse(source.read_text()).body:
+                if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                    if text := ast.get_docstring(node, clean=False):
+                        docstrings.add(" ".join(text.split()))
     return docstrings
 
 
