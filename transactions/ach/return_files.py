@@ -240,7 +240,10 @@ def _check_csv_controls(count: int, traces: int, record_count: str, hash_value: 
     if not numbers.is_ascii_digits(record_count) or int(record_count) != count:
         raise ReturnFileError(f"line 1: the CSV file header's record count differs from the {count} rows")
     if hash_value != _trace_hash_of_sum(traces):
-        raise ReturnFileError("line 1: the CSV file header's trace hash differs from the rows' trace numbers")
+        raise ReturnFileError(
+            f"line 1: the CSV file header's trace hash is {hash_value!r}, where the rows' trace numbers give "
+            f"{_trace_hash_of_sum(traces)!r} (their sum, last {TRACE_HASH_DIGITS} digits)"
+        )
 
 
 def _csv_items(reader: csv.DictReader) -> Iterator[nacha.ReturnedItem]:

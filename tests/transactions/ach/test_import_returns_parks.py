@@ -150,7 +150,7 @@ def _header_replaced(text: str, position: int, value: str) -> str:
         (lambda text: _header_replaced(text, 2, "011000015"), "file header immediate origin is '011000015'"),
         (lambda text: _header_replaced(text, 2, "x"), "immediate origin is not a 9-digit routing number"),
         (lambda text: _header_replaced(text, 3, "2"), "record count differs from the 1 rows"),
-        (lambda text: _header_replaced(text, 4, "0000000001"), "trace hash differs from the rows' trace numbers"),
+        (lambda text: _header_replaced(text, 4, "0000000001"), "trace hash is '0000000001', where the rows'"),
         (lambda text: ",".join(text.split(",")[:4]) + "\n" + text.split("\n", 1)[1], "has 4 fields, expected 5"),
     ],
     ids=["no file header", "destination", "origin", "origin not digits", "count", "trace hash", "short header"],
@@ -160,6 +160,14 @@ def test_a_csv_noc_without_matching_origin_and_controls_is_refused_whole(method,
     method.refresh_from_db()
     assert method.account_number == "000123456789"
     assert not ChangeNotice.objects.exists()
+
+
+def test_a_wrong_csv_trace_hash_names_the_value_read_and_the_value_expected(noticed, tmp_path):
+    expected = str(int(noticed.trace_number)).rjust(10, "0")[-10:]
+    _refused(
+        _write(tmp_path, return_csv(_csv_noc(noticed), hash_value="0000000001"), "noc.csv"),
+        f"trace hash is '0000000001', where the rows' trace numbers give '{expected}' (their sum, last 10 digits)",
+    )
 
 
 @pytest.mark.parametrize(
