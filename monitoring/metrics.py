@@ -9,6 +9,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import date, timedelta
 
 import prometheus_client
 from django.conf import settings
@@ -22,9 +23,12 @@ from prometheus_client.registry import Collector
 from events.models import Delivery
 from events.tasks import tasks_stuck_count
 from monitoring.health import oldest_due_delivery
+from transactions.calendar import eastern_now, is_business_day
 from transactions.models import Transaction
+from vault.models import CommandRun
 
 Samples = Iterable[tuple[tuple[str, ...], float]]
+MAX_DAYS_MISSED = 366  # counted no further: an alert fires at 1
 logger = logging.getLogger(__name__)
 DATABASE_UP = "vault_metrics_database_up"
 DATABASE_UP_HELP = "1 when the database figures below were read, 0 when the database did not answer."
@@ -63,6 +67,47 @@ def _tasks_stuck() -> Samples:
     return [((), tasks_stuck_count(now=timezone.now()))]
 
 
+def _every_day(day: date) -> bool:
+    return True
+
+
+# The commands deploy/systemd's timers start on a schedule (vault.commands.ScheduledCommand), and the days a run is
+# due: Monday to Friday, where a Federal Reserve holiday's run (empty) is not missed, or every day.
+SCHEDULED_COMMANDS: dict[str, Callable[[date], bool]] = {
+    "originate": is_business_day,
+    "transmit_files": is_business_day,
+    "fetch_bank_files": is_business_day,
+    "settle": is_business_day,
+    "run_retries": is_business_day,
+    "mark_final": _every_day,
+    "run_schedules": _every_day,
+    "purge_outbound": _every_day,
+    "purge_events": _every_day,
+    "purge_expired": _every_day,
+    "purge_exports": _every_day,
+}
+
+
+def _command_last_success() -> Samples:
+    runs = CommandRun.objects.filter(command__in=SCHEDULED_COMMANDS).values_list("command", "succeeded_at")
+    return [((command,), at.timestamp()) for command, at in runs]
+
+
+def _days_missed(last: date, today: date, due: Callable[[date], bool]) -> int:
+    day, missed = last + timedelta(days=1), 0
+    while day < today and missed < MAX_DAYS_MISSED:
+        missed, day = missed + due(day), day + timedelta(days=1)
+    return missed
+
+
+def _command_days_missed() -> Samples:
+    today = eastern_now(timezone.now()).date()
+    runs = CommandRun.objects.filter(command__in=SCHEDULED_COMMANDS).values_list("command", "succeeded_at")
+    return [
+        ((command,), _days_missed(eastern_now(at).date(), today, SCHEDULED_COMMANDS[command])) for command, at in runs
+    ]
+
+
 DATABASE_METRICS: list[DatabaseMetric] = [
     DatabaseMetric("vault_charges", "Transactions by status (every company).", ("status",), _charges_by_status),
     DatabaseMetric(
@@ -82,6 +127,21 @@ DATABASE_METRICS: list[DatabaseMetric] = [
         "Task rows RUNNING past TASK_LEASE_SECONDS (their worker died); 0 once a worker has reclaimed them.",
         (),
         _tasks_stuck,
+    ),
+    DatabaseMetric(
+        "vault_command_last_success_timestamp_seconds",
+        "When each scheduled command last ended without an error (Unix time); none until it has once.",
+        ("command",),
+        _command_last_success,
+    ),
+    DatabaseMetric(
+        "vault_command_days_missed",
+        "Days before today (Eastern) since a scheduled command's last success on which it was due and no run of "
+        "it ended well: banking days for the Monday-to-Friday commands, every day for the others (mark_final, "
+        "run_schedules, the purges)."
+        " 0 while it ran today or on its last due day.",
+        ("command",),
+        _command_days_missed,
     ),
 ]
 

@@ -28,6 +28,7 @@ GLOBAL_TABLES = {
     "bank_bankfile", "bank_inboundfile",  # a file to or from the bank spans merchants as its NACHA file does
     "transactions_parkedreturnitem",  # an item of an imported file not applied: spans merchants as its file does
     "transactions_ingestionpart",  # a part of an import, for its file's summary: spans merchants as its file does
+    "vault_commandrun",  # when each scheduled command last ran well: the platform's, no merchant's
     "transactions_tracesequence",  # the originating DFI's trace sequence: its numbers span merchants' entries
     "auth_group", "auth_group_permissions", "auth_permission", "django_admin_log", "django_content_type",
     "django_migrations", "django_session", "vault_cache",

@@ -59,6 +59,19 @@ def bulk_collector() -> Iterator[None]:
         gc.set_threshold(*threshold)
 
 
+class ScheduledCommand(BaseCommand):
+    """A command a timer runs every banking day (or every day): each run that ends without an error is recorded
+    (CommandRun), so /metrics can say that one did not run (docs/operations.md, "Health, metrics and logs")."""
+
+    def execute(self, *args, **options):
+        output = super().execute(*args, **options)
+        from vault.models import CommandRun  # not at the top: services import this module before the apps are ready
+
+        name = type(self).__module__.rsplit(".", 1)[-1]
+        CommandRun.objects.update_or_create(command=name, defaults={"succeeded_at": timezone.now()})
+        return output
+
+
 def emit(command: BaseCommand, payload: dict[str, Any]) -> None:
     command.stdout.write(json.dumps(payload))
 

@@ -4,18 +4,22 @@ the age of the oldest due delivery."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
 import pytest
+import time_machine
 from django.conf import settings as django_settings
+from django.core.management import CommandError, call_command, get_commands, load_command_class
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
@@ -25,9 +29,11 @@ from events.models import Delivery, Event
 from events.outbox import events_fan_out
 from events.services import endpoint_create
 from events.tasks import deliver_webhooks
+from monitoring.metrics import SCHEDULED_COMMANDS
 from tests.events.conftest import customer_event
 from tests.monitoring.throwaway_postgres import ThrowawayCluster
 from tests.transactions.ach.conftest import bank_txn
+from vault.commands import ScheduledCommand
 
 TOKEN = "m" * 40
 
@@ -214,3 +220,56 @@ def test_health_and_metrics_of_a_service_whose_database_stops(tmp_path):
         except RuntimeError:
             pass  # already stopped
         cluster.remove()
+
+
+def _scraped(settings, name: str) -> dict[str, float]:
+    settings.METRICS_TOKEN, settings.METRICS_CACHE_SECONDS = TOKEN, 0
+    text = Client().get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}").content.decode()
+    prefix = f'{name}{{command="'
+    return {
+        line[len(prefix) :].split('"')[0]: float(line.split()[-1])
+        for line in text.splitlines()
+        if line.startswith(prefix)
+    }
+
+
+@pytest.mark.django_db
+def test_metrics_say_which_scheduled_command_missed_a_day_it_was_due(settings):
+    with time_machine.travel(datetime(2026, 11, 19, 22, 20, tzinfo=UTC), tick=False):  # Thursday 17:20 Eastern
+        for command in ("settle", "mark_final"):
+            call_command(command, stdout=io.StringIO())
+    with pytest.raises(CommandError):
+        call_command("transmit_files", stdout=io.StringIO())  # no bank connection set up: a failed run
+    ran_at = datetime(2026, 11, 19, 22, 20, tzinfo=UTC).timestamp()
+    assert _scraped(settings, "vault_command_last_success_timestamp_seconds") == {
+        "settle": ran_at,
+        "mark_final": ran_at,
+    }
+
+    with time_machine.travel(datetime(2026, 11, 20, 14, 0, tzinfo=UTC), tick=False):  # Friday morning: none missed
+        assert _scraped(settings, "vault_command_days_missed") == {"settle": 0, "mark_final": 0}
+    with time_machine.travel(datetime(2026, 11, 23, 15, 0, tzinfo=UTC), tick=False):  # Monday: Friday's settle missed
+        assert _scraped(settings, "vault_command_days_missed") == {"settle": 1, "mark_final": 3}
+
+
+@pytest.mark.django_db
+def test_a_holidays_settle_is_not_missed(settings):
+    with time_machine.travel(datetime(2026, 11, 25, 22, 20, tzinfo=UTC), tick=False):  # the eve of Thanksgiving
+        call_command("settle", stdout=io.StringIO())
+    with time_machine.travel(datetime(2026, 11, 27, 14, 0, tzinfo=UTC), tick=False):  # Friday after it
+        assert _scraped(settings, "vault_command_days_missed") == {"settle": 0}
+
+
+def test_every_scheduled_command_has_its_timer_and_its_days():
+    project_apps = {"accounts", "bank", "config", "customers", "events", "mandates", "reporting"}
+    project_apps |= {"schedules", "transactions", "backoffice", "sampledata", "monitoring", "vault", "payments"}
+    scheduled = {
+        name
+        for name, app in get_commands().items()
+        if app in project_apps and isinstance(load_command_class(app, name), ScheduledCommand)
+    }
+    assert scheduled == set(SCHEDULED_COMMANDS)
+    timers = "".join(path.read_text() for path in (Path(django_settings.BASE_DIR) / "deploy" / "systemd").glob("*.timer"))
+    started = set(re.findall(r"Unit=vault-command@(\w+)\.service", timers))
+    assert started - scheduled == {"clearsessions", "flushexpiredtokens"}  # Django's own, recorded by no table
+    assert scheduled <= started

@@ -3,15 +3,15 @@ change (CONTRACT 16); mark transmitted files the bank has not answered in time a
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import DatabaseError
 
 from bank.connection import BankNotConfigured
 from bank.fetch import bank_files_fetch
-from vault.commands import LIFECYCLE_SYSTEM_CHECKS, add_at_argument, bulk_collector, emit, parse_at
+from vault.commands import LIFECYCLE_SYSTEM_CHECKS, ScheduledCommand, add_at_argument, bulk_collector, emit, parse_at
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     requires_system_checks = LIFECYCLE_SYSTEM_CHECKS
     help = "Fetch the bank's files (acknowledgements, returns, NOCs) and apply each once."
 

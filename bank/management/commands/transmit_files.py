@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from bank.connection import BankNotConfigured
 from bank.transmit import files_transmit
-from vault.commands import LIFECYCLE_SYSTEM_CHECKS, add_at_argument, emit, parse_at
+from vault.commands import LIFECYCLE_SYSTEM_CHECKS, ScheduledCommand, add_at_argument, emit, parse_at
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     requires_system_checks = LIFECYCLE_SYSTEM_CHECKS
     help = "Upload every written, untransmitted NACHA file to the bank (.part, rename, read back); never twice."
 

@@ -6,15 +6,16 @@ import json
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from events.services import events_purge
 from events.tasks import task_results_purge
+from vault.commands import ScheduledCommand
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     help = (
         f"Delete events older than {settings.EVENT_RETENTION_DAYS} days (with their deliveries and attempts) and "
         "finished background-task rows older than a day."

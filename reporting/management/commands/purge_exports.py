@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
 from django.utils import timezone
 
 from reporting.exports import report_exports_purge
-from vault.commands import emit
+from vault.commands import ScheduledCommand, emit
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     help = "Delete the CSV files of background exports whose download time has passed; their records stay."
 
     def handle(self, *args, **options):

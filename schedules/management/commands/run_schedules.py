@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
-
 from schedules.services import schedules_run
-from vault.commands import add_at_argument, emit, parse_at
+from vault.commands import ScheduledCommand, add_at_argument, emit, parse_at
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     help = (
         "Make each active schedule's debits due within 2 banking days (once per date, however often it runs) and "
         "announce schedule.payment_upcoming 10 days before each; stop schedules whose mandate was revoked or whose "

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
-
 from transactions.ach.finality import finality_mark
-from vault.commands import add_at_argument, emit, parse_at
+from vault.commands import ScheduledCommand, add_at_argument, emit, parse_at
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     help = (
         "Stamp ACH/RCC debits in a file with their return windows and fundsAvailableAt; announce "
         "transaction.funds_available and transaction.final once each (daily, after settle). Safe to rerun."

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import IntegrityError
 
 from transactions.ach.origination import transactions_originate
-from vault.commands import LIFECYCLE_SYSTEM_CHECKS, add_at_argument, bulk_collector, emit, parse_at, progress_for
+from vault.commands import (
+    LIFECYCLE_SYSTEM_CHECKS,
+    ScheduledCommand,
+    add_at_argument,
+    bulk_collector,
+    emit,
+    parse_at,
+    progress_for,
+)
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     requires_system_checks = LIFECYCLE_SYSTEM_CHECKS
     help = "Batch Pending ACH and RCC transactions due by the processing day of --at and write the NACHA file."
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
 from django.utils import timezone
 
 from idempotency.services import idempotency_records_purge
-from vault.commands import emit
+from vault.commands import ScheduledCommand, emit
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     help = "Delete idempotency records older than 24 hours (their request fingerprints included)."
 
     def handle(self, *args, **options):

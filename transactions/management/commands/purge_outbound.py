@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils import timezone
 
 from transactions.retention import OUTBOUND_RETENTION_DAYS, outbound_files_purge
-from vault.commands import emit
+from vault.commands import ScheduledCommand, emit
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     help = "Delete NACHA files under OUTBOUND_DIR older than --older-than days; their database records stay."
 
     def add_arguments(self, parser):

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
-
 from transactions.charges.retry_attempts import retries_run
-from vault.commands import add_at_argument, emit, parse_at
+from vault.commands import ScheduledCommand, add_at_argument, emit, parse_at
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     help = (
         "Make the automatic re-presentments due today (daily, before originate) as RETRY PYMT debits; cancel those "
         "that may no longer be made. Safe to rerun and to run twice at once."

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from transactions.ach.settlement import transactions_settle
 from transactions.sandbox.services import sandbox_outcomes_apply
-from vault.commands import LIFECYCLE_SYSTEM_CHECKS, add_at_argument, bulk_collector, emit, parse_at, progress_for
+from vault.commands import (
+    LIFECYCLE_SYSTEM_CHECKS,
+    ScheduledCommand,
+    add_at_argument,
+    bulk_collector,
+    emit,
+    parse_at,
+    progress_for,
+)
 
 
-class Command(BaseCommand):
+class Command(ScheduledCommand):
     requires_system_checks = LIFECYCLE_SYSTEM_CHECKS
     help = (
         "Settle Processing transactions due by --at, capture authorised card charges and settle late returns. "
