@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -46,13 +47,13 @@ class SortKey:
         return [key, tie]
 
 
-def request_digest(params: Any, sort: SortKey) -> str:
-    """Filters, columns and sort of a request, independent of parameter order and filter-name case."""
+def request_digest(parameters: Iterable[tuple[str, str]], sort: SortKey) -> str:
+    """Filters, columns and sort of a request (its query string's (name, value) pairs), independent of parameter
+    order and filter-name case."""
     shape = sorted(
         (name.lower(), value)
-        for name in params
+        for name, value in parameters
         if name not in POSITION_PARAMS and name not in ("sort", "sortDir")
-        for value in params.getlist(name)
     )
     shape.append(("sort", sort.path or "id", sort.descending))
     return hashlib.sha256(json.dumps(shape).encode()).hexdigest()[:32]

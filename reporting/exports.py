@@ -12,12 +12,12 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import Q
-from django.http import QueryDict
 from django.utils import timezone
 
 from reporting.models import ReportExport
+from reporting.query import ReportQuery
 from reporting.records import export_status
-from reporting.stream import report_csv_chunks, report_csv_query
+from reporting.stream import report_csv_chunks, report_csv_count
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError
 
@@ -30,13 +30,6 @@ def _exports_dir():
     directory = settings.VAR_DIR / "exports"
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     return directory
-
-
-def export_params(pairs: list[list[str]]) -> QueryDict:
-    params = QueryDict(mutable=True)
-    for name, value in pairs:
-        params.appendlist(name, value)
-    return params
 
 
 def report_export_build(*, export_id: int) -> None:
@@ -60,8 +53,8 @@ def report_export_build(*, export_id: int) -> None:
     file_name = f"{export.uuid}.csv"
     path = _exports_dir() / file_name
     try:
-        query = report_csv_query(company=export.company, params=export_params(export.parameters))
-        rows = query.count()
+        query = ReportQuery.of_export(company=export.company, parameters=export.parameters)
+        rows = report_csv_count(query)
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "wb") as out:
             for chunk in report_csv_chunks(query):

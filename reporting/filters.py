@@ -1,4 +1,5 @@
-"""The `field[:condition]=value` filter grammar of SPEC 4.9 / CONTRACT 7 as a DRF filter backend.
+"""The `field[:condition]=value` filter grammar of SPEC 4.9 / CONTRACT 7 (reporting.query parses a request's filters
+with it).
 
 Every name, type and width comes from reporting.registry, and what a type accepts, parses and compares from its
 kind (reporting.kinds); this module reads the grammar and turns (field, condition, value) into Django lookups.
@@ -11,7 +12,6 @@ from typing import Any
 
 from django.apps import apps
 from django.db.models import Q
-from rest_framework.filters import BaseFilterBackend
 
 from reporting.kinds import ALL, NOTHING, Day, day_q, scalar_q
 from reporting.registry import BY_FILTER, RESERVED_PARAMS, ReportField
@@ -129,14 +129,3 @@ def parse_filters(params: Any) -> list[ParsedFilter]:
                 raise _fail(f.filter, "value contains a NUL character")
             parsed.append(ParsedFilter(f, f.filter, condition, raw))
     return parsed
-
-
-class ReportFilterBackend(BaseFilterBackend):
-    """Applies the grammar; records the fields it filtered on so the selector knows which joins it needs."""
-
-    def filter_queryset(self, request, queryset, view):
-        parsed = parse_filters(request.query_params)
-        if parsed:
-            queryset = queryset.filter(*(condition_q(item, request.company) for item in parsed))
-        request.reporting_filtered = bool(parsed)
-        return queryset

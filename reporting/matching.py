@@ -46,8 +46,8 @@ def compiled_matching(matching: QuerySet, database: str) -> Compiled:
 
 
 class ReportMatching:
-    """company_transactions with filter conditions (Q objects), standing in for that queryset where the filter
-    backend filters one (`filter`); the queryset is built only when asked for.
+    """company_transactions with filter conditions (Q objects, a ReportQuery's); the queryset is built only when
+    asked for.
 
     Building it and compiling its SQL was a fifth of a selective first page's Python, and the SQL is the same for
     every request whose conditions have the same shape: `compiled` reads it from a per-process cache (_SHAPES) and
@@ -57,9 +57,6 @@ class ReportMatching:
         self.company = company
         self.conditions = conditions
         self.db = reporting_database()
-
-    def filter(self, *conditions: Q) -> ReportMatching:
-        return ReportMatching(self.company, (*self.conditions, *conditions))
 
     @cached_property
     def queryset(self) -> QuerySet:

@@ -12,10 +12,11 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connections, transaction
 from django.db.models import BooleanField, F, Func, Q, QuerySet, Subquery
 
-from reporting.cursors import SortKey, decode_cursor, encode_cursor
+from reporting.cursors import SortKey, encode_cursor
 from reporting.matching import Compiled, ReportMatching, compiled_matching
 from reporting.models import TransactionCount
 from reporting.projection import Projection
+from reporting.query import ReportQuery
 from reporting.selectors import (
     PLANNER_FOR_REPORTS,
     SET_PLANNER,
@@ -37,29 +38,17 @@ class ReportPage:
     next_cursor: str | None
 
 
-def report_page(
-    *,
-    company: Any,
-    matching: ReportMatching,
-    filtered_any: bool,
-    projection: Projection,
-    sort: SortKey,
-    page: int,
-    page_size: int,
-    cursor: str | None = None,
-    digest: str,
-    exact_count: bool = False,
-) -> ReportPage:
-    """One page of `matching` (company_transactions with the request's filters) without its micro-entries: from
-    `cursor` when given (keyset), else the zero-based `page` (offset)."""
-    start = page * page_size
-    after = None
-    if cursor:
-        after, start = decode_cursor(cursor, digest=digest, sort=sort), 0
+def report_page(query: ReportQuery) -> ReportPage:
+    """One page of the query's matching rows (company_transactions with its filters) without their micro-entries:
+    after its cursor's row when it has one (keyset), else from its zero-based `page` (offset)."""
+    company, projection, sort, page_size = query.company, query.projection, query.sort, query.page_size
+    cursor = query.after is not None
+    start = 0 if cursor else query.page * page_size
+    matching = query.matching()
     rendered = connections[matching.db].vendor == "postgresql"
     # One row more than the page tells whether another page follows.
-    rows = _PageQuery(company, matching, after, projection, sort, start, page_size + 1, rendered)
-    count = _Count(matching, filtered_any=filtered_any, exact=exact_count, start=None if cursor else start)
+    rows = _PageQuery(company, matching, query.after, projection, sort, start, page_size + 1, rendered)
+    count = _Count(matching, filtered_any=query.filtered, exact=query.exact_count, start=None if cursor else start)
     read = _read_at_once if rendered else _read_in_steps
     total, counted, tuples = read(company=company, count=count, rows=rows, first_page=not cursor and not start)
     lower_bound = count.is_lower_bound(counted)
@@ -67,7 +56,7 @@ def report_page(
     if len(tuples) > page_size:
         tuples = tuples[:page_size]
         *_, last_key, last_id = tuples[-1]
-        next_cursor = encode_cursor(digest=digest, key=last_key if sort.path else None, last_id=last_id)
+        next_cursor = encode_cursor(digest=query.digest, key=last_key if sort.path else None, last_id=last_id)
     build = projection.row_builder(company, database_rendered=rendered)
     return ReportPage(
         rows=[build(values) for values in tuples],

@@ -1,5 +1,5 @@
 """Reads for the transaction report, always scoped to one company and sent to the reporting database: the read
-transaction a report runs in, the rows a report shows, its sort, the company's total and a background export.
+transaction a report runs in, the rows a report shows, the company's total and a background export.
 A page with its counts is reporting.page; every matching row as CSV is reporting.stream."""
 
 from __future__ import annotations
@@ -11,13 +11,10 @@ from typing import Any
 from django.db import connections, transaction
 from django.db.models import QuerySet, Sum
 
-from reporting.cursors import SortKey
 from reporting.matching import company_transactions
 from reporting.models import ReportExport, TransactionCount
-from reporting.registry import BY_FILTER
 from transactions.models import MICRO_ENTRY, Transaction
-from vault.error_codes import ErrorCode
-from vault.errors import ApiError, NotFound
+from vault.errors import NotFound
 
 
 @contextmanager
@@ -69,21 +66,6 @@ def report_queryset(*, company: Any) -> QuerySet:
 def _micro_entries(*, company: Any, database: str) -> QuerySet:
     """The company's micro-entries, which the counters count and the report leaves out (a partial index)."""
     return Transaction.objects.using(database).filter(MICRO_ENTRY, company_id=company.pk)
-
-
-def report_sort(*, sort: str | None, direction: str | None) -> SortKey:
-    """CONTRACT 7: `id` or any filterable field, ASC/DESC, default id DESC (SortKey.ordering breaks ties by id)."""
-    direction = (direction or "DESC").upper()
-    if direction not in ("ASC", "DESC"):
-        raise ApiError("sortDir must be ASC or DESC", field="sortDir", code=ErrorCode.INVALID)
-    name = (sort or "id").lower()
-    if name == "id":
-        return SortKey(path=None, field=None, descending=direction == "DESC")
-    if name not in BY_FILTER:
-        raise ApiError(f"cannot sort by {sort}", field="sort", code=ErrorCode.INVALID)
-    f = BY_FILTER[name]
-    path = None if f.query_path == "id" else f.query_path
-    return SortKey(path=path, field=f if path else None, descending=direction == "DESC")
 
 
 def company_total_rows(*, company: Any, database: str) -> int:

@@ -12,13 +12,11 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, connections, transaction
 from django.db.models import Count, Sum
-from django.http import QueryDict
 from django.utils import timezone
 
 from accounts.models import Company
-from reporting.exports import export_params
 from reporting.models import CsvExportLease, ReportExport, TransactionCount
-from reporting.stream import report_csv_query
+from reporting.query import ReportQuery
 from reporting.tasks import report_export_build_task
 from transactions.models import Transaction
 from vault.db import drift_rechecked
@@ -144,11 +142,11 @@ def verify_transaction_counts(*, repair: bool) -> list[CountMismatch]:
     return [CountMismatch(company_id, kept, counted) for company_id, kept, counted in drifted]
 
 
-def report_export_create(*, company: Any, params: QueryDict) -> ReportExport:
-    """Check the parameters as the streamed CSV would (400 on a bad one) and queue the export for a worker."""
-    pairs = [[name, value] for name, values in params.lists() if name != "entityUuid" for value in values]
-    report_csv_query(company=company, params=export_params(pairs))
+def report_export_create(*, query: ReportQuery) -> ReportExport:
+    """Queue the export of the query (checked already, ReportQuery.for_export) for a worker, keeping its parameters."""
     with transaction.atomic():
-        export = ReportExport.objects.create(company=company, parameters=pairs, created_at=timezone.now())
+        export = ReportExport.objects.create(
+            company=query.company, parameters=query.export_parameters(), created_at=timezone.now()
+        )
         transaction.on_commit(lambda: report_export_build_task.enqueue(export.pk), robust=True)
     return export

@@ -4,7 +4,6 @@ export's file), rendered by the database through COPY on PostgreSQL and by Pytho
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
@@ -12,11 +11,9 @@ from django.db import connections
 from django.db.models import Case, F, QuerySet, TextField, Value, When
 from django.db.models.functions import Concat
 
-from reporting.filters import condition_q, parse_filters
-from reporting.matching import company_transactions
 from reporting.page import count_sql
-from reporting.projection import Projection, columns_param, projection_for
-from reporting.selectors import report_queryset, report_read, report_rows, report_sort
+from reporting.query import ReportQuery
+from reporting.selectors import report_queryset, report_read, report_rows
 from vault.copy_out import copy_out_pieces
 from vault.csv_export import CsvLineWriter, csv_safe
 from vault.records import MASK_PREFIX
@@ -24,13 +21,12 @@ from vault.records import MASK_PREFIX
 CSV_CHUNK_SIZE = 5000
 
 
-def report_stream(
-    *, company: Any, filtered: QuerySet, projection: Projection, ordering: list[Any]
-) -> Iterator[list[Any]]:
-    """Every matching row, flattened, read through a server-side cursor in chunks (constant memory).
+def report_stream(query: ReportQuery) -> Iterator[list[Any]]:
+    """Every row of the query, flattened, read through a server-side cursor in chunks (constant memory).
 
     Inside a transaction: pgbouncer in transaction mode allows server-side cursors only there (CONTRACT 8), and
     outside one PostgreSQL would make the cursor WITH HOLD, materialising the whole result before the first row."""
+    company, filtered, projection, ordering = query.company, _rows(query), query.projection, query.sort.ordering
     getters = projection.flat_getters(company)
     if connections[filtered.db].vendor != "postgresql":
         yield from _stream_in_closed_chunks(company, filtered, projection, ordering, getters)
@@ -70,12 +66,11 @@ def _copy_expression(column: Any) -> Any:
     return f.kind.copy_sql(path)
 
 
-def report_copy_stream(
-    *, company: Any, filtered: QuerySet, projection: Projection, ordering: list[Any], first: bytes = b""
-) -> Iterator[bytes]:
+def report_copy_stream(query: ReportQuery, *, first: bytes = b"") -> Iterator[bytes]:
     """PostgreSQL: `first`, then the same CSV rows rendered by the database (COPY ... TO STDOUT), in pieces of
     ~CSV_WRITE_BYTES as they arrive. A million rows cost the worker a byte copy each instead of a Python tuple and a
     dozen conversions."""
+    company, filtered, projection, ordering = query.company, _rows(query), query.projection, query.sort.ordering
     annotations = {
         f"c{n}": _copy_expression(_BoundColumn(column, company)) for n, column in enumerate(projection.columns)
     }
@@ -121,67 +116,44 @@ class _BoundColumn:
 CSV_WRITE_BYTES = 64 * 1024
 
 
-@dataclass(frozen=True)
-class CsvQuery:
-    """What a CSV export reads: the company's matching rows (`matching` with micro-entries, `filtered` without),
-    the columns and the order."""
-
-    company: Any
-    matching: QuerySet
-    projection: Projection
-    ordering: list[Any]
-
-    @property
-    def filtered(self) -> QuerySet:
-        return report_rows(self.matching)
-
-    def exceeds(self, rows: int) -> bool:
-        """More than `rows` rows match (counted no further than rows + 1)."""
-        database = self.matching.db
-        with report_read(database):
-            if connections[database].vendor != "postgresql":
-                return self.filtered.order_by().values("pk")[: rows + 1].count() > rows
-            try:
-                sql, params = count_sql(self.matching, company=self.company, database=database, cap=rows + 1)
-            except EmptyResultSet:  # filters no row can match
-                return False
-            with connections[database].cursor() as cursor:
-                cursor.execute(sql, params)
-                return cursor.fetchone()[0] > rows
-
-    def count(self) -> int:
-        with report_read(self.filtered.db):
-            return self.filtered.count()
+def _rows(query: ReportQuery) -> QuerySet:
+    """The query's matching rows without their micro-entries (report_rows)."""
+    return report_rows(query.matching().queryset)
 
 
-def report_csv_query(*, company: Any, params: Any) -> CsvQuery:
-    """The query of a CSV export from the reporting parameters (a QueryDict: filters, columns, sort, sortDir), as
-    GET /reporting/transactions reads them; 400 on any bad one."""
-    projection = projection_for(columns_param(params))
-    sort = report_sort(sort=params.get("sort"), direction=params.get("sortDir"))
-    matching = company_transactions(company=company)
-    parsed = parse_filters(params)
-    if parsed:
-        matching = matching.filter(*(condition_q(item, company) for item in parsed))
-    return CsvQuery(company=company, matching=matching, projection=projection, ordering=sort.ordering)
+def report_csv_exceeds(query: ReportQuery, rows: int) -> bool:
+    """More than `rows` rows match (counted no further than rows + 1)."""
+    matching = query.matching().queryset
+    database = matching.db
+    with report_read(database):
+        if connections[database].vendor != "postgresql":
+            return report_rows(matching).order_by().values("pk")[: rows + 1].count() > rows
+        try:
+            sql, params = count_sql(matching, company=query.company, database=database, cap=rows + 1)
+        except EmptyResultSet:  # filters no row can match
+            return False
+        with connections[database].cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchone()[0] > rows
 
 
-def report_csv_chunks(query: CsvQuery) -> Iterator[bytes]:
-    """The export's CSV (header line, then every row, flattened) in ~64 KiB pieces: PostgreSQL renders the rows
+def report_csv_count(query: ReportQuery) -> int:
+    """How many rows the query's CSV has (every match, exactly)."""
+    filtered = _rows(query)
+    with report_read(filtered.db):
+        return filtered.count()
+
+
+def report_csv_chunks(query: ReportQuery) -> Iterator[bytes]:
+    """The query's CSV (header line, then every row, flattened) in ~64 KiB pieces: PostgreSQL renders the rows
     itself (COPY); elsewhere Python does. One socket or file write per row would cost more than the row."""
     writer = CsvLineWriter()
     header = writer.line(query.projection.keys)
-    arguments = {
-        "company": query.company,
-        "filtered": query.filtered,
-        "projection": query.projection,
-        "ordering": query.ordering,
-    }
-    if connections[query.filtered.db].vendor == "postgresql":
-        yield from report_copy_stream(**arguments, first=header)
+    if connections[query.database].vendor == "postgresql":
+        yield from report_copy_stream(query, first=header)
         return
     buffer, size = [header], len(header)
-    for row in report_stream(**arguments):
+    for row in report_stream(query):
         piece = writer.line(row)
         buffer.append(piece)
         size += len(piece)

@@ -13,23 +13,20 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from reporting.cursors import request_digest
 from reporting.exports import report_export_file
-from reporting.filters import ReportFilterBackend
-from reporting.matching import ReportMatching
 from reporting.openapi import REPORT_ROW, report_parameters
 from reporting.page import report_page
-from reporting.projection import columns_param, projection_for
+from reporting.query import ReportQuery
 from reporting.records import export_record
-from reporting.selectors import report_export_get, report_sort
+from reporting.selectors import report_export_get
 from reporting.services import LeasedStream, csv_export_lease_acquire, report_export_create
-from reporting.stream import report_csv_chunks, report_csv_query
+from reporting.stream import report_csv_chunks, report_csv_exceeds
 from vault.csv_export import CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
 from vault.openapi import ListKind, Paginated, error
-from vault.pagination import page_params, paginated_body
+from vault.pagination import paginated_body
 from vault.serializers import body_refuse
 
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
@@ -38,7 +35,6 @@ REPORT_LIST = ListKind("ReportListMeta", cursor=True, lower_bound=True)
 
 class TransactionReportView(APIView):
     renderer_classes = [EnvelopeJSONRenderer, CSVRenderer]
-    filter_backends = [ReportFilterBackend]
 
     def perform_content_negotiation(self, request, force=False):
         try:
@@ -67,35 +63,14 @@ class TransactionReportView(APIView):
         },
     )
     def get(self, request):
-        params = request.query_params
-        wants_csv = isinstance(request.accepted_renderer, CSVRenderer)  # format=csv, or Accept: text/csv
-        cursor = params.get("cursor") or None
-        page, page_size = (0, 0) if wants_csv else page_params(params, page_required=cursor is None)
-        exact_count = _exact_count(params.get("count"))
-        projection = projection_for(columns_param(params))
-        sort = report_sort(sort=params.get("sort"), direction=params.get("sortDir"))
-        company = request.company
-        if wants_csv:
-            return _csv_response(company=company, params=params)
-        matching = ReportMatching(company)  # the filter backends filter it as they would a queryset
-        for backend in self.filter_backends:
-            matching = backend().filter_queryset(request, matching, self)
-        result = report_page(
-            company=company,
-            matching=matching,
-            filtered_any=request.reporting_filtered,
-            projection=projection,
-            sort=sort,
-            page=page,
-            page_size=page_size,
-            cursor=cursor,
-            digest=request_digest(params, sort),
-            exact_count=exact_count,
-        )
+        if isinstance(request.accepted_renderer, CSVRenderer):  # format=csv, or Accept: text/csv
+            return _csv_response(ReportQuery.for_csv(company=request.company, params=request.query_params))
+        query = ReportQuery.for_page(company=request.company, params=request.query_params)
+        result = report_page(query)
         body = paginated_body(
             result.rows,
-            page=None if cursor and "page" not in params else page,
-            page_size=page_size,
+            page=query.page_shown,
+            page_size=query.page_size,
             total_filtered=result.total_filtered,
             total=result.total,
             extra={
@@ -133,28 +108,19 @@ class TransactionCsvExportView(TransactionReportView):
         return super().get(request)
 
 
-def _exact_count(raw: str | None) -> bool:
-    if raw in (None, ""):
-        return False
-    if raw != "exact":
-        raise ApiError("count must be exact", field="count", code=ErrorCode.INVALID)
-    return True
-
-
-def _csv_response(*, company, params) -> StreamingHttpResponse:
-    query = report_csv_query(company=company, params=params)
+def _csv_response(query: ReportQuery) -> StreamingHttpResponse:
     # Connect before the 200 goes out: an unreachable replica is a 503 (vault.errors), not a truncated download
     # (and before taking an export lease, which a 503 would leave held until it lapses).
-    connections[query.filtered.db].ensure_connection()
+    connections[query.database].ensure_connection()
     limit = settings.CSV_EXPORT_SYNC_MAX_ROWS
-    if query.exceeds(limit):
+    if report_csv_exceeds(query, limit):
         raise Conflict(
             f"more than {limit} rows match: POST /reporting/exports with the same parameters makes the file in the "
             "background",
             code=ErrorCode.EXPORT_TOO_LARGE,
             data={"exports": "/reporting/exports"},
         )
-    lease = csv_export_lease_acquire(company=company)
+    lease = csv_export_lease_acquire(company=query.company)
     response = StreamingHttpResponse(LeasedStream(lease, report_csv_chunks(query)), content_type=CSV_CONTENT_TYPE)
     response["Content-Disposition"] = 'attachment; filename="transactions.csv"'
     return response
@@ -196,7 +162,8 @@ class ExportListView(APIView):
     )
     def post(self, request):
         body_refuse(request, "This route takes no body: the export's parameters go in the query string.")
-        export = report_export_create(company=request.company, params=request.query_params)
+        query = ReportQuery.for_export(company=request.company, params=request.query_params)
+        export = report_export_create(query=query)
         return Response(export_record(export), status=202)
 
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 import csv
 import io
 from datetime import date
+from urllib.parse import urlencode
 
 import pytest
 from django.db import connection
 from django.http import QueryDict, StreamingHttpResponse
 
 from reporting.projection import projection_for
+from reporting.query import ReportQuery
 from reporting.registry import FIELDS
-from reporting.selectors import report_queryset, report_sort
-from reporting.stream import report_csv_chunks, report_csv_query, report_stream
+from reporting.stream import report_csv_chunks, report_stream
 from sampledata.seeding import seed_transactions
 from tests.reporting.conftest import build_transaction, report
 
@@ -107,12 +108,7 @@ def test_postgres_copy_csv_is_byte_identical_to_the_python_rendering(api_client,
 
     projection = projection_for(columns)
     writer = csv.writer(_Lines(), lineterminator="\n")
-    rows = report_stream(
-        company=company,
-        filtered=report_queryset(company=company),
-        projection=projection,
-        ordering=report_sort(sort=None, direction=None).ordering,
-    )
+    rows = report_stream(ReportQuery.for_export(company=company, params=QueryDict(urlencode({"columns": columns}))))
     expected = writer.writerow(projection.keys) + "".join(writer.writerow(row) for row in rows)
     assert body.count("\n") > 150
     assert body == expected
@@ -129,7 +125,7 @@ def test_an_export_the_client_leaves_mid_stream_leaves_the_connection_for_the_ne
     server does when the client goes) cancels the COPY, and the next export on the same database connection is
     whole."""
     seed_transactions(company=company, count=1000, seed=7)
-    left = report_csv_chunks(report_csv_query(company=company, params=QueryDict("")))
+    left = report_csv_chunks(ReportQuery.for_export(company=company, params=QueryDict("")))
     first = next(left)
     left.close()
     whole = b"".join(report(api_client, format="csv").streaming_content)
@@ -144,7 +140,7 @@ def test_postgres_copy_csv_writes_dates_as_iso_whatever_the_datestyle(company, b
     params = QueryDict("columns=effectiveDate,createdAt")
     with connection.cursor() as cursor:
         cursor.execute("SELECT set_config('DateStyle', %s, false)", [datestyle])
-    body = b"".join(report_csv_chunks(report_csv_query(company=company, params=params))).decode()
+    body = b"".join(report_csv_chunks(ReportQuery.for_export(company=company, params=params))).decode()
     header, row = csv.reader(io.StringIO(body))
     values = dict(zip(header, row, strict=True))
     assert values["effectiveDate"] == "2026-03-04"
