@@ -4,7 +4,7 @@ from django.apps import AppConfig, apps
 from django.db.models.signals import post_migrate
 
 
-def _staff_groups_sync(sender, apps, plan=None, **kwargs) -> None:
+def _staff_groups_sync(sender, apps=None, plan=None, **kwargs) -> None:
     if not plan:  # nothing migrated (a no-op migrate, a test's flush): the groups are as the last migrate left them
         return
     from backoffice.groups import staff_groups_sync
