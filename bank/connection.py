@@ -103,14 +103,25 @@ def _host_key_check(transport: paramiko.Transport, config: BankSettings) -> None
 
 
 def _authenticate(transport: paramiko.Transport, config: BankSettings) -> None:
-    if config.key_file:
-        try:
-            key = paramiko.PKey.from_path(config.key_file)
-        except (OSError, paramiko.SSHException) as exc:
-            raise BankNotConfigured(f"BANK_SFTP_KEY_FILE: cannot read the key ({type(exc).__name__})") from None
-        transport.auth_publickey(config.username, key)
-    else:
-        transport.auth_password(config.username, config.password)
+    """Our login, by key when BANK_SFTP_KEY_FILE is set, else by password; a refusal is one line naming what was
+    offered (the key's fingerprint, never a secret)."""
+    try:
+        if config.key_file:
+            try:
+                key = paramiko.PKey.from_path(config.key_file)
+            except (OSError, paramiko.SSHException) as exc:
+                raise BankNotConfigured(f"BANK_SFTP_KEY_FILE: cannot read the key ({type(exc).__name__})") from None
+            offered = f"the key in BANK_SFTP_KEY_FILE ({fingerprint(key)})"
+            transport.auth_publickey(config.username, key)
+        else:
+            offered = "BANK_SFTP_PASSWORD"
+            transport.auth_password(config.username, config.password)
+    except paramiko.AuthenticationException:
+        raise BankConnectionError(
+            f"{config.host}:{config.port}: Authentication failed: the bank refused user {config.username!r} with "
+            f"{offered}; check the user in BANK_SFTP_URL and that the bank has this key or password "
+            "(docs/operations.md, 'Rotating keys')"
+        ) from None
 
 
 @contextmanager

@@ -49,6 +49,8 @@ class Bank:
     password: str
     slow_seconds: float = 1.0
     fault: str | None = None
+    # The public keys (OpenSSH lines) any user name may also log in with, as a real bank lists its clients' keys.
+    client_keys: list[str] = field(default_factory=list)
     received: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -256,10 +258,10 @@ class _Session(asyncssh.SFTPServer):
 
 
 class _Server(asyncssh.SSHServer):
-    """Any user name, with the bank's password."""
+    """Any user name, with the bank's password or one of its client keys."""
 
-    def __init__(self, password: str) -> None:
-        self.password = password
+    def __init__(self, bank: Bank) -> None:
+        self.bank = bank
 
     def begin_auth(self, username: str) -> bool:
         return True
@@ -268,7 +270,27 @@ class _Server(asyncssh.SSHServer):
         return True
 
     def validate_password(self, username: str, password: str) -> bool:
-        return hmac.compare_digest(password.encode(), self.password.encode())
+        return hmac.compare_digest(password.encode(), self.bank.password.encode())
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        offered = key.public_data
+        return any(asyncssh.import_public_key(line).public_data == offered for line in self.bank.client_keys)
+
+
+def client_keys_read(path: Path) -> list[str]:
+    """The public keys of an authorized_keys-style file (one OpenSSH line each; blank and # lines skipped), each
+    checked, so that a bad line is refused when the simulator starts, not at a login."""
+    lines = [line.strip() for line in path.read_text().splitlines()]
+    keys = [line for line in lines if line and not line.startswith("#")]
+    for number, line in enumerate(keys, 1):
+        try:
+            asyncssh.import_public_key(line)
+        except (asyncssh.KeyImportError, ValueError) as exc:
+            raise ValueError(f"{path}: key {number} is not an OpenSSH public key ({exc})") from None
+    return keys
 
 
 def host_key_load(path: Path | None) -> asyncssh.SSHKey:
@@ -288,7 +310,7 @@ async def serve(bank: Bank, *, host: str, port: int, key: asyncssh.SSHKey) -> as
         host,
         port,
         server_host_keys=[key],
-        server_factory=functools.partial(_Server, bank.password),
+        server_factory=functools.partial(_Server, bank),
         sftp_factory=functools.partial(_Session, bank=bank),
         allow_scp=False,
         reuse_address=True,

@@ -34,6 +34,7 @@ def bank(running_bank, settings, tmp_path):
     (simulated.root / JOURNAL).unlink(missing_ok=True)
     simulated.received.clear()
     simulated.arm(None)
+    simulated.client_keys = []
     simulated.slow_seconds = SLOW_SECONDS
     settings.BANK_SFTP_URL = running_bank.url()
     settings.BANK_SFTP_PASSWORD = PASSWORD

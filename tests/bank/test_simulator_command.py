@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.bank.conftest import command
+from tests.bank.test_key_login import key_pair
 from tests.bank.test_transmit import TRANSMIT_AT, _originated
 
 pytestmark = pytest.mark.django_db
@@ -26,11 +27,19 @@ def _ready_line(process: subprocess.Popen, seconds: float = 60) -> dict:
     return json.loads(process.stdout.readline())
 
 
-def test_the_simulator_command_prints_its_port_and_host_key_and_serves(company, settings, tmp_path):
+@pytest.mark.parametrize("login", ["password", "key"])
+def test_the_simulator_command_prints_its_port_and_host_key_and_serves(company, settings, tmp_path, login):
     env = {**os.environ, "DEBUG": "1", "VAR_DIR": str(tmp_path / "var"), "LOG_LEVEL": "WARNING"}
     root = tmp_path / "bank"
+    arguments = ["bank_simulator", "--root", str(root), "--port", "0", "--password", "pw"]
+    settings.BANK_SFTP_PASSWORD, settings.BANK_SFTP_KEY_FILE = "pw", None
+    if login == "key":  # the bank lists our public key; we log in with the private one, no password
+        private, public = key_pair(tmp_path, "bank_sftp_key")
+        (tmp_path / "client_keys").write_text(f"# our key\n{public}\n")
+        arguments += ["--client-keys-file", str(tmp_path / "client_keys")]
+        settings.BANK_SFTP_PASSWORD, settings.BANK_SFTP_KEY_FILE = None, str(private)
     process = subprocess.Popen(  # noqa: S603 - fixed arguments
-        [sys.executable, "manage.py", "bank_simulator", "--root", str(root), "--port", "0", "--password", "pw"],
+        [sys.executable, "manage.py", *arguments],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -41,7 +50,6 @@ def test_the_simulator_command_prints_its_port_and_host_key_and_serves(company, 
         ready = _ready_line(process)
         assert set(ready) == {"port", "hostKey"} and ready["hostKey"].startswith("ssh-ed25519 ")
         settings.BANK_SFTP_URL = f"sftp://anyone@127.0.0.1:{ready['port']}"
-        settings.BANK_SFTP_PASSWORD = "pw"
         settings.BANK_SFTP_HOST_KEY = ready["hostKey"]
         name = _originated(company)
         result, error = command("transmit_files", "--at", TRANSMIT_AT)

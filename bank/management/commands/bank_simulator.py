@@ -1,5 +1,6 @@
-"""python manage.py bank_simulator --root DIR --port P --password PW [--fault F]: an SFTP server that plays the bank
-(bank/simulator.py) for tests, the sandbox and demos. Prints one JSON line when ready, then serves until stopped."""
+"""python manage.py bank_simulator --root DIR --port P --password PW [--fault F] [--client-keys-file F]: an SFTP
+server that plays the bank (bank/simulator.py) for tests, the sandbox and demos. Prints one JSON line when
+ready, then serves until stopped."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from bank.simulator import FAULTS, Bank, host_key_load, ready_line, serve
+from bank.simulator import FAULTS, Bank, client_keys_read, host_key_load, ready_line, serve
 
 
 class Command(BaseCommand):
@@ -23,6 +24,10 @@ class Command(BaseCommand):
         parser.add_argument("--fault", choices=FAULTS, help="make the first upload fail this way")
         parser.add_argument("--slow-seconds", type=float, default=1.0, help="the delay of each answer under slow")
         parser.add_argument("--host-key-file", help="keep the server's key here (made when missing), so it stays")
+        parser.add_argument(
+            "--client-keys-file",
+            help="public keys (OpenSSH lines, as in authorized_keys) any user may log in with, besides the password",
+        )
 
     def handle(self, *args, **options):
         if not options["password"]:
@@ -32,6 +37,8 @@ class Command(BaseCommand):
         root = Path(options["root"])
         try:
             bank = Bank(root=root, password=options["password"], slow_seconds=options["slow_seconds"])
+            if options["client_keys_file"]:
+                bank.client_keys = client_keys_read(Path(options["client_keys_file"]))
             bank.arm(options["fault"])
             key = host_key_load(Path(options["host_key_file"]) if options["host_key_file"] else None)
         except (OSError, ValueError) as exc:
