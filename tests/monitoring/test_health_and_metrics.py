@@ -269,7 +269,9 @@ def test_every_scheduled_command_has_its_timer_and_its_days():
         if app in project_apps and isinstance(load_command_class(app, name), ScheduledCommand)
     }
     assert scheduled == set(SCHEDULED_COMMANDS)
-    timers = "".join(path.read_text() for path in (Path(django_settings.BASE_DIR) / "deploy" / "systemd").glob("*.timer"))
+    timers = "".join(
+        path.read_text() for path in (Path(django_settings.BASE_DIR) / "deploy" / "systemd").glob("*.timer")
+    )
     started = set(re.findall(r"Unit=vault-command@(\w+)\.service", timers))
     assert started - scheduled == {"clearsessions", "flushexpiredtokens"}  # Django's own, recorded by no table
     assert scheduled <= started

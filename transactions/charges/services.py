@@ -123,7 +123,9 @@ def _writes_once(charge: ChargeRequest) -> bool:
     trail and events are one statement (transactions.state) and its reads before lock nothing, unless it is accepted
     with a write (RTP's settlement), risk locks the company (daily volume, monitored credits) or the account
     validation gate may start a prenote. BEGIN and COMMIT were two of its six round trips. A risk hold is the one
-    other row it may write: transaction_create makes the row and the hold one transaction itself."""
+    other row it may write: transaction_create makes the row and the hold one transaction itself. The fast twin of
+    the charge's own locks and writes: tests/transactions/charges/test_writes_once.py holds every setting, method and
+    direction to it."""
     company = charge.company
     return (
         connection.vendor == "postgresql"
