@@ -132,39 +132,27 @@ def counts(unauthorized: int, administrative: int, overall: int) -> dict[str, in
     return {"unauthorized": unauthorized, "administrative": administrative, "overall": overall}
 
 
-def test_rolling_60_days_method_1_by_hand(api_client, history):
-    response = api_client.get(URL, {"asOf": "2026-11-30"})
+# Debits originated Oct 2 .. Nov 30: F2 (27) + F3 (15). Returns received then: R10 R02 R01 R05 R29 R04. Method 2
+# counts the debits of the returned entries' files instead: their entries went out in F1, F2 and F3, 10 + 27 + 15
+# debits; WEB's were in all three (10 + 20 + 15), PPD's and TEL's only in F2.
+@pytest.mark.parametrize(
+    ("query", "debits", "web_debits"),
+    [({}, 42, 35), ({"method": "files"}, 52, 45)],
+    ids=["method_1_by_hand", "method_2_counts_the_debits_of_the_returned_entries_files"],
+)
+def test_rolling_60_days(api_client, history, query, debits, web_debits):
+    response = api_client.get(URL, {"asOf": "2026-11-30", **query})
 
     assert response.status_code == 200, response.content
-    # Debits originated Oct 2 .. Nov 30: F2 (27) + F3 (15). Returns received then: R10 R02 R01 R05 R29 R04.
     assert response.json()["data"] == sheet(
         60,
         "2026-11-30",
-        42,
+        debits,
         counts(3, 2, 6),
         {
             "PPD": (5, counts(1, 0, 1)),
             "TEL": (2, counts(1, 0, 1)),
-            "WEB": (35, counts(1, 2, 4)),
-        },
-    )
-
-
-def test_rolling_60_days_method_2_counts_the_debits_of_the_returned_entries_files(api_client, history):
-    response = api_client.get(URL, {"asOf": "2026-11-30", "method": "files"})
-
-    assert response.status_code == 200, response.content
-    # The same six returns; their entries went out in F1, F2 and F3: 10 + 27 + 15 debits. WEB's were in all
-    # three (10 + 20 + 15), PPD's and TEL's only in F2.
-    assert response.json()["data"] == sheet(
-        60,
-        "2026-11-30",
-        52,
-        counts(3, 2, 6),
-        {
-            "PPD": (5, counts(1, 0, 1)),
-            "TEL": (2, counts(1, 0, 1)),
-            "WEB": (45, counts(1, 2, 4)),
+            "WEB": (web_debits, counts(1, 2, 4)),
         },
     )
 
