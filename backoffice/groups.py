@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # Every model of these apps is viewable by every back-office group: customers, saved methods, transactions and
-# their trail, batches, settlements, holds, alerts, events and deliveries, and the payers' mandates.
-VIEWED_APPS = ("customers", "payments", "transactions", "events", "mandates")
+# their trail, batches, settlements, holds, alerts, events and deliveries, the payers' mandates and their schedules.
+VIEWED_APPS = ("customers", "payments", "transactions", "events", "mandates", "schedules")
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,7 @@ STAFF_GROUPS: dict[str, StaffGroup] = {
                 "transactions.release_hold",
                 "transactions.acknowledge_exception",
                 "mandates.revoke_mandate",
+                "schedules.stop_schedule",
             ),
         ),
         StaffGroup(
@@ -53,6 +54,7 @@ STAFF_GROUPS: dict[str, StaffGroup] = {
                 "transactions.add_riskreview",
                 "transactions.change_riskreview",
                 "mandates.revoke_mandate",
+                "schedules.stop_schedule",
             ),
         ),
     )

@@ -51,6 +51,7 @@ class Schedule(models.Model):
     updated_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
+        permissions = [("stop_schedule", "Can stop schedules")]
         indexes = [
             models.Index(fields=["company", "created_at"], name="schedule_company_created"),
             models.Index(fields=["status"], condition=Q(status="active"), name="schedule_active"),

@@ -135,6 +135,19 @@ def schedule_move(*, schedule: Schedule, move: str, now: datetime | None = None)
     return locked
 
 
+@transaction.atomic
+def schedule_stop(*, schedule: Schedule, reason: str, by: str, now: datetime | None = None) -> bool:
+    """Staff stop an active or paused schedule (the payer asked support to end their debits): `stopped` with the
+    reason and who, and the merchant hears it as `schedule.stopped`, as when the service stops one. False when it had
+    ended already."""
+    locked = _locked(schedule)
+    if locked.status not in MOVES["cancel"][0]:
+        return False
+    schedule_status_write(locked, status=Schedule.Status.STOPPED, at=now or timezone.now(), reason=f"{reason} ({by})")
+    _announce(locked, EventType.SCHEDULE_STOPPED)
+    return True
+
+
 @dataclass
 class RunSummary:
     debits: int = 0
