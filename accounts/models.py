@@ -64,7 +64,7 @@ class Company(models.Model):
         "customers and save bank accounts.",
     )
     ach_company_id = models.CharField(
-        max_length=10, default=new_ach_company_id, help_text="NACHA Company Identification."
+        "ACH company ID", max_length=10, default=new_ach_company_id, help_text="NACHA Company Identification."
     )
     # Suspension (accounts.suspend_company): every API route is 403 company_suspended and `originate` leaves its
     # entries Pending. Set and cleared by events.account_changes.company_suspend / company_reinstate, which record why.

@@ -108,8 +108,7 @@ class TransactionAdmin(
         "auth_response_code",
         "external_unique_id",
         "idempotency_key",
-        "sequence_uuid",
-        "rtp_transaction_id",
+        "rtp_network_id",
         "description",
         "failure_reason",
         "created_at",
@@ -121,17 +120,24 @@ class TransactionAdmin(
     readonly_fields = fields
     money_fields = ("amount",)
     card_fields = ("card_masked", "card_expiration", "authorized_at", "auth_response_code")
-    bank_fields = ("account_type", "routing_number", "standard_entry_class_code", "batch", "trace_number")
+    bank_fields = ("account_type", "routing_number")
+    nacha_fields = ("standard_entry_class_code", "is_same_day", "batch", "trace_number")
 
     def get_fields(self, request, obj=None):
-        # A bank entry's page leaves out the card fields, a card charge's the bank ones (F21).
+        # Each entry's page shows the fields of its own method only: a card charge no bank account, an RTP
+        # payment no NACHA batch or trace number, an ACH entry no card nor RTP network id.
         fields = super().get_fields(request, obj)
         if obj is None:
             return fields
-        hidden = self.bank_fields if method_kind(obj.method).pays_by_card else self.card_fields
-        if method_kind(obj.method) is not RTP:
-            hidden = (*hidden, "rtp_transaction_id")  # an RTP network id means nothing on another entry (N12)
+        kind = method_kind(obj.method)
+        hidden = [*(self.bank_fields if kind.pays_by_card else self.card_fields)]
+        hidden += [] if kind.in_nacha_file else self.nacha_fields
+        hidden += [] if kind is RTP else ["rtp_network_id"]
         return tuple(name for name in fields if name not in hidden)
+
+    @admin.display(description="RTP network id")
+    def rtp_network_id(self, obj: Transaction) -> str:
+        return obj.rtp_transaction_id or "-"
 
     def get_search_fields(self, request):
         # Exact lookups on id / uuid columns only when the term has that shape: a mistyped term is no

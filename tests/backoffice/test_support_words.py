@@ -9,7 +9,9 @@ import re
 from datetime import UTC, datetime
 
 import pytest
-from django.test import Client
+from django.contrib.admin import site
+from django.contrib.auth.models import Group
+from django.test import Client, RequestFactory
 
 from tests import factories
 from transactions.models import ChangeNotice, TransactionEvent, TransactionHold, TransactionReturn
@@ -158,3 +160,69 @@ def test_a_customers_history_says_who_changed_it_in_words_and_no_empty_reason(su
 
     assert "the merchant's API or a scheduled job" in page
     assert "Change reason" not in page and "None" not in page
+
+
+# The review's list of words a support agent should not meet (N12), as they showed on the pages.
+JARGON = re.compile(
+    r"\b(Ach|Crd|Rcc|Rtp)\b|api_key:|user:\d|prenote_first|vk_test_|var/sandbox|\bcents\b|Sequence uuid|"
+    r"Change reason|Acknowledge selected exceptions|rollout flag|/sandbox simulation"
+)
+
+
+def test_no_page_of_the_back_office_says_the_reviews_internal_words(company):
+    staff = factories.UserFactory(is_staff=True, email="agent@example.com")
+    factories.membership(staff, company, "support")
+    staff.groups.set(Group.objects.filter(name__in=["Support", "Risk"]))
+    client = Client()
+    client.force_login(staff)
+    ach = factories.TransactionFactory(company=company, method="ACH")
+    rtp = factories.TransactionFactory(company=company, method="RTP", rtp_transaction_id="RTP0A1B")
+    customer = factories.CustomerFactory(company=company)
+    client.post(
+        f"/admin/customers/customer/{customer.pk}/change/",
+        {
+            **{name: getattr(customer, name) for name in ("status", "account_holder_type", "first_name", "email")},
+            **{name: getattr(customer, name) for name in ("last_name", "company_name", "customer_id", "phone")},
+            "last_name": "Hopper",
+            "payment_methods-TOTAL_FORMS": "0",
+            "payment_methods-INITIAL_FORMS": "0",
+        },
+    )
+    pages = [
+        f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
+        for model, model_admin in site._registry.items()
+        if model_admin.has_view_permission(_request(staff))
+    ]
+    pages += [
+        f"/admin/transactions/transaction/{ach.pk}/change/",
+        f"/admin/transactions/transaction/{rtp.pk}/change/",
+        f"/admin/accounts/company/{company.pk}/change/",
+        f"/admin/customers/customer/{customer.pk}/change/",
+        f"/admin/customers/customer/{customer.pk}/history/",
+        "/admin/",
+    ]
+    found = {}
+    for page in pages:
+        response = client.get(page)
+        assert response.status_code == 200, (page, response.status_code)
+        text = _text(response)
+        if words := sorted({match.group(0) for match in JARGON.finditer(text)}):
+            found[page] = words
+    assert found == {}
+    ach_page = _text(client.get(f"/admin/transactions/transaction/{ach.pk}/change/"))
+    rtp_page = _text(client.get(f"/admin/transactions/transaction/{rtp.pk}/change/"))
+    assert "RTP network id" not in ach_page and "RTP network id: RTP0A1B" in rtp_page
+    assert "Trace number" in ach_page and "Trace number" not in rtp_page
+
+
+def _request(user):
+    request = RequestFactory().get("/admin/")
+    request.user = user
+    return request
+
+
+def test_view_site_opens_the_api_documentation_not_a_json_404(superuser_client):
+    index = superuser_client.get("/admin/").content.decode()
+    link = re.search(r'<a href="([^"]+)">View site</a>', index).group(1)
+    docs = superuser_client.get(link)
+    assert docs.status_code == 200 and docs["Content-Type"].startswith("text/html")
