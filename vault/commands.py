@@ -127,6 +127,17 @@ def add_at_argument(parser) -> None:
     parser.add_argument("--at", help="ISO 8601 UTC timestamp to run as (default: now)")
 
 
+def add_workers_argument(parser, *, help: str) -> None:
+    parser.add_argument("--workers", type=int, default=None, help=help)
+
+
+def workers_of(options) -> int | None:
+    """--workers as given (None: the command's setting decides); fewer than 1 is refused before anything runs."""
+    if options["workers"] is not None and options["workers"] < 1:
+        raise CommandError("--workers must be 1 or more")
+    return options["workers"]
+
+
 def progress_for(command: BaseCommand):
     """A tqdm bar on stderr when it is a terminal; stdout carries only the JSON line."""
 

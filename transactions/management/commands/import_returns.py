@@ -13,7 +13,16 @@ from django.db import DatabaseError
 
 from transactions.ach.return_files import ReturnFileError, ReturnFileSource
 from transactions.ach.returns import returns_import
-from vault.commands import LIFECYCLE_SYSTEM_CHECKS, add_at_argument, bulk_collector, emit, parse_at, progress_for
+from vault.commands import (
+    LIFECYCLE_SYSTEM_CHECKS,
+    add_at_argument,
+    add_workers_argument,
+    bulk_collector,
+    emit,
+    parse_at,
+    progress_for,
+    workers_of,
+)
 
 # The exit status of a refused file (not ours, damaged, malformed), apart from 1 (the database, an unreadable path):
 # deploy/import-returns.sh moves such a file to quarantine/ and goes on with the next.
@@ -27,17 +36,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("file", help="path of the NACHA or CSV file")
         add_at_argument(parser)
-        parser.add_argument(
-            "--workers",
-            type=int,
-            default=None,
+        add_workers_argument(
+            parser,
             help="processes applying companies at once, each with a connection (default: IMPORT_RETURNS_WORKERS, 2)",
         )
 
     def handle(self, *args, **options):
         path = Path(options["file"])
-        if options["workers"] is not None and options["workers"] < 1:
-            raise CommandError("--workers must be 1 or more")
+        workers = workers_of(options)
         with _open_regular_file(path) as handle, bulk_collector():
             try:
                 summary = returns_import(
@@ -45,7 +51,7 @@ class Command(BaseCommand):
                     filename=path.name,
                     at=parse_at(options["at"]),
                     progress=progress_for(self),
-                    workers=options["workers"],
+                    workers=workers,
                 )
             except ReturnFileError as exc:  # the file itself is refused: the import unit quarantines it
                 raise CommandError(f"{path.name}: {exc}", returncode=REFUSED_FILE_EXIT) from None

@@ -10,10 +10,12 @@ from vault.commands import (
     LIFECYCLE_SYSTEM_CHECKS,
     ScheduledCommand,
     add_at_argument,
+    add_workers_argument,
     bulk_collector,
     emit,
     parse_at,
     progress_for,
+    workers_of,
 )
 
 
@@ -23,20 +25,17 @@ class Command(ScheduledCommand):
 
     def add_arguments(self, parser):
         add_at_argument(parser)
-        parser.add_argument(
-            "--workers",
-            type=int,
-            default=None,
+        add_workers_argument(
+            parser,
             help="companies batched at once, each on its own database connection (default: ORIGINATE_WORKERS, 2)",
         )
 
     def handle(self, *args, **options):
         at = parse_at(options["at"])
-        if options["workers"] is not None and options["workers"] < 1:
-            raise CommandError("--workers must be 1 or more")
+        workers = workers_of(options)
         try:
             with bulk_collector():
-                result = transactions_originate(at=at, progress=progress_for(self), workers=options["workers"])
+                result = transactions_originate(at=at, progress=progress_for(self), workers=workers)
         except IntegrityError as exc:
             raise CommandError("another originate run took the same trace numbers or file id; run again") from exc
         emit(self, result.as_json())

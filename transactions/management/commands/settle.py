@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from django.core.management.base import CommandError
-
 from transactions.ach.settlement import transactions_settle
 from transactions.sandbox.services import sandbox_outcomes_apply
 from vault.commands import (
     LIFECYCLE_SYSTEM_CHECKS,
     ScheduledCommand,
     add_at_argument,
+    add_workers_argument,
     bulk_collector,
     emit,
     parse_at,
     progress_for,
+    workers_of,
 )
 
 
@@ -26,18 +26,14 @@ class Command(ScheduledCommand):
 
     def add_arguments(self, parser):
         add_at_argument(parser)
-        parser.add_argument(
-            "--workers",
-            type=int,
-            default=None,
-            help="companies settled at once, each on its own database connection (default: SETTLE_WORKERS, 2)",
+        add_workers_argument(
+            parser, help="companies settled at once, each on its own database connection (default: SETTLE_WORKERS, 2)"
         )
 
     def handle(self, *args, **options):
         at = parse_at(options["at"])
+        workers = workers_of(options)
         sandbox = sandbox_outcomes_apply(at=at)
-        if options["workers"] is not None and options["workers"] < 1:
-            raise CommandError("--workers must be 1 or more")
         with bulk_collector():
-            result = transactions_settle(at=at, progress=progress_for(self), workers=options["workers"])
+            result = transactions_settle(at=at, progress=progress_for(self), workers=workers)
         emit(self, {**result.as_json(), "sandbox": sandbox.as_json()})
