@@ -63,7 +63,7 @@ def condition_q(parsed: ParsedFilter, company: Any) -> Q:
     f, name, condition, raw = parsed.field, parsed.name, parsed.condition, parsed.raw
     kind = f.kind
     if condition not in kind.conditions:
-        raise _fail(name, f"condition {condition} does not apply to {f.type.value} fields")
+        raise _fail(name, f"condition {condition} does not apply to {f.type} fields")
     path = f.query_path
     values = _split(name, raw, condition) if condition == "in" else [raw]
     whole = kind.whole_q(condition, values)

@@ -2,8 +2,8 @@
 fixed hooks (the conditions it takes, how a filter value is parsed, compared and found empty, its text in Python
 and in SQL, in a CSV export, as a cursor key, and in the OpenAPI document). The filters, the projection, the page,
 the cursors and the OpenAPI document ask the field's kind (`KINDS[field.type]`, `ReportField.kind`) and never
-branch on a type. A new field type is one class here, with its member of FieldType and its line in KINDS; a new
-field of a known type is one line of reporting.registry."""
+branch on a type. A new field type is one class here: a subclass of FieldKind that names its `type` is in KINDS by
+defining it. A new field, of a known type or a new one, is one line of reporting.registry."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db.models import Case, F, Func, Q, TextField, Value, When
 from django.db.models.functions import Cast
 
@@ -26,6 +27,8 @@ from vault.records import DATETIME_SQL, iso_utc
 
 
 class FieldType(StrEnum):
+    """The names of the built-in types. KINDS is keyed by name, so a new kind may name its own (`type = "money"`)."""
+
     STRING = "string"
     UUID = "uuid"  # a string field of SPEC stored as a UUID column: the value must be a UUID (or a `like` fragment)
     ID = "id"  # a numeric id that SPEC lists among the strings (returnnumericid, latereturnsettlementnumericid)
@@ -120,10 +123,15 @@ def _csv_boolean(value: bool) -> str:
     return "true" if value else "false"
 
 
-class FieldKind:
-    """A field type's behaviour. The class attributes are data; the methods are the hooks a subclass may change."""
+# Every field kind by its type's name, filled by the kinds themselves (FieldKind.__init_subclass__).
+KINDS: dict[str, FieldKind] = {}
 
-    type: ClassVar[FieldType]
+
+class FieldKind:
+    """A field type's behaviour. The class attributes are data; the methods are the hooks a subclass may change.
+    A subclass that names its `type` is that type's kind: defining it puts it in KINDS."""
+
+    type: ClassVar[str]  # the name report fields give it (reporting.registry); FieldType for the built-in ones
     conditions: ClassVar[tuple[str, ...]]
     row_schema: ClassVar[dict[str, Any]]  # the JSON Schema of a row's value (OpenAPI)
     filter_value: ClassVar[str]  # what a filter value is, in the OpenAPI description's table
@@ -131,6 +139,13 @@ class FieldKind:
     # The value's text in the API from its Python value (None: the value as the database returns it).
     python_text: ClassVar[Callable[[Any], Any] | None] = None
     csv_python_text: ClassVar[Callable[[Any], Any] | None] = None  # a CSV cell's text, where it differs
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "type" in cls.__dict__:
+            if cls.type in KINDS:
+                raise ImproperlyConfigured(f"two reporting field kinds are named {cls.type}")
+            KINDS[cls.type] = cls()
 
     def parse(self, name: str, raw: str) -> Any:
         """A filter value, checked: its Python value, or InvalidFilter naming the filter."""
@@ -257,9 +272,6 @@ class TimestampKind(FieldKind):
         return datetime.fromisoformat(value)
 
 
-TIMESTAMP_KIND = TimestampKind()
-
-
 class DateKind(FieldKind):
     type = FieldType.DATE
     conditions = ORDERED
@@ -270,7 +282,7 @@ class DateKind(FieldKind):
 
     def parse(self, name: str, raw: str) -> date:
         """A date, or a timestamp's date."""
-        moment = TIMESTAMP_KIND.parse(name, raw)
+        moment = KINDS[FieldType.TIMESTAMP].parse(name, raw)
         return moment.start.date() if isinstance(moment, Day) else moment.date()
 
     def text_sql(self, path: str) -> Any:
@@ -359,19 +371,3 @@ class AccountKind(FieldKind):
         if condition == "neq":
             return has_account & ~Q(account_number_hash=hashes[0])
         return Q(account_number_hash__in=hashes)
-
-
-KINDS: dict[FieldType, FieldKind] = {
-    kind.type: kind
-    for kind in (
-        StringKind(),
-        UuidKind(),
-        IdKind(),
-        IntegerKind(),
-        TIMESTAMP_KIND,
-        DateKind(),
-        JsonKind(),
-        BooleanKind(),
-        AccountKind(),
-    )
-}

@@ -14,7 +14,6 @@ from reporting.registry import (
     FIELDS,
     GROUPS,
     QUERY_PARAMETERS,
-    FieldType,
     QueryParameter,
     ReportField,
 )
@@ -42,8 +41,8 @@ def report_row_schema() -> dict[str, Any]:
     }
 
 
-def _filter_names_by_type() -> dict[FieldType, list[str]]:
-    names: dict[FieldType, list[str]] = {}
+def _filter_names_by_type() -> dict[str, list[str]]:
+    names: dict[str, list[str]] = {}
     for name, f in sorted(BY_FILTER.items()):
         names.setdefault(f.type, []).append(name)
     return names

@@ -1,5 +1,5 @@
 """The one table of reporting fields (SPEC 4.9, CONTRACT 7): column key, filter name, type, width, ORM path,
-nested group and companions. The filter backend, the sort and the projection all read it; adding a field is a line
+nested group and companions. The filters, the sort and the projection all read it; adding a field is a line
 (and a field type is a class of reporting.kinds).
 
 Filter semantics on a null value follow SQL and PostgREST: every comparing condition (eq, neq, gt, gte, lt, lte,
@@ -16,7 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 from reporting.kinds import ALL, KINDS, ORDERED, FieldKind, FieldType  # noqa: F401 (ALL, ORDERED: for readers)
 
 # Which conditions fit which type (CONTRACT 7: no `like` on integers, no `gt` on booleans): each kind's own.
-CONDITIONS: dict[FieldType, tuple[str, ...]] = {field_type: kind.conditions for field_type, kind in KINDS.items()}
+CONDITIONS: dict[str, tuple[str, ...]] = {field_type: kind.conditions for field_type, kind in KINDS.items()}
 
 # Nested objects of a row, in output order (CONTRACT 7); None is the flat part of the row.
 GROUPS = (
@@ -38,7 +38,7 @@ GROUPS = (
 class ReportField:
     key: str | None  # camelCase column key; None for filter-only fields
     filter: str | None  # lowercase filter name; None for columns that cannot be filtered
-    type: FieldType
+    type: str  # its kind's name (reporting.kinds: KINDS, FieldType)
     path: str  # ORM path from Transaction
     group: str | None = None
     inner: str | None = None  # key inside the nested object when it differs from `key`
@@ -334,8 +334,9 @@ def _check_registry() -> None:
     bad = [f.key or f.filter for f in FIELDS if f.group not in GROUPS]
     bad += [c for f in FIELDS for c in f.companions if c not in BY_KEY]
     bad += [key for key in (*ALWAYS_ON, *DEFAULT_COLUMNS) if key not in BY_KEY]
+    bad += [f"{f.key or f.filter}: {f.type}" for f in FIELDS if f.type not in KINDS]
     if bad:
-        raise ImproperlyConfigured(f"reporting registry names unknown keys or groups: {bad}")
+        raise ImproperlyConfigured(f"reporting registry names unknown keys, groups or types: {bad}")
 
 
 _check_registry()
