@@ -45,7 +45,7 @@ class ReportQuery:
     exact_count: bool = False
 
     @classmethod
-    def for_page(cls, *, company: Company, params: Any) -> ReportQuery:
+    def for_page(cls, *, company: Company, params: QueryDict) -> ReportQuery:
         """GET /reporting/transactions as JSON: `page` (or `cursor`) and `pageSize`, `count`, then the rows'
         parameters, then the cursor against them."""
         cursor = params.get("cursor") or None
@@ -61,13 +61,13 @@ class ReportQuery:
         )  # fmt: skip
 
     @classmethod
-    def for_csv(cls, *, company: Company, params: Any) -> ReportQuery:
+    def for_csv(cls, *, company: Company, params: QueryDict) -> ReportQuery:
         """GET /reporting/transactions as CSV: every matching row (no page; `count` is checked all the same)."""
         _exact_count(params.get("count"))
         return cls.for_export(company=company, params=params)
 
     @classmethod
-    def for_export(cls, *, company: Company, params: Any) -> ReportQuery:
+    def for_export(cls, *, company: Company, params: QueryDict) -> ReportQuery:
         """POST /reporting/exports: the rows' parameters (filters, columns, sort, sortDir) alone."""
         return cls(company=company, **_rows(company, params))
 
@@ -98,7 +98,7 @@ class ReportQuery:
         return [[name, value] for name, value in self.parameters if name != _ENTITY_PARAM]
 
 
-def _rows(company: Company, params: Any) -> dict[str, Any]:
+def _rows(company: Company, params: QueryDict) -> dict[str, Any]:
     """The query string's pairs and what chooses the rows and their shape, checked in this order (the first error
     is the one answered): `columns`, `sort` and `sortDir`, every filter's name and condition, each filter's value."""
     projection = projection_for(columns_param(params))
