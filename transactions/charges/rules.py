@@ -30,7 +30,16 @@ from vault.error_codes import ErrorCode
 from vault.errors import ApiError, NotFound
 
 PAYMENT_METHOD_NEEDS_CUSTOMER = "customerUuid is required when paymentMethodUuid is provided"
-BANK_DETAILS_REQUIRED = "paymentDetails is required for ACH, RCC and RTP, also when a saved method is charged"
+# A saved method's charge is checked as an ordinary request before the method is loaded (SPEC 4, rule 2), so its
+# paymentDetails must pass too; the message gives the smallest that does (docs/charges.md shows the same).
+SMALLEST_BANK_DETAILS = (
+    '{"name": "x", "accountType": "Checking", "accountNumber": "0000", "routingNumber": "021000021"}'
+)
+BANK_DETAILS_REQUIRED = (
+    "paymentDetails is required for ACH, RCC and RTP, also when a saved method is charged: the request is checked as "
+    "an ordinary one before the saved method is loaded, whose holder and account then replace these; the smallest "
+    f"that passes is {SMALLEST_BANK_DETAILS}"
+)
 DETAILS_REQUIRED = "paymentDetails is required when paymentMethodUuid is not provided"
 METHOD_INCOMPATIBLE = "payment method type is incompatible with transaction method"
 CUSTOMER_INACTIVE = "customer is inactive"

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import re
 import uuid
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.utils import timezone
 
 from tests import factories
 from tests.transactions.conftest import bank_details, card_details, put_charge, saved_charge
+from transactions.charges.rules import BANK_DETAILS_REQUIRED, SMALLEST_BANK_DETAILS
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db
@@ -166,7 +171,8 @@ def test_saved_bank_charge_without_payment_details_is_400_naming_it(api_client, 
     body = saved_charge(customer, saved_method, method=method)
     del body["paymentDetails"]
     response = put_charge(api_client, {**body, **absent})
-    assert_error(response, 400, "paymentDetails is required for ACH, RCC and RTP, also when a saved method is charged")
+    assert_error(response, 400, BANK_DETAILS_REQUIRED)
+    assert "checked as an ordinary one before the saved method is loaded" in BANK_DETAILS_REQUIRED
     assert response.json()["errors"][0]["field"] == "paymentDetails"
 
 
@@ -200,3 +206,25 @@ def test_required_field_sent_as_null_is_still_400_naming_it(api_client, customer
     response = put_charge(api_client, saved_charge(customer, saved_method, amount=None))
     assert_error(response, 400, "amount may not be null")
     assert response.json()["errors"][0]["field"] == "amount"
+
+
+def _documented_saved_charge() -> str:
+    """The body of docs/api.md's quickstart step 3 (a saved method's charge), as a reader copies it."""
+    text = (Path(settings.BASE_DIR) / "docs" / "api.md").read_text()
+    step = text[text.index("**3. Charge it**") : text.index("**4. Report**")]
+    return re.search(r"-d '(.*?)'\n", step, re.S).group(1)
+
+
+def test_the_documented_saved_method_charge_works_as_written(api_client, customer, saved_method):
+    body = (
+        _documented_saved_charge()
+        .replace("'$CUSTOMER'", str(customer.uuid))
+        .replace("'$METHOD'", str(saved_method.uuid))
+    )
+    response = api_client.put("/transactions", body, content_type="application/json", HTTP_IDEMPOTENCY_KEY="order-1001")
+    assert response.status_code == 201, response.content
+    charged = Transaction.objects.get()
+    assert charged.account_number == saved_method.account_number and charged.name != "x"
+    assert json.loads(body)["paymentDetails"] == json.loads(SMALLEST_BANK_DETAILS)
+    charges_md = (Path(settings.BASE_DIR) / "docs" / "charges.md").read_text()
+    assert SMALLEST_BANK_DETAILS in charges_md and "checked as an ordinary one" in charges_md
