@@ -120,7 +120,9 @@ def _volumes_summed(days: Sequence[date], company_ids: Sequence[int] | None = No
 
 def daily_volume(*, company: Company, now: datetime) -> int:
     """Today's volume (the Eastern day of `now`): on PostgreSQL from the few rows the transaction table's triggers
-    keep for the day (transactions 0024), whatever the day's number of entries; elsewhere summed from its entries."""
+    keep for the day (transactions 0024), whatever the day's number of entries; elsewhere summed from its entries.
+    The two forms (`_volumes_kept`, `_volumes_summed`) are held to the same sums by
+    tests/transactions/risk/test_daily_volume_property.py."""
     day = now.astimezone(EASTERN).date()
     if connection.vendor == "postgresql":
         # One aggregate, under the company's lock: 0.46 ms against 0.63 ms through _volumes_kept's grouping.
