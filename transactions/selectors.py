@@ -51,8 +51,8 @@ def transaction_events(*, company: Company, transaction_uuid: UUID) -> QuerySet[
 # by the method's uuid within the company, live, with the customer of the same company.
 _SAVED_METHOD = RowLookup(
     PaymentMethod,
-    fields=("uuid", "company_id", "customer_id", "account_type", "account_number", "routing_number", "blocked_at",
-            "blocked_reason", "corrected_name"),
+    fields=("uuid", "company_id", "customer_id", "account_type", "account_number", "account_number_hash",
+            "unpadded_account_hash", "last_four", "routing_number", "blocked_at", "blocked_reason", "corrected_name"),
     related="customer",
     related_fields=("uuid", "company_id", "status", "first_name", "last_name", "company_name", "account_holder_type"),
     where=("company_id", "related.company_id", "uuid"),

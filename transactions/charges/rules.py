@@ -16,7 +16,7 @@ from payments.errors import PaymentMethodBlocked
 from payments.models import PaymentMethod
 from transactions.errors import IncompatibleMethod
 from transactions.methods import PaymentMethodKind
-from transactions.methods.bank import bank_fields
+from transactions.methods.bank import bank_fields, saved_bank_fields
 from transactions.rules import (
     DEFAULT_ENTRY_DESCRIPTION,
     RESERVED_DESCRIPTIONS,
@@ -66,12 +66,8 @@ def saved_payer(*, method: PaymentMethodKind, customer: Customer, saved: Payment
         raise IncompatibleMethod(METHOD_INCOMPATIBLE)
     if saved.blocked_at is not None:
         raise PaymentMethodBlocked(f"payment method is blocked: {saved.blocked_reason or 'blocked'}")
-    return bank_fields(
-        name=saved.corrected_name or customer.holder_name,  # a NOC C04 corrects the holder's name
-        account_type=saved.account_type,
-        account_number=saved.account_number,
-        routing_number=saved.routing_number,
-    )
+    # A NOC C04 corrects the holder's name.
+    return saved_bank_fields(name=saved.corrected_name or customer.holder_name, saved=saved)
 
 
 def payer_resolve(
