@@ -392,14 +392,28 @@ def _line(label: str, figures: dict) -> str:
 def _verdict(ours: dict, floor: dict) -> dict:
     throughput = ours["requestsPerSecond"] / floor["requestsPerSecond"] if floor["requestsPerSecond"] else 0
     p95 = ours["p95Ms"] / floor["p95Ms"] if floor["p95Ms"] else float("inf")
-    return {"throughputRatio": round(throughput, 2), "p95Ratio": round(p95, 2)}
+    # What holds when other programs load the machine: the CPU a charge costs the app and PostgreSQL together.
+    cpu = [
+        side["appCpuMsPerCharge"] + side["dbCpuMsPerCharge"] if side["appCpuMsPerCharge"] else 0
+        for side in (ours, floor)
+    ]
+    return {
+        "throughputRatio": round(throughput, 2),
+        "p95Ratio": round(p95, 2),
+        "cpuPerChargeRatio": round(cpu[0] / cpu[1], 3) if cpu[1] else None,
+    }
+
+
+def _load(args: argparse.Namespace) -> str:
+    """The machine's 1-minute load average before and after the run: p95 follows others' load on the machine."""
+    return f"{args.load_before:.1f} -> {os.getloadavg()[0]:.1f}"
 
 
 def print_report(args: argparse.Namespace, results: dict) -> None:
     """Each charge's two rows, its ratios against the targets, and the whole as one JSON line."""
     print(
         f"({args.clients} clients, {args.customers} payers, gunicorn {args.server}, {args.duration:g} s a side"
-        f"{f' in {args.rounds} alternating rounds' if args.rounds > 1 else ''})"
+        f"{f' in {args.rounds} alternating rounds' if args.rounds > 1 else ''}; load average {_load(args)})"
     )
     report = {}
     for charge, (ours, floor) in results.items():
@@ -415,7 +429,8 @@ def print_report(args: argparse.Namespace, results: dict) -> None:
         print(
             f"  ours/floor ({charge}): throughput {throughput:.2f} (target >= {THROUGHPUT_TARGET}: "
             f"{'met' if throughput >= THROUGHPUT_TARGET else 'MISSED'}), "
-            f"p95 {p95:.2f} (target <= {P95_TARGET}: {'met' if p95 <= P95_TARGET else 'MISSED'})"
+            f"p95 {p95:.2f} (target <= {P95_TARGET}: {'met' if p95 <= P95_TARGET else 'MISSED'}), "
+            f"CPU a charge (app + PostgreSQL) {verdict['cpuPerChargeRatio']}x"
         )
     print(json.dumps(report))
     sys.stdout.flush()
@@ -457,6 +472,7 @@ def main() -> None:
     args.port = args.port or free_port()
     args.server = server_shape(args)
     server = start_server(env, args)
+    args.load_before = os.getloadavg()[0]
     try:
         results = measure_sides(args, setup, server)
     finally:
