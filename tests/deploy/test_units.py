@@ -5,6 +5,8 @@ scheduled job is a timer. Generic: a unit or timer added to deploy/systemd/ is c
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import re
 import shlex
@@ -295,3 +297,47 @@ def test_manage_sh_runs_a_command_with_the_env_file_as_the_units_read_it(tmp_pat
     )
     assert result.returncode == 0, result.stderr
     assert "System check identified" in result.stdout + result.stderr
+
+
+# What a first deployment needs, in the order the install does it (review N7: collectstatic, the database and its
+# role, the first superuser and a merchant were missing).
+FIRST_DEPLOYMENT = (
+    "createuser vault",
+    "createdb vault",
+    "/etc/vault/env",
+    "manage.sh migrate",
+    "manage.sh collectstatic",
+    "manage.sh check --deploy",
+    "manage.sh createsuperuser",
+    "vault-worker@1.service",
+    "ls *.timer",
+    "proxy_pass",
+    "/health",
+    "manage.sh create_company",
+    "manage.sh create_api_key",
+    "manage.sh create_staff_user",
+    "roll back a release",
+)
+
+
+def test_the_runbooks_install_takes_every_first_deployment_step_in_order():
+    runbook = RUNBOOK.read_text()
+    install = runbook[runbook.index("1. Packages") :]
+    places = [install.find(step) for step in FIRST_DEPLOYMENT]
+    assert -1 not in places, [step for step, place in zip(FIRST_DEPLOYMENT, places, strict=True) if place < 0]
+    assert places == sorted(places)
+
+
+@pytest.mark.django_db
+def test_the_runbooks_merchant_onboarding_lines_run_as_written():
+    runbook = RUNBOOK.read_text().replace("\\\n", " ")  # a line continued on the next
+    lines = re.findall(r"manage\.sh (create_\w+ [^#\n]*)", runbook)
+    assert [line.split()[0] for line in lines][:3] == ["create_company", "create_api_key", "create_staff_user"]
+    company = None
+    for line in lines[:3]:
+        args = shlex.split(line.replace("COMPANY_UUID", str(company)))
+        out = io.StringIO()
+        django.core.management.call_command(*args, stdout=out, stderr=io.StringIO())
+        printed = json.loads(out.getvalue())
+        company = company or printed["companyUuid"]
+    assert printed["groups"] == ["Support"] and printed["companies"] == [company]
