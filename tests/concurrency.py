@@ -6,14 +6,14 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from django.db import connection
+from django.db import connections
 
 T = TypeVar("T")
 
 
 def at_once(action: Callable[[], T], count: int) -> list[T]:
     """Starts `count` threads released together by a barrier, each calling `action`; returns what they returned
-    (in finishing order). Each thread closes its own database connection; an exception in one is raised here."""
+    (in finishing order). Each thread closes its own database connections; an exception in one is raised here."""
     barrier = threading.Barrier(count)
     results: list[T] = []
     errors: list[BaseException] = []
@@ -25,7 +25,7 @@ def at_once(action: Callable[[], T], count: int) -> list[T]:
         except BaseException as exc:
             errors.append(exc)
         finally:
-            connection.close()
+            connections.close_all()  # every alias this thread opened, not only the default
 
     threads = [threading.Thread(target=run) for _ in range(count)]
     for thread in threads:

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
-import time
 import warnings
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -252,67 +248,24 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
 
 def _end_sessions_left(connection) -> None:
-    """Some full PostgreSQL runs ended with "database test_... is being accessed by other users": the suite passed and
-    its DROP DATABASE failed, because a connection that a test's thread or process opened outlived it. A connection
-    dropped inside a reference cycle is closed only when the collector frees it, so collect first and give the others
-    a few seconds to go; any session still there is named as a warning (its last statement, its client port and the
-    local process holding that port), so that the test can be found, and ended, so that the run's result does not
-    depend on when it goes."""
-    gc.collect()
-    deadline = time.monotonic() + 3
-    while (left := _sessions_left(connection)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    if not left:
-        return
-    for pid, port, application, state, started, query in left:
-        warnings.warn(
-            f"a session left on the test database at teardown, ended: pid {pid} {application!r} {state} since "
-            f"{started}, client port {port} held by {_local_process_on(port)}, its last statement: {query}",
-            stacklevel=1,
-        )
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", [[row[0] for row in left]])
-
-
-def _sessions_left(connection) -> list[tuple]:
+    """DROP DATABASE refuses a database that another session is on. Every thread and process a test starts closes its
+    own connections (tests/concurrency.py, vault.threads), and the suite no longer imports config/wsgi.py, whose
+    gc.freeze() kept a finished thread's unclosed connection from ever being collected; a session still there is
+    named by what PostgreSQL knows of it and ended, so that the run's result does not depend on it."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT pid, client_port, application_name, state, backend_start, left(query, 300) FROM pg_stat_activity "
+            "SELECT pid, application_name, state, backend_start, left(query, 300) FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
-        return cursor.fetchall()
-
-
-def _local_process_on(port: int | None) -> str:
-    """The pid and command line of the local process whose TCP socket has this local port, with the socket's TCP
-    state (Linux's /proc); a socket no process holds any more (inode 0) or none at all says so."""
-    if not port:
-        return "a Unix socket"
-    sockets = {}
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with contextlib.suppress(OSError):
-            for line in Path(table).read_text().splitlines()[1:]:
-                fields = line.split()
-                if int(fields[1].rsplit(":", 1)[1], 16) == port:
-                    sockets[f"socket:[{fields[9]}]"] = _TCP_STATES.get(fields[3], fields[3])
-    if not sockets:
-        return "no local socket"
-    for process in Path("/proc").glob("[0-9]*"):
-        for target in _fd_targets(process):
-            if target in sockets:
-                command = (process / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-                return f"pid {process.name} ({command[:200]}), {sockets[target]}"
-    return f"no local process ({', '.join(f'{inode} {state}' for inode, state in sockets.items())})"
-
-
-_TCP_STATES = {"01": "ESTABLISHED", "04": "FIN_WAIT1", "05": "FIN_WAIT2", "06": "TIME_WAIT", "08": "CLOSE_WAIT"}
-
-
-def _fd_targets(process: Path) -> Iterator[str]:
-    with contextlib.suppress(OSError):
-        for fd in (process / "fd").iterdir():
-            with contextlib.suppress(OSError):  # closed since it was listed
-                yield os.readlink(fd)
+        left = cursor.fetchall()
+        for pid, application, state, started, query in left:
+            warnings.warn(
+                f"a session left on the test database at teardown, ended: pid {pid} {application!r} {state} since "
+                f"{started}, its last statement: {query}",
+                stacklevel=1,
+            )
+        if left:
+            cursor.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", [[row[0] for row in left]])
 
 
 def _end_pooled_sessions(database: str) -> None:
