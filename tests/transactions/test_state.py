@@ -179,7 +179,7 @@ def test_bulk_moves_only_the_rows_the_table_allows_with_one_event_each(company):
 ROOT = Path(__file__).resolve().parents[2]
 OWNER = ROOT / "transactions" / "state.py"
 # Sample data (seed_transactions) is born in every status at once and carries no trail (README: sample data).
-SAMPLE_DATA = ROOT / "reporting" / "seeding.py"
+SAMPLE_DATA = ROOT / "sampledata" / "seeding.py"
 WRITING_CALLS = {"update", "create", "get_or_create", "update_or_create", "bulk_update", "bulk_create", "Transaction"}
 
 
