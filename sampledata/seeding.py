@@ -1,6 +1,7 @@
 """Realistic reporting data for one company: transactions with batches, settlements, returns (real R codes),
 notices of change, holds, exceptions, card data and late returns. In sets on PostgreSQL (sampledata.seeding_sql draws
-the same tables of weights, sampledata.tables, in SQL), row by row with bulk_create elsewhere.
+the same tables of weights, sampledata.tables, in SQL), row by row with bulk_create elsewhere. The two forms write
+the same kinds of rows: tests/sampledata/test_seed_forms.py runs both on PostgreSQL and compares them.
 
 Account numbers stay encrypted at rest: a pool of distinct numbers is encrypted once and its ciphertexts reused,
 so a million rows cost a few thousand Fernet operations."""
