@@ -16,10 +16,12 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+pgbouncer_install() {
+  command -v pgbouncer >/dev/null ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer >/dev/null; }
+}
+
 pgbouncer_start() {
-  if ! command -v pgbouncer >/dev/null; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgbouncer >/dev/null
-  fi
   PGBOUNCER_PORT=$(free_port)
   cat >"$SCALE_OUT_DIR/pgbouncer.ini" <<CONF
 [databases]
