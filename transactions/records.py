@@ -315,7 +315,8 @@ _HOLD_PAIRS = [("holdCode", "NULLIF(hold.hold_code, '')"), ("holdReason", "NULLI
 
 # `transaction_record` written by PostgreSQL, for the rows of a lifecycle command's moves (transactions.events):
 # the same JSON, key for key, without a round trip of each row to Python and back. A change to one form is a
-# change to the other: tests/transactions/test_record_sql.py compares them on every kind of transaction.
+# change to the other: tests/transactions/test_record_sql.py compares them on every kind of transaction, and on any
+# text, amount and moment (hypothesis).
 # `t` is the transaction; its linked rows are joined in the tenant's own rows only (`RECORD_SQL_JOINS`).
 RECORD_SQL = (
     _object_sql(_RECORD_PAIRS)

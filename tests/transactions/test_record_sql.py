@@ -7,6 +7,8 @@ from datetime import date, datetime, timedelta
 
 import pytest
 from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from events.models import Event, ObjectSequence
 from tests import factories
@@ -136,3 +138,32 @@ def test_server_rendered_events_are_numbered_after_the_objects_earlier_events():
     assert all(
         event.created_at > timezone.now() - timedelta(minutes=1) for event in Event.objects.filter(company=company)
     )
+
+
+TEXTS = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=20)
+
+
+@settings(max_examples=30, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    description=TEXTS,
+    name=TEXTS,
+    external_unique_id=TEXTS,
+    amount=st.integers(1, 99_999_999),
+    status=st.sampled_from(["Pending", "Processing", "Settled", "Voided", "Rejected", "DECLINED"]),
+    method=st.sampled_from(["ACH", "RCC", "RTP"]),
+    created_at=st.datetimes(
+        min_value=datetime(1000, 1, 1),
+        max_value=datetime(9000, 1, 1),
+        timezones=st.just(timezone.get_fixed_timezone(-300)),
+    ),
+)
+def test_any_values_render_alike_on_the_server_and_in_python(created_at, **values):
+    """Any text (quotes, backslashes, any script, control characters), amount and moment reads the same whichever
+    form wrote the record."""
+    company = factories.CompanyFactory()
+    txn = factories.TransactionFactory(company=company, created_at=created_at, **values)
+
+    transactions_event([txn.pk], "transaction.updated")
+
+    event = Event.objects.filter(type="transaction.updated", object_uuid=txn.uuid).get()
+    assert event.data == transaction_record(fresh(txn.pk))
