@@ -11,7 +11,7 @@ from django.db import connection
 from events.outbox import EventDraft, events_record, events_record_many, events_record_selected, row_and_events_record
 from events.types import EventType
 from transactions.models import Status, Transaction
-from transactions.records import RECORD_COLUMNS, RECORD_SQL, RECORD_SQL_JOINS, transaction_record
+from transactions.records import RECORD_COLUMNS, RECORD_SQL, RECORD_SQL_JOINS, SCHEDULED_DEBIT, transaction_record
 from vault.db import RowInsert, array_literal, ids_in, loaded_instance
 
 # A transaction that is born in one of these statuses also reports it, after transaction.created.
@@ -69,18 +69,22 @@ _LINKED = (
     ("refund_of", ("uuid",)),
     ("return_entry", ("return_code", "return_reason", "returned_at", "is_untimely")),
     ("retry_attempt", ("state", "scheduled_for", "number", "reason")),
+    ("mandate", ("uuid",)),
 )
 # Reverse one-to-one links a row may lack: known absent, so that reading one makes no query.
 _MAYBE_ABSENT = frozenset({"retry_attempt"})
+# A schedule's debit: its link's schedule uuid (transactions.records.schedule_uuid), two relations away.
+_SCHEDULED = Transaction._meta.get_field(SCHEDULED_DEBIT).related_model
+_SCHEDULE_UUID = f"{SCHEDULED_DEBIT}__schedule__uuid"
 
 
 def _record_rows(ids: list[int]) -> Iterator[Transaction]:
     """The rows of `ids` as transaction_record reads them: its columns and linked rows, nothing else (a column it
     reads that is not loaded would cost a query per row)."""
     linked = [f"{name}__{field}" for name, fields in _LINKED for field in fields]
-    rows = Transaction.objects.filter(ids_in(ids)).order_by("pk").values_list(*RECORD_COLUMNS, *linked)
+    rows = Transaction.objects.filter(ids_in(ids)).order_by("pk").values_list(*RECORD_COLUMNS, *linked, _SCHEDULE_UUID)
     own = len(RECORD_COLUMNS)
-    for values in rows:
+    for *values, schedule_uuid in rows:
         txn = loaded_instance(Transaction, dict(zip(RECORD_COLUMNS, values[:own], strict=True)))
         position = own
         for name, fields in _LINKED:
@@ -91,6 +95,12 @@ def _record_rows(ids: list[int]) -> Iterator[Transaction]:
                 txn._state.fields_cache[name] = loaded_instance(related, dict(zip(fields, found, strict=True)))
             elif name in _MAYBE_ABSENT:
                 txn._state.fields_cache[name] = None
+        scheduled = None
+        if schedule_uuid is not None:
+            scheduled = loaded_instance(_SCHEDULED, {})
+            schedule_model = _SCHEDULED._meta.get_field("schedule").related_model
+            scheduled._state.fields_cache["schedule"] = loaded_instance(schedule_model, {"uuid": schedule_uuid})
+        txn._state.fields_cache[SCHEDULED_DEBIT] = scheduled
         yield txn
 
 

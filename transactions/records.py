@@ -86,7 +86,12 @@ RECORD_COLUMNS = (
     "funds_available_at",
     "finality",
     "final_at",
+    "mandate_id",
 )
+
+# A schedule's debit is linked by the schedule's own row (schedules.ScheduledDebit, one per debit; schedules sit above
+# transactions): reached through the reverse relation, never imported.
+SCHEDULED_DEBIT = "scheduled_debit"
 
 
 def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: str = "") -> dict[str, Any]:
@@ -120,6 +125,8 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         "reversalUuid": str(txn.reversal_uuid) if txn.reversal_uuid else None,
         "reversedAt": iso_utc(txn.reversed_at),
         "refundOfUuid": str(txn.refund_of.uuid) if txn.refund_of_id else None,
+        "mandateUuid": str(txn.mandate.uuid) if txn.mandate_id else None,
+        "scheduleUuid": schedule_uuid(txn),
         "retryPolicy": txn.retry_policy,
         "retry": retry_details(txn),
         **finality_details(txn),
@@ -133,6 +140,15 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         record["holdCode"] = text_or_none(hold_code)
         record["holdReason"] = text_or_none(hold_reason)
     return record
+
+
+def schedule_uuid(txn: Transaction) -> str | None:
+    """The schedule that made the debit (CONTRACT 14). A schedule's debit always goes under its mandate, so a
+    transaction under none reads nothing; a charge being made has no link yet (run_schedules adds it next)."""
+    if txn.mandate_id is None or txn._state.adding:
+        return None
+    scheduled = getattr(txn, SCHEDULED_DEBIT, None)
+    return str(scheduled.schedule.uuid) if scheduled is not None else None
 
 
 def return_details(txn: Transaction) -> dict[str, Any]:
@@ -269,6 +285,8 @@ _RECORD_PAIRS = [
     ("reversalUuid", "t.reversal_uuid::text"),
     ("reversedAt", _iso_sql("t.reversed_at")),
     ("refundOfUuid", "refunded.uuid::text"),
+    ("mandateUuid", "mandate.uuid::text"),
+    ("scheduleUuid", "schedule.uuid::text"),
     ("retryPolicy", "t.retry_policy"),
 ]
 _CARD_PAIRS = [("authorizedAt", _iso_sql("t.authorized_at")), ("authResponseCode", "NULLIF(t.auth_response_code, '')")]
@@ -326,6 +344,10 @@ RECORD_SQL = (
 )
 
 
+_SCHEDULED_DEBIT_MODEL = Transaction._meta.get_field(SCHEDULED_DEBIT).related_model
+_SCHEDULE_MODEL = _SCHEDULED_DEBIT_MODEL._meta.get_field("schedule").related_model
+
+
 def _joined(alias: str, model, on: str) -> str:
     return f"LEFT JOIN {model._meta.db_table} {alias} ON {alias}.company_id = t.company_id AND {on}"
 
@@ -342,5 +364,9 @@ RECORD_SQL_JOINS = " ".join(
         _joined("hold", TransactionHold, f"hold.transaction_id = t.id AND {_IS_HELD}"),
         # Only a returned debit reads its retry attempt (retry_details).
         _joined("attempt", RetryAttempt, f"attempt.returned_id = t.id AND {_IS_RETURNED_DEBIT}"),
+        _joined("mandate", Transaction._meta.get_field("mandate").related_model, "mandate.id = t.mandate_id"),
+        # Only a debit under a mandate reads its schedule's link (schedule_uuid).
+        _joined("scheduled", _SCHEDULED_DEBIT_MODEL, "scheduled.transaction_id = t.id AND t.mandate_id IS NOT NULL"),
+        _joined("schedule", _SCHEDULE_MODEL, "schedule.id = scheduled.schedule_id"),
     )
 )

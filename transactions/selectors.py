@@ -29,7 +29,9 @@ class TransactionNotFound(NotFound):
 
 
 def transaction_list(*, company: Company) -> QuerySet[Transaction]:
-    return Transaction.objects.filter(company=company).select_related("customer", "payment_method", "hold")
+    return Transaction.objects.filter(company=company).select_related(
+        "customer", "payment_method", "hold", "mandate", "scheduled_debit__schedule"
+    )
 
 
 def transaction_get(*, company: Company, transaction_uuid: UUID) -> Transaction:

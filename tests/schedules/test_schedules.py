@@ -16,6 +16,7 @@ from schedules.services import schedules_run
 from tests import factories
 from tests.concurrency import at_once
 from tests.mandates.conftest import mandate_created
+from tests.mandates.test_charges import debit
 from tests.transactions.ach.conftest import run
 from tests.transactions.charges.test_automatic_retries import policy_on, returned_through_a_file
 from transactions.models import RetryAttempt, Transaction
@@ -130,6 +131,23 @@ def test_run_schedules_announces_ten_days_ahead_and_debits_two_banking_days_ahea
     notice = Event.objects.get(type="schedule.payment_upcoming")
     assert (notice.data["paymentDate"], notice.data["amount"]) == (FIRST, 4900)
     assert api_client.get(f"/schedules/{schedule['uuid']}").json()["data"]["upcoming"][0] == SECOND
+
+
+def test_a_schedules_debit_shows_its_schedule_and_mandate(api_client, account, mandate):
+    schedule = schedule_created(api_client, account, mandate)
+    run("run_schedules", "--at", at("2031-01-30"))
+    txn = ScheduledDebit.objects.get().transaction
+    by_hand = debit(api_client, account, mandateUuid=mandate)
+    assert by_hand.status_code == 201, by_hand.content
+
+    shown = api_client.get(f"/transactions/{txn.uuid}").json()["data"]
+    unscheduled = api_client.get(f"/transactions/{by_hand.json()['data']['uuid']}").json()["data"]
+
+    assert (shown["scheduleUuid"], shown["mandateUuid"]) == (schedule["uuid"], mandate)
+    assert (unscheduled["scheduleUuid"], unscheduled["mandateUuid"]) == (None, mandate)
+    run("originate", "--at", at("2031-01-31"))  # its next events carry the link too
+    (processing,) = Event.objects.filter(type="transaction.processing", object_uuid=txn.uuid)
+    assert (processing.data["scheduleUuid"], processing.data["mandateUuid"]) == (schedule["uuid"], mandate)
 
 
 def test_the_last_date_completes_the_schedule(api_client, account, mandate):

@@ -11,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from events.models import Event, ObjectSequence
+from schedules.models import ScheduledDebit
 from tests import factories
+from tests.reporting.conftest import _schedule
 from transactions.events import transactions_event
 from transactions.models import AccountValidation, RetryAttempt, Transaction, TransactionHold, TransactionReturn
 from transactions.records import transaction_record
@@ -66,7 +68,17 @@ def every_kind_of_transaction(company) -> list[Transaction]:
     TransactionHold.objects.create(company=company, transaction=held, hold_code="H1", hold_reason="Over the limit")
     held_without_row = make(company=company, status="HELD")
     kinds = [plain, saved, returned, coded_without_row, refund, card, card_unauthorized, micro, prenote, voided, rtp]
-    return [*kinds, held, held_without_row, *_retried_and_final(company, moment)]
+    return [*kinds, held, held_without_row, *_retried_and_final(company, moment), *under_mandates(company)]
+
+
+def under_mandates(company) -> list[Transaction]:
+    """CONTRACT 14: a debit under a mandate, and one a schedule made (its link is the schedule's row)."""
+    schedule = _schedule(company)
+    make = factories.TransactionFactory
+    by_hand = make(company=company, mandate=schedule.mandate)
+    scheduled = make(company=company, mandate=schedule.mandate)
+    ScheduledDebit.objects.create(company=company, schedule=schedule, date=date(2026, 2, 2), transaction=scheduled)
+    return [by_hand, scheduled]
 
 
 def _retried_and_final(company, moment) -> list[Transaction]:

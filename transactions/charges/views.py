@@ -412,6 +412,10 @@ class TransactionRecordOutput(serializers.Serializer):
     reversalUuid = serializers.UUIDField(allow_null=True)
     reversedAt = serializers.DateTimeField(allow_null=True)
     refundOfUuid = serializers.UUIDField(allow_null=True, help_text="A refund: the debit it refunds.")
+    mandateUuid = serializers.UUIDField(allow_null=True, help_text="The payer's mandate the debit goes under.")
+    scheduleUuid = serializers.UUIDField(
+        allow_null=True, help_text="The schedule that made the debit (set once run_schedules has linked it)."
+    )
     authorizedAt = serializers.DateTimeField(allow_null=True, required=False, help_text="Cards only.")
     authResponseCode = _nullable_text(required=False, help_text="Cards only.")
     holdCode = _nullable_text(required=False, help_text="HELD only.")
