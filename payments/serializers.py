@@ -6,7 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from payments.models import PaymentMethod
-from vault.records import text_or_none
+from vault.records import mask, text_or_none
 
 
 class PaymentMethodCreatedOutput(serializers.Serializer):
@@ -59,3 +59,14 @@ class PaymentMethodOutput(PaymentMethodCreatedOutput):
 
     accountNumber = serializers.CharField(source="account_number")
     routingNumber = serializers.CharField(source="routing_number")
+
+
+class PaymentMethodEventOutput(PaymentMethodCreatedOutput):
+    """The method as its events carry it: PaymentMethodOutput's fields, the account number masked from its last four
+    digits (so the full number is never read, nor decrypted, to be masked)."""
+
+    accountNumber = serializers.SerializerMethodField()
+    routingNumber = serializers.CharField(source="routing_number")
+
+    def get_accountNumber(self, instance) -> str:
+        return mask(instance.last_four)

@@ -30,7 +30,7 @@ from django.db.models import (
 )
 from django.db.models.base import ModelState
 from django.db.models.expressions import RawSQL
-from django.db.models.signals import post_save, pre_save
+from django.db.models.signals import post_init, post_save, pre_init, pre_save
 from django.db.models.sql import InsertQuery
 
 # Django's field classes whose pre_save reads the attribute and whose get_db_prep_save gives back a value of this type,
@@ -463,6 +463,22 @@ def loaded_instance(model: type[Model], values: dict[str, Any], *, using: str = 
     obj.__dict__.update(values)
     obj._state = ModelState()
     obj._state.adding, obj._state.db = False, using
+    return obj
+
+
+def unsaved_instance(model: type[Model], **values: Any) -> Model:
+    """`model(**values)` for a row a hot path inserts (rows_insert), by attnames (`transaction_id`, never a related
+    object), without Model.__init__ (about 25 us of CPU a row): the fields not given take their defaults. A model
+    that something listens to the creation of (pre_init, post_init) is made the ordinary way."""
+    if pre_init.has_listeners(model) or post_init.has_listeners(model):
+        return model(**values)
+    obj = model.__new__(model)
+    state = obj.__dict__
+    for field in model._meta.concrete_fields:
+        if field.attname not in values:
+            state[field.attname] = field.get_default()
+    state.update(values)
+    obj._state = ModelState()
     return obj
 
 

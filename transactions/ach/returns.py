@@ -71,7 +71,7 @@ from transactions.risk.policies import (
 )
 from transactions.state import Actor, Event, moves_announce, rows_move, transaction_lock, transition_many
 from vault.commands import Progress, no_progress
-from vault.db import ids_in, loaded_instance, rows_insert, rows_update, statistics_refresh
+from vault.db import ids_in, loaded_instance, rows_insert, rows_update, statistics_refresh, unsaved_instance
 from vault.records import mask, text_or_none
 from vault.threads import CompanyProcesses, serialized
 
@@ -123,7 +123,13 @@ def return_due_by(code: ReturnCode, settled_on: date | None) -> date | None:
     ("opening of business") falls, timely through its end, as return files arrive during it (CONTRACT 12)."""
     if settled_on is None or code.time_frame is None:
         return None
-    if code.time_frame == TimeFrame.SIXTY_DAYS:
+    return _deadline(code.time_frame, settled_on)
+
+
+@functools.lru_cache(maxsize=4096)
+def _deadline(time_frame: TimeFrame, settled_on: date) -> date:
+    """A file's returns settled on a few days: each deadline is worked out from the holiday calendar once."""
+    if time_frame == TimeFrame.SIXTY_DAYS:
         return calendar.unauthorized_return_deadline(settled_on)  # also a debit's returnWindows (mark_final)
     return calendar.administrative_return_deadline(settled_on)
 
@@ -180,7 +186,7 @@ class _Chunk:
     ) -> _Chunk:
         matching = Transaction.objects.filter(ids_in({pk for pk in matched if pk is not None}))
         method_ids = set(matching.exclude(payment_method=None).values_list("payment_method_id", flat=True))
-        methods = payment_methods_lock(ids=method_ids)
+        methods = payment_methods_lock(ids=method_ids, numbers=False)
         txns = _entries_locked(matching)
         ids = list(txns)
         batches = Batch.objects.filter(pk__in={txn.batch_id for txn in txns.values() if txn.batch_id})
@@ -289,7 +295,9 @@ class _Chunk:
         )
         return_followups_apply(self.followups, at=self.at)
         account_blocks_place(
-            [(self.transactions[entry.transaction_id], entry.return_code) for entry in self.new_returns], at=self.at
+            [(self.transactions[entry.transaction_id], entry.return_code) for entry in self.new_returns],
+            at=self.at,
+            methods=self.methods,
         )
         # Validation entries (prenotes, micro-entries): a return fails the validation, a NOC on a prenote passes it.
         validations_returned(transaction_ids=self._validation_entries(self.new_returns), actor=self.actor, at=self.at)
@@ -336,7 +344,8 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
         return False
     code = RETURN_CODES[item.code]
     due_by = return_due_by(code, chunk.settled_on.get(txn.batch_id))
-    entry = TransactionReturn(  # by ids: setting a related object costs a router call each (a tenth of this line)
+    entry = unsaved_instance(  # by ids, without Model.__init__ (most of this line's cost)
+        TransactionReturn,
         company_id=txn.company_id,
         transaction_id=txn.pk,
         return_code=item.code,

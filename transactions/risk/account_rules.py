@@ -5,7 +5,7 @@ however written, are one account (CONTRACT 12)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -24,7 +24,7 @@ from transactions.models import AccountBlock, RiskAction, Transaction, Transacti
 from transactions.return_codes import ACCOUNT_BLOCK_CODES, REINITIATION_CODES
 from transactions.risk.policies import risk_action
 from vault import crypto
-from vault.db import RowColumn, ids_in, prepared_cursor, rows_insert
+from vault.db import RowColumn, ids_in, prepared_cursor, rows_insert, unsaved_instance
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
 from vault.records import iso_utc, mask, text_or_none
@@ -282,27 +282,36 @@ def _announce(blocks: Sequence[tuple[AccountBlock, str]], type: str, *, action: 
 BLOCK_FIELDS = tuple(field.name for field in AccountBlock._meta.concrete_fields)
 
 
-def account_blocks_place(returns: Sequence[tuple[Transaction, str]], *, at: datetime) -> list[AccountBlock]:
+def account_blocks_place(
+    returns: Sequence[tuple[Transaction, str]], *, at: datetime, methods: Mapping[int, PaymentMethod] | None = None
+) -> list[AccountBlock]:
     """Block the account of each returned entry whose code says it cannot be debited again (inside the import's
-    transaction). An account already blocked for its company keeps its first block."""
+    transaction). An account already blocked for its company keeps its first block. `methods`: the entries' saved
+    methods by id, when the caller has them: an entry sent to its method's account takes the method's keys of it
+    instead of its own account number decrypted (a Fernet decryption an entry was most of a block's Python)."""
     wanted = [(txn, code) for txn, code in returns if code in ACCOUNT_BLOCK_CODES]
     if not wanted:
         return []
-    numbers = dict(
-        Transaction.objects.filter(ids_in([txn.pk for txn, _ in wanted])).values_list("pk", "account_number")
-    )
+    keys = {txn.pk: key for txn, _ in wanted if (key := _method_keys(txn, methods or {})) is not None}
+    unkeyed = {txn.pk: txn.routing_number for txn, _ in wanted if txn.pk not in keys}
+    if unkeyed:
+        numbers = Transaction.objects.filter(ids_in(list(unkeyed))).values_list("pk", "account_number")
+        for pk, number in numbers:
+            if number:
+                keys[pk] = (crypto.account_pair_hash(unkeyed[pk], number), crypto.unpadded_account_hash(number))
     blocks: dict[tuple[int, str], AccountBlock] = {}
     for txn, code in wanted:
-        if not numbers.get(txn.pk):
+        if txn.pk not in keys:
             continue
-        account_hash = crypto.account_pair_hash(txn.routing_number, numbers[txn.pk])
+        account_hash, unpadded_hash = keys[txn.pk]
         if (txn.company_id, account_hash) in blocks:
             continue
-        blocks[txn.company_id, account_hash] = AccountBlock(
+        blocks[txn.company_id, account_hash] = unsaved_instance(
+            AccountBlock,
             company_id=txn.company_id,
             account_hash=account_hash,
             account_number_hash=txn.account_number_hash,
-            unpadded_account_hash=crypto.unpadded_account_hash(numbers[txn.pk]),
+            unpadded_account_hash=unpadded_hash,
             routing_number=txn.routing_number,
             account_last_four=txn.account_last_four,
             return_code=code,
@@ -335,6 +344,19 @@ def account_blocks_place(returns: Sequence[tuple[Transaction, str]], *, at: date
     ]
     _announce(details, EventType.ACCOUNT_BLOCKED, action=RiskAction.Kind.BLOCK_ACCOUNT, at=at)
     return placed
+
+
+def _method_keys(txn: Transaction, methods: Mapping[int, PaymentMethod]) -> tuple[str, str | None] | None:
+    """The entry's account keys (pair hash, unpadded hash) from its saved method, when the entry went to the
+    account the method holds (same routing number, same account number by its hash); None otherwise."""
+    method = methods.get(txn.payment_method_id) if txn.payment_method_id is not None else None
+    if (
+        method is None
+        or method.routing_number != txn.routing_number
+        or method.account_number_hash != txn.account_number_hash
+    ):
+        return None
+    return method.account_hash, method.unpadded_account_hash
 
 
 class LiftReasonRequired(ApiError):

@@ -21,7 +21,7 @@ from events.types import EventType
 from transactions.models import DebitHold, ReturnPolicy, RiskAction, RiskAlert, Transaction
 from transactions.return_codes import RETURN_CODES, PolicyAction, RateCategory
 from transactions.risk.return_rates import CATEGORIES, THRESHOLDS, Counts, return_rates, rolling_period, today_eastern
-from vault.db import rows_insert
+from vault.db import rows_insert, unsaved_instance
 from vault.records import iso_utc
 
 POLICY_FIELDS: dict[PolicyAction, str] = {
@@ -70,12 +70,13 @@ def risk_action(
     detail: str = "",
 ) -> RiskAction:
     """The evidence-log row of one action, unsaved (risk_action_record saves one; bulk callers insert many)."""
-    return RiskAction(
+    return unsaved_instance(
+        RiskAction,
         company_id=company_id,
         action=action,
         return_code=code,
-        transaction=txn,
-        alert=alert,
+        transaction_id=None if txn is None else txn.pk,
+        alert_id=None if alert is None else alert.pk,
         detail=detail[:255],
         taken_at=at,
     )
