@@ -13,7 +13,7 @@ urlpatterns = [
     path("", include("transactions.urls")),
     path("", include("transactions.risk.urls")),
     path("", include("transactions.sandbox.urls")),
-    path("", include("mandates.doors.urls")),
+    path("", include("transactions.mandates.urls")),
     path("", include("schedules.urls")),
     path("", include("reporting.urls")),
     path("", include("events.urls")),

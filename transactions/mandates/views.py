@@ -14,13 +14,13 @@ from rest_framework.views import APIView
 
 from customers.selectors import customer_get
 from idempotency.services import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_PARAMETER, idempotent_response
-from mandates.doors.proof import PDF_CONTENT_TYPE, PDFRenderer, mandate_debits, proof_pdf
 from mandates.errors import MandateNotFound
 from mandates.models import SEC_CODES, Mandate
 from mandates.records import mandate_record
 from mandates.selectors import mandate_evidence, mandate_get, mandate_list
 from mandates.services import EVIDENCE_MAX_BYTES, MandateTerms, mandate_create, mandate_revoke
 from payments.selectors import payment_method_get
+from transactions.mandates.proof import PDF_CONTENT_TYPE, PDFRenderer, mandate_debits, proof_pdf
 from transactions.methods.sec_codes import account_holder, sec_code_check
 from transactions.models import TransactionType
 from transactions.state import Actor

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from mandates.doors.views import (
+from transactions.mandates.views import (
     MandateDetailView,
     MandateEvidenceView,
     MandateListView,
