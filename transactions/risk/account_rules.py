@@ -292,13 +292,7 @@ def account_blocks_place(
     wanted = [(txn, code) for txn, code in returns if code in ACCOUNT_BLOCK_CODES]
     if not wanted:
         return []
-    keys = {txn.pk: key for txn, _ in wanted if (key := _method_keys(txn, methods or {})) is not None}
-    unkeyed = {txn.pk: txn.routing_number for txn, _ in wanted if txn.pk not in keys}
-    if unkeyed:
-        numbers = Transaction.objects.filter(ids_in(list(unkeyed))).values_list("pk", "account_number")
-        for pk, number in numbers:
-            if number:
-                keys[pk] = (crypto.account_pair_hash(unkeyed[pk], number), crypto.unpadded_account_hash(number))
+    keys = _account_keys([txn for txn, _ in wanted], methods or {})
     blocks: dict[tuple[int, str], AccountBlock] = {}
     for txn, code in wanted:
         if txn.pk not in keys:
@@ -344,6 +338,19 @@ def account_blocks_place(
     ]
     _announce(details, EventType.ACCOUNT_BLOCKED, action=RiskAction.Kind.BLOCK_ACCOUNT, at=at)
     return placed
+
+
+def _account_keys(entries: Sequence[Transaction], methods: Mapping[int, PaymentMethod]) -> dict:
+    """Each entry's account keys (pair hash, unpadded hash) by its id: from its saved method where it went to the
+    method's account, else from its own account number, decrypted only for those entries."""
+    keys = {txn.pk: key for txn in entries if (key := _method_keys(txn, methods)) is not None}
+    unkeyed = {txn.pk: txn.routing_number for txn in entries if txn.pk not in keys}
+    if unkeyed:
+        numbers = Transaction.objects.filter(ids_in(list(unkeyed))).values_list("pk", "account_number")
+        for pk, number in numbers:
+            if number:
+                keys[pk] = (crypto.account_pair_hash(unkeyed[pk], number), crypto.unpadded_account_hash(number))
+    return keys
 
 
 def _method_keys(txn: Transaction, methods: Mapping[int, PaymentMethod]) -> tuple[str, str | None] | None:
