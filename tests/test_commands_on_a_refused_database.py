@@ -44,6 +44,7 @@ def _project_commands() -> list[str]:
     return sorted(name for name, app in commands.items() if app.split(".")[0] in PROJECT_APPS) + ["migrate"]
 
 
+@pytest.mark.unreachable_database
 def test_every_command_on_a_refused_database_prints_one_line_and_exits_1(tmp_path):
     returns_file = tmp_path / "returns.csv"
     returns_file.write_text("traceNumber,returnCode\n")
@@ -79,6 +80,7 @@ def test_every_command_on_a_refused_database_prints_one_line_and_exits_1(tmp_pat
     assert wrong == {}
 
 
+@pytest.mark.unreachable_database
 @pytest.mark.parametrize("name", ["create_company", "originate"])
 def test_a_command_with_bad_input_still_says_what_is_wrong_before_touching_the_database(name):
     result = subprocess.run(  # noqa: S603
@@ -93,6 +95,7 @@ def test_a_command_with_bad_input_still_says_what_is_wrong_before_touching_the_d
     assert result.stderr.startswith("CommandError: ")
 
 
+@pytest.mark.unreachable_database
 def test_a_server_that_never_answers_fails_the_command_after_the_connect_timeout():
     """A tarpit: a loopback socket whose backlog completes the TCP handshake, and which never says a word."""
     with socket.socket() as tarpit:

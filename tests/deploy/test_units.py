@@ -201,7 +201,8 @@ def _secrets(directory: Path) -> Path:
 
 
 def _tree(root: Path) -> dict[str, int]:
-    skipped = {".git", ".venv", "__pycache__", "node_modules", ".pytest_cache", ".ruff_cache"}
+    # .hypothesis: the example database hypothesis's tests write while they run (in the other CI lane or xdist worker)
+    skipped = {".git", ".venv", "__pycache__", "node_modules", ".pytest_cache", ".ruff_cache", ".hypothesis"}
     found = {}
     for folder, names, files in os.walk(root):
         names[:] = [name for name in names if name not in skipped]

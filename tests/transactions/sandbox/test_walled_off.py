@@ -4,7 +4,10 @@ company's entry or saved account, even when both entries carry the same trace nu
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
+import time_machine
 
 from tests import factories
 from tests.transactions.ach.conftest import saved_method_txn
@@ -15,6 +18,14 @@ pytestmark = pytest.mark.django_db
 
 DAY_ONE, DAY_TWO = "2026-12-03T15:00:00Z", "2026-12-04T15:00:00Z"
 LIVE_ACCOUNT = "444455556666"
+
+
+@pytest.fixture(autouse=True)
+def _on_the_day_the_probes_ran():
+    """The charges are made on Wednesday 2026-12-02, as the review ran its probes, so the files of the next two days
+    carry them (made on a later day, they would not be due in those files)."""
+    with time_machine.travel(datetime(2026, 12, 2, 15, tzinfo=UTC), tick=True):
+        yield
 
 
 def _live_entry_with_the_trace_of(sandbox_txn: Transaction, company, *, amount: int) -> Transaction:
