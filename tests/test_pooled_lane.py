@@ -41,8 +41,8 @@ def _items(request, relative: str) -> dict[str, list]:
         (
             "test_commands_on_a_refused_database.py",
             "test_every_command_on_a_refused_database_prints_one_line_and_exits_1",
-            True,
-            "its module reads the pool mode",
+            False,
+            "unreachable_database: its commands meet a server that refuses, no pooler can show",
         ),
         ("payments/test_concurrency.py", None, True, "threads on PostgreSQL"),
         ("accounts/test_permission_matrix.py", None, False, "one atomic block per test"),
