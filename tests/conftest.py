@@ -149,11 +149,11 @@ def pooling_can_show(item) -> bool:
     only to tests that commit more than once or open other connections (`transaction=True`, `transactional_db`,
     `live_server`; threads, processes and COPY are `postgres`-marked), and to those that read the pool mode; never to
     those marked `unreachable_database`, whose processes meet a server that refuses or never answers."""
+    if item.get_closest_marker("unreachable_database"):
+        return False
     marker = item.get_closest_marker("django_db")
     transactional = marker is not None and (marker.kwargs.get("transaction") or (marker.args and marker.args[0]))
     fixtures = set(getattr(item, "fixturenames", ()))
-    if item.get_closest_marker("unreachable_database"):
-        return False
     return bool(
         transactional
         or fixtures & {"transactional_db", "live_server", "django_db_reset_sequences"}
