@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+import re
 import warnings
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +32,20 @@ def _wall_clock_at():
         return
     with time_machine.travel(datetime.fromisoformat(at), tick=True):
         yield
+
+
+_TEST_DIRECTORIES = itertools.count()
+
+
+@pytest.fixture
+def tmp_path(request, tmp_path_factory) -> Path:
+    """Pytest's `tmp_path` (a new directory of the test's own under the session's base directory), numbered by a
+    counter: pytest's own numbering lists every directory made so far for each new one, and with every test taking
+    one (below) that is quadratic, some 10 s of CPU over this suite."""
+    name = re.sub(r"\W", "_", request.node.name)[:30]
+    path = tmp_path_factory.getbasetemp() / f"{name}-{next(_TEST_DIRECTORIES)}"
+    path.mkdir()
+    return path
 
 
 @pytest.fixture(autouse=True)
@@ -148,8 +164,9 @@ def pooling_can_show(item) -> bool:
     its first query to its last: through pgbouncer it proves again what the PostgreSQL suite proved. Pooling shows
     only to tests that commit more than once or open other connections (`transaction=True`, `transactional_db`,
     `live_server`; threads, processes and COPY are `postgres`-marked), and to those that read the pool mode; never to
-    those marked `unreachable_database`, whose processes meet a server that refuses or never answers."""
-    if item.get_closest_marker("unreachable_database"):
+    those marked `unreachable_database`, whose processes meet a server that refuses or never answers, nor to those
+    marked `one_transaction` (transactional only to open the one transaction they run in, and roll back)."""
+    if item.get_closest_marker("unreachable_database") or item.get_closest_marker("one_transaction"):
         return False
     marker = item.get_closest_marker("django_db")
     transactional = marker is not None and (marker.kwargs.get("transaction") or (marker.args and marker.args[0]))
@@ -160,6 +177,15 @@ def pooling_can_show(item) -> bool:
         or item.get_closest_marker("postgres")
         or item.get_closest_marker("pooled")
         or "DATABASE_POOL_MODE" in _module_text(item)
+    )
+
+
+def _asks_for_a_database(item) -> bool:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return bool(
+        item.get_closest_marker("django_db")
+        or fixtures
+        & {"db", "transactional_db", "live_server", "django_db_reset_sequences", "django_db_serialized_rollback"}
     )
 
 
@@ -176,9 +202,12 @@ _MODULE_TEXTS: dict[Path | None, str] = {}
 def pytest_collection_modifyitems(config, items):
     """Through pgbouncer (DATABASE_POOL_MODE=transaction) only the tests that can see pooling run (CI's pgbouncer
     lane; every other test ran on PostgreSQL directly). Tests marked `postgres` (real-thread concurrency, COPY,
-    pg_trgm) run only against PostgreSQL."""
+    pg_trgm) run only against PostgreSQL. A test marked `database_free` may not ask for a database."""
     from django.conf import settings
 
+    for item in items:
+        if item.get_closest_marker("database_free") and _asks_for_a_database(item):
+            raise pytest.UsageError(f"{item.nodeid} is marked database_free and asks for a database")
     if settings.DATABASE_POOL_MODE == "transaction":
         kept = [item for item in items if pooling_can_show(item)]
         config.hook.pytest_deselected(items=[item for item in items if not pooling_can_show(item)])

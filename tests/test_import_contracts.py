@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.database_free
+
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / ".importlinter"
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"

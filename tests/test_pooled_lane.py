@@ -44,6 +44,12 @@ def _items(request, relative: str) -> dict[str, list]:
             False,
             "unreachable_database: its commands meet a server that refuses, no pooler can show",
         ),
+        (
+            "payments/test_migration_account_number_hash.py",
+            None,
+            False,
+            "one_transaction: migrates back and forth inside one transaction that it rolls back",
+        ),
         ("payments/test_concurrency.py", None, True, "threads on PostgreSQL"),
         ("accounts/test_permission_matrix.py", None, False, "one atomic block per test"),
         ("customers/test_api_read_update.py", None, False, "one atomic block per test"),

@@ -12,6 +12,8 @@ import pytest
 from cryptography.fernet import Fernet
 from django.conf import settings
 
+pytestmark = pytest.mark.database_free
+
 SECRETS = {
     "SECRET_KEY": "s" * 50,
     "FIELD_ENCRYPTION_KEYS": Fernet.generate_key().decode(),

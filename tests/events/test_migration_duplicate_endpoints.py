@@ -7,7 +7,7 @@ import pytest
 
 from tests.migration_steps import latest_migrations_after, migrate
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.one_transaction]
 
 BEFORE = [("events", "0002_grant_webhook_actions")]
 AFTER = [("events", "0003_fair_fanout")]

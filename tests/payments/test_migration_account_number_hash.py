@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from tests.migration_steps import latest_migrations_after, migrate
 from vault import crypto
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.one_transaction]
 
 BEFORE = [("payments", "0003_payment_method_corrected_name")]
 AFTER = [("payments", "0004_payment_method_account_number_hash")]

@@ -20,6 +20,7 @@ from transactions.sandbox.bank_files import return_file_for
 RETURN_AT = datetime(2026, 12, 8, 14, tzinfo=UTC)
 
 
+@pytest.mark.database_free
 def test_a_large_file_is_checked_and_read_a_line_at_a_time(tmp_path):
     rows = [f"return,{index:015d},R01,,,," for index in range(1, 100_001)]
     path = tmp_path / "returns.csv"

@@ -11,7 +11,7 @@ from django.db.models import F
 
 from tests.migration_steps import latest_migrations_after, migrate
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.one_transaction]
 
 BEFORE = [("transactions", "0022_ingestion_parts")]
 AFTER = [("transactions", "0023_batch_debit_count")]

@@ -9,7 +9,7 @@ import pytest
 
 from tests.migration_steps import latest_migrations_after, migrate
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True), pytest.mark.one_transaction]
 
 BEFORE = [("transactions", "0023_batch_debit_count")]
 AFTER = [("transactions", "0024_daily_volume")]

@@ -12,7 +12,7 @@ from django.utils import timezone
 from tests.migration_steps import latest_migrations_after, migrate
 from vault import crypto
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.one_transaction]
 
 BEFORE = [("payments", "0004_payment_method_account_number_hash"), ("transactions", "0030_trace_sequence")]
 AFTER = [("payments", "0005_payment_method_unpadded_account_hash"), ("transactions", "0031_unpadded_account_hash")]
