@@ -1,12 +1,13 @@
 """The OpenAPI document tells the truth: schemathesis generates requests for every operation of /api/schema/ (valid
 and invalid ones, derandomized so every run sends the same requests) and checks each answer against the document:
-no 5xx, a documented status, a documented content type, a body that matches the documented schema. Once with an
-API key, once with a JWT; requests go in process to the WSGI application, against the test database."""
+no 5xx, a documented status, a documented content type, a body that matches the documented schema. Each request
+once with an API key, once with a JWT; requests go in process to the WSGI application, against the test database."""
 
 from __future__ import annotations
 
 import itertools
 import uuid
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from django.test import Client
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, note, settings
 from rest_framework_simplejwt.tokens import AccessToken
 from schemathesis.checks import not_a_server_error
 from schemathesis.config import SchemathesisConfig
@@ -109,13 +110,14 @@ def _is_uuid(value: object) -> bool:
 
 
 _EXAMPLES = itertools.count()
+GENERATED_PARTS = ("path_parameters", "headers", "query", "body")
 
 
-def _aim_at_merchant(case, merchant: Merchant, *, bearer: bool) -> None:
-    """Point every other example's well-formed path and body UUIDs at the merchant's own objects (the others stay
+def _aim_at_merchant(case, merchant: Merchant, *, aimed: bool, bearer: bool) -> None:
+    """Point an aimed example's well-formed path and body UUIDs at the merchant's own objects (the others' stay
     unknown: 404), and act for the merchant whenever the generated entityUuid is a well-formed UUID (malformed
     ones stay: 400)."""
-    if next(_EXAMPLES) % 2 == 0:
+    if aimed:
         for name, value in (case.path_parameters or {}).items():
             if name in merchant.path_objects and _is_uuid(value):
                 case.path_parameters[name] = merchant.path_objects[name]
@@ -129,23 +131,26 @@ def _aim_at_merchant(case, merchant: Merchant, *, bearer: bool) -> None:
     case.query = query
 
 
+def _copy(value):
+    """A generated part copied one level down (the aiming replaces top-level values only)."""
+    return value.copy() if isinstance(value, MutableMapping | list) else value
+
+
 # The fixtures hold what the examples of one operation share (the merchant, the app): by design.
 _SHARED_FIXTURES = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-def _check(case, merchant: Merchant, wsgi_app, *, bearer: bool) -> None:
-    _aim_at_merchant(case, merchant, bearer=bearer)
-    authorization = merchant.bearer_authorization if bearer else merchant.api_key_authorization
-    case.call_and_validate(app=wsgi_app, headers={"Authorization": authorization}, checks=CHECKS)
-
-
 @schema.parametrize()
 @_SHARED_FIXTURES
-def test_every_operation_conforms_with_an_api_key(case, merchant, wsgi_app):
-    _check(case, merchant, wsgi_app, bearer=False)
-
-
-@schema.parametrize()
-@_SHARED_FIXTURES
-def test_every_operation_conforms_with_a_jwt(case, merchant, wsgi_app):
-    _check(case, merchant, wsgi_app, bearer=True)
+def test_every_operation_conforms_with_an_api_key_and_with_a_jwt(case, merchant, wsgi_app):
+    """Each generated request goes once with each credential, as generated (the two would generate the same
+    requests: one generation serves both)."""
+    generated = {part: _copy(getattr(case, part)) for part in GENERATED_PARTS}
+    aimed = next(_EXAMPLES) % 2 == 0  # every other example names the merchant's own objects
+    for bearer in (False, True):
+        for part, value in generated.items():
+            setattr(case, part, _copy(value))
+        _aim_at_merchant(case, merchant, aimed=aimed, bearer=bearer)
+        note(f"with {'a JWT' if bearer else 'an API key'}")
+        authorization = merchant.bearer_authorization if bearer else merchant.api_key_authorization
+        case.call_and_validate(app=wsgi_app, headers={"Authorization": authorization}, checks=CHECKS)
