@@ -84,7 +84,8 @@ def receiver(settings) -> Iterator[Receiver]:
     receiver = Receiver()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(receiver))
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the loop's next poll: by default half a second, at the end of each of some 80 tests
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     receiver.url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
     yield receiver

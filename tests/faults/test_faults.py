@@ -216,7 +216,7 @@ def receiver() -> Iterator[Receiver]:
     receiver = Receiver()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(receiver))
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     receiver.url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
     yield receiver
     server.shutdown()
