@@ -33,8 +33,9 @@ run: migrate
 	deploy/restart-always.sh $(PY) manage.py run_worker & worker=$$!; trap 'kill $$worker' EXIT INT TERM; \
 	$(VENV)/bin/gunicorn --config gunicorn.conf.py
 
+# pytest keeps the test modules it rewrote for the next run only if Python may write bytecode (some machines say not to)
 test: install
-	$(VENV)/bin/pytest -n auto
+	env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/pytest -n auto
 
 lint: install
 	$(VENV)/bin/ruff format --check .
