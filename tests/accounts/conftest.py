@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+import time
 import uuid
 
 import pytest
+import time_machine
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
@@ -15,6 +17,15 @@ from accounts.selectors import clear_action_group_cache
 from accounts.services import refresh_token_issue
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+@pytest.fixture
+def early_in_a_minute():
+    """The rate windows are fixed minutes: a test whose requests straddled a minute's end would see its counts
+    start again (red in CI now and then). The test starts one second into the next minute, the clock ticking on."""
+    now = time.time()
+    with time_machine.travel(now - now % 60 + 61, tick=True):
+        yield
 
 
 def walk_urlpatterns(patterns=None, prefix: str = ""):

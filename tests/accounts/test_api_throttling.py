@@ -17,7 +17,7 @@ from accounts.rate_windows import Limit, rate_windows_hit
 from tests import factories
 from tests.accounts.conftest import bearer_client
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("early_in_a_minute")]
 
 
 def _client(issued) -> APIClient:

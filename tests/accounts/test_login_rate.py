@@ -12,7 +12,7 @@ from django.test import Client
 
 from tests import factories
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("early_in_a_minute")]
 
 PASSWORD = "correct horse battery"
 HASHED: list[str] = []
