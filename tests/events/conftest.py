@@ -6,6 +6,7 @@ import json
 import os
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -78,21 +79,28 @@ def _handler(receiver: Receiver):
     return Handler
 
 
-@pytest.fixture
-def receiver(settings) -> Iterator[Receiver]:
-    settings.WEBHOOK_ALLOW_PRIVATE_URLS = True
-    receiver = Receiver()
+@contextmanager
+def serving(receiver: Receiver) -> Iterator[Receiver]:
+    """The receiver on a free loopback port (its `url` set) until the block ends; held answers are released."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(receiver))
     server.daemon_threads = True
     # shutdown() waits for the loop's next poll: by default half a second, at the end of each of some 80 tests
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     receiver.url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
-    yield receiver
-    if receiver.gate is not None:
-        receiver.gate.set()
-    server.shutdown()
-    server.server_close()
+    try:
+        yield receiver
+    finally:
+        if receiver.gate is not None:
+            receiver.gate.set()
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def receiver(settings) -> Iterator[Receiver]:
+    settings.WEBHOOK_ALLOW_PRIVATE_URLS = True
+    with serving(Receiver()) as receiver:
+        yield receiver
 
 
 @pytest.fixture

@@ -19,14 +19,13 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
 import psycopg
 import pytest
 
-from tests.events.conftest import Receiver, _handler
+from tests.events.conftest import Receiver, serving
 
 pytestmark = pytest.mark.skipif(
     not os.environ.get("FAULTS_PG_PORT"), reason="needs the throwaway PostgreSQL cluster of .ci/faults.sh"
@@ -213,14 +212,8 @@ class Load:
 
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
-    receiver = Receiver()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(receiver))
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
-    receiver.url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
-    yield receiver
-    server.shutdown()
-    server.server_close()
+    with serving(Receiver()) as receiver:
+        yield receiver
 
 
 def _answers(url: str, authorization: str) -> bool:
