@@ -1,5 +1,5 @@
 """A test bank (CONTRACT 16): an SFTP server (asyncssh) that behaves as an ODFI. It takes our NACHA files in
-`to-bank/`, reads each with an independent reader (achkit, which shares no code with transactions.ach.nacha), and
+`to-bank/`, reads each with an independent reader (achkit, which shares no code with the nacha package), and
 writes into `from-bank/` at once an acknowledgement of it (docs/bank-files.md; a rejection when achkit finds it
 malformed) and a return / NOC file for the entries whose account numbers are the sandbox's magic `000555NN` /
 `000666NN` (CONTRACT 13; any company: it is a test bank). A fault, armed for the next upload only, makes it fail as
@@ -27,9 +27,9 @@ from typing import Any
 import achkit
 import asyncssh
 
+import nacha
 from bank import acknowledgements
 from transactions import calendar
-from transactions.ach import nacha
 from transactions.sandbox import magic
 
 TO_BANK, FROM_BANK = "to-bank", "from-bank"

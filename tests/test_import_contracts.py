@@ -57,10 +57,14 @@ def test_the_contracts_hold_on_the_code(tree):
         ("plumbing", "vault/crypto.py", "payments.models"),  # the plumbing knows a domain word
         ("plumbing", "events/types.py", "customers.models"),  # the outbox knows a domain
         ("transactions", "transactions/risk/limits.py", "transactions.charges.rules"),  # risk asks a charge
-        ("transactions", "transactions/return_codes.py", "transactions.ach.nacha"),  # the kernel knows a wing
+        ("transactions", "transactions/return_codes.py", "transactions.ach.matching"),  # the kernel knows a wing
         ("transactions", "transactions/charges/rules.py", "transactions.ach.returns"),  # a charge knows the ACH run
         ("transactions", "transactions/methods/base.py", "transactions.state"),  # a method knows the kernel
-        ("transactions", "transactions/ach/nacha.py", "transactions.admin"),  # a wing knows a door
+        ("transactions", "transactions/ach/matching.py", "transactions.admin"),  # a wing knows a door
+        ("apps", "nacha/reader.py", "transactions.models"),  # the format library knows the domain
+        ("apps", "nacha/fields.py", "vault.errors"),  # the format library leans on the plumbing
+        ("nacha", "nacha/fields.py", "nacha.entry_detail"),  # the fields know a record type
+        ("nacha", "nacha/writer.py", "nacha.returns_writer"),  # the origination writer knows the RDFI's
         ("events", "events/outbox.py", "events.tasks"),  # the outbox wakes its worker by name: the old circle
         ("events", "events/delivery.py", "events.tasks"),  # the delivery loop imports the task that runs it
         ("reporting", "reporting/exports.py", "reporting.tasks"),  # an export's build queues itself

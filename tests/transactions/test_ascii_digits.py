@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+import nacha
 from tests import factories
 from tests.transactions.ach.conftest import MONDAY_MORNING, return_csv, run
 from tests.transactions.conftest import bank_details, card_details, put_charge
-from transactions.ach import nacha
 from transactions.models import OriginationFile, Transaction
 
 pytestmark = pytest.mark.django_db

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+import nacha
 from accounts.models import Company
 from transactions import calendar
-from transactions.ach import nacha
 from transactions.models import Transaction, TransactionType
 from vault.crypto import account_number_hash
 from vault.db import values_in

@@ -28,10 +28,10 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max, Q, QuerySet
 
+import nacha
 from accounts.models import MerchantSettings
 from mandates.models import Mandate
 from transactions import calendar
-from transactions.ach import nacha
 from transactions.ach.recheck import entries_recheck
 from transactions.methods import ORIGINATED_METHODS, method_kind
 from transactions.methods.sec_codes import payment_type_code

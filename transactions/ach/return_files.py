@@ -23,9 +23,9 @@ from typing import BinaryIO
 
 from django.conf import settings
 
+import nacha
 from payments import numbers
 from payments.models import PaymentMethod
-from transactions.ach import nacha
 from transactions.return_codes import CHANGE_CODES, REFUSED_CHANGE_CODES, RETURN_CODES, Corrected
 
 NACHA_FILE_HEADER = "101"  # record type 1, priority code 01: banks trim trailing spaces, so not its length

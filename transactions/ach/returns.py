@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 
+import nacha
 from mandates.services import mandates_revoke_for_methods
 from payments.models import PaymentMethod
 from payments.services import (
@@ -36,7 +37,7 @@ from payments.services import (
     payment_methods_lock,
 )
 from transactions import calendar
-from transactions.ach import matching, nacha
+from transactions.ach import matching
 from transactions.ach.return_files import CODE, FileItem, ReturnFileSource, read_return_file
 from transactions.charges.retry_attempts import retries_schedule
 from transactions.models import (

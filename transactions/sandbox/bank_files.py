@@ -8,7 +8,7 @@ from datetime import datetime
 
 from django.conf import settings
 
-from transactions.ach import nacha
+import nacha
 from transactions.ach.origination import sec_code_for
 from transactions.models import Transaction
 

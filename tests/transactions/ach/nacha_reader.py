@@ -1,4 +1,4 @@
-"""An independent NACHA reader for the tests: it shares no code with transactions.ach.nacha, and
+"""An independent NACHA reader for the tests: it shares no code with the nacha package, and
 checks every structural rule of an origination file while it reads it."""
 
 from __future__ import annotations

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+import nacha
 from accounts.models import Company
 from events.models import Event
 from tests import factories
 from tests.transactions.ach import nacha_reader
 from tests.transactions.ach.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run
-from transactions.ach import nacha, origination
+from transactions.ach import origination
 from transactions.models import Batch, OriginationFile, Status, Transaction
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
