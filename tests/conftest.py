@@ -117,6 +117,20 @@ def ordinary_banking_day():
         yield ORDINARY_BANKING_DAY
 
 
+# An hour before tests/transactions/ach/conftest.py's MONDAY_MORNING (Monday 2026-12-07, 10:00 ET), the instant the
+# lifecycle tests run `originate` at: rows a test makes through the API (at the clock's time) must exist before the
+# runs that pick them up, whatever the day the suite runs.
+MONDAY_EARLY = datetime(2026, 12, 7, 14, tzinfo=UTC)
+
+
+@pytest.fixture
+def monday_early():
+    """The clock at MONDAY_EARLY, ticking, for a test that makes rows through the API and then runs the commands at
+    fixed instants of that Monday."""
+    with time_machine.travel(MONDAY_EARLY, tick=True):
+        yield MONDAY_EARLY
+
+
 @pytest.fixture
 def debug_mode(settings):
     """DEBUG on, as under `make run` (pytest-django runs tests with DEBUG off): demo and seed commands run."""

@@ -28,7 +28,7 @@ def _validate(client, method, kind: str) -> None:
 
 
 def test_each_company_hears_of_its_own_entries_with_micro_deposit_amounts_left_out(
-    bank, api_client, saved_method, other_company
+    monday_early, bank, api_client, saved_method, other_company
 ):
     assert put_charge(api_client, saved_charge(saved_method.customer, saved_method, amount=4321)).status_code == 201
     _validate(api_client, saved_method, "microdeposits")
@@ -52,7 +52,7 @@ def test_each_company_hears_of_its_own_entries_with_micro_deposit_amounts_left_o
     assert ours.data["status"] == "transmitted" and ours.data["transmittedAt"] == "2026-12-07T15:30:00.000000Z"
 
 
-def test_a_prenote_is_counted_as_a_prenote(bank, api_client, saved_method):
+def test_a_prenote_is_counted_as_a_prenote(monday_early, bank, api_client, saved_method):
     _validate(api_client, saved_method, "prenote")
     run("originate", "--at", MONDAY_MORNING)
     command("transmit_files", "--at", TRANSMIT_AT)

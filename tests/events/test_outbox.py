@@ -129,7 +129,9 @@ def test_payment_method_events_are_masked(api_client, company):
     assert latest == {**shown, "accountNumber": "****2333"}
 
 
-def test_the_whole_life_of_a_charge_reaches_the_receiver_signed(api_client, company, endpoint, receiver, tmp_path):
+def test_the_whole_life_of_a_charge_reaches_the_receiver_signed(
+    monday_early, api_client, company, endpoint, receiver, tmp_path
+):
     customer = api_client.post("/customers", {"firstName": "Ada", "lastName": "L"}, format="json").json()["data"]
     method = api_client.post(
         "/customers/payment-methods",

@@ -20,7 +20,9 @@ from transactions.return_codes import ACCOUNT_BLOCK_CODES
 from transactions.sandbox.bank_files import return_file_for
 from vault import crypto
 
-pytestmark = pytest.mark.django_db
+# The returns are written at fixed instants of 2026-12-08 and the new debits at the clock's time: the 180 days of
+# re-initiation count between them, so the clock is pinned to that day.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("ordinary_banking_day")]
 
 RETURN_TIME = "2026-12-08T14:00:00Z"
 ACCOUNT, ROUTING = "000123456789", "021000021"

@@ -19,7 +19,9 @@ from transactions.models import Transaction
 from transactions.sandbox.bank_files import return_file_for
 from vault import crypto
 
-pytestmark = pytest.mark.django_db
+# The returns are written at fixed instants of 2026-12-08 and the new debits at the clock's time: the 180 days of
+# re-initiation count between them, so the clock is pinned to that day.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("ordinary_banking_day")]
 
 # Thursday 10:00 Eastern, after the Tuesday returns: every charge made today is due by then.
 LATER = "2031-01-09T15:00:00Z"
