@@ -50,6 +50,7 @@ class FetchResult:
     exceptions: list[dict[str, Any]] = field(default_factory=list)
     refused: int = 0
     unacknowledged: list[str] = field(default_factory=list)
+    rejected_files: list[str] = field(default_factory=list)
     connection_error: str | None = None
 
     def as_json(self) -> dict:
@@ -147,6 +148,7 @@ def _acknowledgement_apply(inbound: InboundFile, data: bytes, at: datetime, resu
             result.acknowledged += 1
         else:
             result.rejected += 1
+            result.rejected_files.append(bank_file.name)
 
 
 def _returns_apply(inbound: InboundFile, local: Path, at: datetime, result: FetchResult) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from bank.models import BankFile, BankFileStatus
@@ -63,15 +64,16 @@ def bank_file_record(bank_file: BankFile) -> dict[str, Any]:
 
 
 def _settlement_hold(bank_file: BankFile) -> None:
-    """Whether the file's entries may settle (`settle` reads OriginationFile.awaiting_bank): once the bank has the
-    file, not after it rejected it, and for a file sent again after a rejection only once the bank acknowledged it.
-    An unacknowledged file keeps what its transmission left."""
-    if bank_file.status == S.UNACKNOWLEDGED:
+    """Whether the file's entries may settle (`settle` reads OriginationFile.awaiting_bank): once the bank accepted
+    the file (CONTRACT 16, "the bank's word is final"), never while it is only transmitted, unanswered, rejected or
+    in dispute. A bank that sends no acknowledgements (BANK_SENDS_ACKNOWLEDGEMENTS=0) has taken a file once it is on
+    its server. A file the operator carried by hand (`outside`) keeps what it had."""
+    if bank_file.status == S.OUTSIDE:
         return
-    if bank_file.status == S.TRANSMITTED:
-        awaiting = BankFile.objects.filter(resent_as=bank_file).exists()
-    else:
-        awaiting = bank_file.status == S.REJECTED
+    taken = (S.ACKNOWLEDGED,)
+    if not settings.BANK_SENDS_ACKNOWLEDGEMENTS:
+        taken = (S.ACKNOWLEDGED, S.TRANSMITTED, S.UNACKNOWLEDGED)
+    awaiting = bank_file.status not in taken
     OriginationFile.objects.filter(pk=bank_file.origination_file_id).update(awaiting_bank=awaiting)
     bank_file.origination_file.awaiting_bank = awaiting
 

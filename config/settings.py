@@ -324,6 +324,8 @@ BANK_OUTBOUND_DIR = env_str("BANK_OUTBOUND_DIR", "to-bank")
 BANK_INBOUND_DIR = env_str("BANK_INBOUND_DIR", "from-bank")
 BANK_ACK_TIMEOUT_MINUTES = env_int("BANK_ACK_TIMEOUT_MINUTES", 60, minimum=1)
 BANK_SFTP_TIMEOUT_SECONDS = env_int("BANK_SFTP_TIMEOUT_SECONDS", 30, minimum=1)
+# A file's entries settle once the bank accepted it; a bank that sends no acknowledgements is said so here (0).
+BANK_SENDS_ACKNOWLEDGEMENTS = env_bool("BANK_SENDS_ACKNOWLEDGEMENTS", True)
 INBOUND_DIR = VAR_DIR / "inbound"  # the bank's files as fetched (0600), before and after they are applied
 
 # Events and webhooks (CONTRACT 9). Background work goes through Django's tasks interface; the database backend

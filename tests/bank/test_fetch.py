@@ -132,7 +132,8 @@ def test_a_rejected_file_is_sent_again_from_the_admin_with_a_new_file_id_modifie
     file_damaged(tmp_path)
     (name,) = command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"]
     fetched, error = command("fetch_bank_files", "--at", FETCH_AT)
-    assert (fetched["acknowledged"], fetched["rejected"], fetched["returns"], error) == (0, 1, 0, None)
+    assert (fetched["acknowledged"], fetched["rejected"], fetched["returns"]) == (0, 1, 0)
+    assert error.startswith(f"1 file(s) rejected by the bank: {name}")
     rejected = BankFile.objects.get()
     assert rejected.status == BankFileStatus.REJECTED and "BAD_BATCH" in rejected.rejected_reason
     assert Event.objects.get(type="ach_file.rejected", company=company).data["rejectedReason"]

@@ -121,8 +121,8 @@ def _settle_group(
     return settlement, len(locked)
 
 
-# Only what the bank was sent settles: the batch's NACHA file is on disk, its path and SHA-256 recorded, and the
-# bank connection does not hold it back (not yet transmitted, rejected, or sent again and not yet acknowledged).
+# Only what the bank took settles: the batch's NACHA file is on disk, its path and SHA-256 recorded, and the bank
+# connection does not hold it back (not yet accepted by the bank's acknowledgement: bank.state).
 SENT = (
     Q(batch__origination_file__sha256__gt="")
     & Q(batch__origination_file__path__gt="")
@@ -152,9 +152,9 @@ def unwritten_batches() -> list[dict]:
 
 
 def files_awaiting_bank(*, at: datetime) -> list[dict]:
-    """Exceptions: written files the bank has not taken (CONTRACT 16) whose Processing entries are due. They do not
-    settle until `transmit_files` sends the file, or, for a rejected one, until the file sent again from the admin
-    is acknowledged (bank files in the admin say which)."""
+    """Exceptions: written files the bank has not accepted (CONTRACT 16) whose Processing entries are due, with the
+    bank file's status. They do not settle until the bank's acknowledgement accepts the file, or, for a rejected
+    one, the file sent again from the admin (bank files in the admin say which)."""
     files = (
         OriginationFile.objects.filter(
             awaiting_bank=True,
@@ -162,10 +162,18 @@ def files_awaiting_bank(*, at: datetime) -> list[dict]:
             batches__transactions__expected_to_settle_at__lte=at,
         )
         .exclude(sha256="")
-        .annotate(due=Count("batches__transactions"))
+        .annotate(due=Count("batches__transactions"), bank_status=F("bank_file__status"))
         .order_by("id")
     )
-    return [{"originationFileUuid": str(found.uuid), "path": found.path, "transactions": found.due} for found in files]
+    return [
+        {
+            "originationFileUuid": str(found.uuid),
+            "path": found.path,
+            "bankFileStatus": found.bank_status or "pending",  # no bank record until transmit_files makes it
+            "transactions": found.due,
+        }
+        for found in files
+    ]
 
 
 def _settle_company(items: list[tuple], *, at: datetime, actor: Actor, result: SettleResult) -> None:

@@ -36,5 +36,11 @@ class Command(ScheduledCommand):
         if result.unacknowledged:
             names = ", ".join(result.unacknowledged)
             raise CommandError(f"{len(result.unacknowledged)} file(s) now unacknowledged by the bank: {names}")
+        if result.rejected_files:
+            names = ", ".join(result.rejected_files)
+            raise CommandError(
+                f"{len(result.rejected_files)} file(s) rejected by the bank: {names}; their entries do not settle "
+                "(docs/operations.md section 9, 'A rejected file')"
+            )
         if result.refused:
             raise CommandError(f"{result.refused} file(s) from the bank were not applied; see exceptions")
