@@ -1,6 +1,6 @@
 """`fetch_bank_files`: the files in the bank's outbox (BANK_INBOUND_DIR) are fetched, each recorded by name and
 SHA-256 before it is applied (InboundFile; the same content under another name is a duplicate, never applied
-again), then applied: acknowledgements (bank/acknowledgements.py) answer the file they name, return and NOC files
+again), then applied: acknowledgements (nacha/acknowledgements.py) answer the file they name, return and NOC files
 go through `import_returns`' own service (`returns_import`). A transmitted file with no answer after
 BANK_ACK_TIMEOUT_MINUTES becomes `unacknowledged`, also when the bank cannot be reached. One run at a time."""
 
@@ -21,10 +21,10 @@ import paramiko
 from django.conf import settings
 from django.db import transaction
 
-from bank.acknowledgements import AcknowledgementError, acknowledgement_read, looks_like_acknowledgement
 from bank.connection import BankConnectionError, BankSettings, bank_settings, describe, sftp_session
 from bank.models import BankFile, BankFileStatus, InboundFile
 from bank.state import BankFileEvent, bank_file_move
+from nacha.acknowledgements import AcknowledgementError, acknowledgement_read, looks_like_acknowledgement
 from transactions.ach.return_files import ReturnFileError, ReturnFileSource
 from transactions.ach.returns import returns_import
 from transactions.state import Actor

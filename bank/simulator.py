@@ -28,7 +28,7 @@ import achkit
 import asyncssh
 
 import nacha
-from bank import acknowledgements
+from nacha import acknowledgements
 from transactions import calendar
 from transactions.sandbox import magic
 
@@ -88,7 +88,7 @@ class Bank:
             record["notices"] = sum(1 for spec in answers if spec.kind == "noc")
             if answers:
                 _write(self.root / FROM_BANK / f"{path.name}{RETURNS_SUFFIX}", _return_file(parsed, answers, settles))
-        _write(self.root / FROM_BANK / f"{path.name}{ACK_SUFFIX}", json.dumps(_acknowledgement(record, text)) + "\n")
+        _write(self.root / FROM_BANK / f"{path.name}{ACK_SUFFIX}", _acknowledgement(record, text))
         with self.lock:
             self.received.append(record)
             with (self.root / JOURNAL).open("a", encoding="utf-8") as journal:
@@ -112,23 +112,23 @@ def _counts(parsed: dict | None) -> dict[str, int]:
     return counts
 
 
-def _acknowledgement(record: dict[str, Any], text: str) -> dict[str, Any]:
-    """The acknowledgement format of docs/bank-files.md (version 1)."""
-    header = text[:94]
+def _acknowledgement(record: dict[str, Any], text: str) -> str:
+    """The acknowledgement format of docs/bank-files.md (version 1), of the file as the bank read it."""
+    header = nacha.parse(nacha.FILE_HEADER, text[: nacha.RECORD_LENGTH])
     control = next((line for line in text.splitlines() if line.startswith("9") and line.strip("9")), "")
-    return {
-        "acknowledgement": acknowledgements.FORMAT_VERSION,
-        "file": record["name"],
-        "sha256": record["sha256"],
-        "fileIdModifier": header[33:34],
-        "status": "accepted" if record["accepted"] else "rejected",
-        "reason": record["reason"],
-        "receivedAt": datetime.now(tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "entryHash": control[21:31] or None,
-        "entries": record["entries"],
-        "debitTotal": record["debitTotal"],
-        "creditTotal": record["creditTotal"],
-    }
+    ack = acknowledgements.Acknowledgement(
+        file=record["name"],
+        accepted=record["accepted"],
+        reason=record["reason"] or "",
+        sha256=record["sha256"],
+        entries=record["entries"],
+        debit_total=record["debitTotal"],
+        credit_total=record["creditTotal"],
+    )
+    entry_hash = nacha.parse(nacha.FILE_CONTROL, control)["entry_hash"] or None if control else None
+    return acknowledgements.acknowledgement_text(
+        ack, file_id_modifier=header["file_id_modifier"], entry_hash=entry_hash, received_at=datetime.now(tz=UTC)
+    )
 
 
 def _magic_answers(parsed: dict) -> tuple[list[nacha.ReturnSpec], list[date]]:

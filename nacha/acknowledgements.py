@@ -1,11 +1,12 @@
 """The bank's acknowledgement of a file we sent (docs/bank-files.md): one JSON object, `acknowledgement` 1.
-Nacha defines none, so each bank has its own; this is the reference format the simulator writes, and a bank with
-another one gets a reader here that answers the same `Acknowledgement`."""
+Nacha defines none, so each bank has its own; this is the reference format: its writer (the test bank's) and its
+reader (`fetch_bank_files`'s). A bank with another one gets a reader here that answers the same `Acknowledgement`."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 FORMAT_VERSION = 1
 STATUSES = ("accepted", "rejected")
@@ -65,3 +66,23 @@ def acknowledgement_read(data: bytes) -> Acknowledgement:
         debit_total=_count(document, "debitTotal"),
         credit_total=_count(document, "creditTotal"),
     )
+
+
+def acknowledgement_text(
+    ack: Acknowledgement, *, file_id_modifier: str, entry_hash: str | None, received_at: datetime
+) -> str:
+    """The acknowledgement of one file, as a bank writes it (a line of JSON)."""
+    document = {
+        "acknowledgement": FORMAT_VERSION,
+        "file": ack.file,
+        "sha256": ack.sha256,
+        "fileIdModifier": file_id_modifier,
+        "status": STATUSES[0] if ack.accepted else STATUSES[1],
+        "reason": ack.reason or None,
+        "receivedAt": received_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "entryHash": entry_hash,
+        "entries": ack.entries,
+        "debitTotal": ack.debit_total,
+        "creditTotal": ack.credit_total,
+    }
+    return json.dumps(document) + "\n"
