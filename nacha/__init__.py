@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from nacha.addenda98 import CORRECTED_DATA_LAYOUT, NOC_ADDENDA, corrected_data, noc_addenda, parse_corrected_data
 from nacha.addenda99 import RETURN_ADDENDA, return_addenda
-from nacha.batch_control import BATCH_CONTROL, entry_hash
+from nacha.batch_control import BATCH_CONTROL, Totals, entry_hash
 from nacha.batch_header import (
     BATCH_HEADER,
     SERVICE_CLASS_CREDITS,
@@ -43,7 +43,7 @@ from nacha.file_control import FILE_CONTROL
 from nacha.file_header import FILE_HEADER
 from nacha.reader import ReturnedItem, ReturnFile, read_returns
 from nacha.returns_writer import ReturnSpec, return_file_text
-from nacha.writer import BatchSpec, FileSpec, file_chunks, file_record_groups, file_records, file_text
+from nacha.writer import BatchSpec, FileSpec, entry_totals, file_chunks, file_record_groups, file_records, file_text
 
 __all__ = [
     "ACCOUNT_TYPE_BY_CODE_PREFIX",
@@ -71,11 +71,13 @@ __all__ = [
     "ReturnFile",
     "ReturnSpec",
     "ReturnedItem",
+    "Totals",
     "account_type_for_code",
     "ascii_upper",
     "corrected_data",
     "entry_hash",
     "entry_records",
+    "entry_totals",
     "file_chunks",
     "file_record_groups",
     "file_records",

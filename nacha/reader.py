@@ -10,7 +10,7 @@ from datetime import date, datetime
 
 from nacha.addenda98 import NOC_ADDENDA, parse_corrected_data
 from nacha.addenda99 import RETURN_ADDENDA
-from nacha.batch_control import BATCH_CONTROL
+from nacha.batch_control import BATCH_CONTROL, Totals
 from nacha.batch_header import BATCH_HEADER
 from nacha.entry_detail import ENTRY_DETAIL
 from nacha.fields import (
@@ -82,30 +82,12 @@ _NOC_TRACE, _NOC_CODE, _NOC_DATA = (
 )
 
 
-@dataclass
-class _Totals:
-    """What a batch or file control record must add up to."""
-
-    count: int = 0
-    hash: int = 0
-    debits: int = 0
-    credits: int = 0
-
-    def add(self, other: _Totals) -> None:
-        self.count += other.count
-        self.hash += other.hash
-        self.debits += other.debits
-        self.credits += other.credits
+class _Totals(Totals):
+    """What a batch or file control record must add up to, checked against what it says."""
 
     def check(self, values: dict[str, str], line: int, what: str) -> None:
-        expected = {
-            "entry_addenda_count": self.count,
-            "entry_hash": self.hash % 10**10,
-            "debit_total": self.debits,
-            "credit_total": self.credits,
-        }
-        for name, value in expected.items():
-            found = _number(values, name, line)
+        for name, value in self.control_values().items():
+            found, value = _number(values, name, line), int(value)
             if found != value:
                 raise NachaFormatError(f"line {line}: {what} {name} is {found}, the entries add up to {value}")
 
@@ -210,12 +192,8 @@ class _ReturnFileReader:
         amount = _digits(line[_ENTRY_AMOUNT], "amount", number)
         is_debit = line[_ENTRY_CODE][1:] in "6789"
         self.entry = (amount, is_debit, line[_ENTRY_ACCOUNT].strip())
-        self.batch_totals.count += 1
-        self.batch_totals.hash += _digits(line[_ENTRY_DFI], "receiving_dfi", number)
-        if is_debit:
-            self.batch_totals.debits += amount
-        else:
-            self.batch_totals.credits += amount
+        receiving_dfi = _digits(line[_ENTRY_DFI], "receiving_dfi", number)
+        self.batch_totals.entry_add(amount=amount, is_debit=is_debit, receiving_dfi=receiving_dfi)
 
     def _addenda(self, line: str, number: int) -> ReturnedItem | None:
         if self.entry is None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from nacha.batch_control import BATCH_CONTROL, entry_hash
+from nacha.batch_control import BATCH_CONTROL, Totals
 from nacha.batch_header import BATCH_HEADER, service_class
 from nacha.entry_detail import Entry, entry_records
 from nacha.fields import BLOCKING_FACTOR, PADDING_RECORD, render
@@ -23,8 +23,10 @@ class BatchSpec:
     effective_date: date
     batch_number: int
     entries: Sequence[Entry] = field(default_factory=tuple)
-    # Or the entries already rendered (`entry_records`), with their addenda: a writer that rendered them earlier.
+    # Or the entries already rendered (`entry_records`), with their addenda: a writer that rendered them earlier,
+    # and kept what those entries add up to (`entry_totals`).
     records: Sequence[str] = field(default_factory=tuple)
+    totals: Totals | None = None
 
 
 @dataclass(frozen=True)
@@ -40,24 +42,31 @@ class FileSpec:
     reference_code: str = ""
 
 
-def _batch_records(spec: BatchSpec, originating_dfi: str) -> tuple[list[str], dict[str, int]]:
-    """The batch's header, entries and control. Its counts and totals are read back from the entry records, so a
-    batch rendered earlier (`spec.records`) is totalled exactly as one rendered here."""
-    entries = list(spec.records) if spec.records else list(entry_records(spec.entries))
-    debits = credits = hash_total = 0
-    has_debits = has_credits = False
-    for record in entries:
-        if record[0] != "6":  # an addenda record
-            continue
-        amount = int(record[29:39])
-        hash_total += int(record[3:11])
-        if record[2] in "6789":  # the transaction code's second digit: a debit (or a debit prenote)
-            debits += amount
-            has_debits = True
-        else:
-            credits += amount
-            has_credits = True
-    service_class_code = service_class(has_debits=has_debits, has_credits=has_credits)
+def entry_totals(entries: Iterable[Entry]) -> Totals:
+    """What the entries add up to in a batch control, from their integers."""
+    totals = Totals()
+    for entry in entries:
+        totals.entry_add(
+            amount=entry.amount,
+            is_debit=entry.is_debit,
+            receiving_dfi=int(entry.routing_number[:8]),
+            addenda=len(entry.addenda),
+        )
+    return totals
+
+
+def _batch_records(spec: BatchSpec, originating_dfi: str) -> tuple[list[str], Totals]:
+    """The batch's header, entries and control. Its counts and totals come from the entries' integers: a batch
+    rendered earlier (`spec.records`) carries the totals of the entries that made them (`spec.totals`)."""
+    if spec.records:
+        if spec.totals is None:
+            raise ValueError(f"batch {spec.batch_number}: records rendered earlier come with their totals")
+        entries, totals = list(spec.records), spec.totals
+    else:
+        entries, totals = list(entry_records(spec.entries)), entry_totals(spec.entries)
+    if totals.count != len(entries):
+        raise ValueError(f"batch {spec.batch_number}: {len(entries)} records, their totals count {totals.count}")
+    service_class_code = service_class(has_debits=totals.has_debits, has_credits=totals.has_credits)
     header = render(
         BATCH_HEADER,
         {
@@ -74,22 +83,17 @@ def _batch_records(spec: BatchSpec, originating_dfi: str) -> tuple[list[str], di
             "batch_number": spec.batch_number,
         },
     )
-    hash_value = entry_hash(hash_total)
     control = render(
         BATCH_CONTROL,
         {
             "record_type": "8",
             "service_class_code": service_class_code,
-            "entry_addenda_count": len(entries),
-            "entry_hash": hash_value,
-            "debit_total": debits,
-            "credit_total": credits,
+            **totals.control_values(),
             "company_identification": spec.company_identification,
             "originating_dfi": originating_dfi,
             "batch_number": spec.batch_number,
         },
     )
-    totals = {"count": len(entries), "hash": int(hash_value), "debits": debits, "credits": credits}
     return [header, *entries, control], totals
 
 
@@ -118,30 +122,19 @@ def file_record_groups(spec: FileSpec) -> Iterator[list[str]]:
     """The whole file, blocked, a batch's records at a time (header, each batch, control with its padding):
     `spec.batches` may be a generator, so a writer holds one batch in memory, never the file."""
     yield [_file_header(spec)]
-    written = 1
-    batch_count = count = hash_total = debits = credits = 0
+    written = batch_count = 0
+    file_totals = Totals()
     for batch in spec.batches:
         batch_lines, totals = _batch_records(batch, spec.originating_dfi)
         yield batch_lines
         written += len(batch_lines)
         batch_count += 1
-        count += totals["count"]
-        hash_total += totals["hash"]
-        debits += totals["debits"]
-        credits += totals["credits"]
-    total_records = written + 1
+        file_totals.add(totals)
+    total_records = 1 + written + 1
     block_count = -(-total_records // BLOCKING_FACTOR)
     control = render(
         FILE_CONTROL,
-        {
-            "record_type": "9",
-            "batch_count": batch_count,
-            "block_count": block_count,
-            "entry_addenda_count": count,
-            "entry_hash": entry_hash(hash_total),
-            "debit_total": debits,
-            "credit_total": credits,
-        },
+        {"record_type": "9", "batch_count": batch_count, "block_count": block_count, **file_totals.control_values()},
     )
     yield [control] + [PADDING_RECORD] * ((-total_records) % BLOCKING_FACTOR)
 

@@ -465,6 +465,7 @@ class EntrySpool:
 
     def __init__(self) -> None:
         self.paths: dict[int, Path] = {}
+        self.totals: dict[int, nacha.Totals] = {}
         self.token = f"{os.getpid()}-{uuid4().hex[:8]}"
 
     def write(self, origination_file: OriginationFile, batches: Iterable[Batch]) -> None:
@@ -472,7 +473,9 @@ class EntrySpool:
         for batch in batches:
             path = directory / f"{origination_file.uuid.hex}-{batch.pk}-{self.token}.entries"
             try:
-                text = "".join(record + "\n" for record in nacha.entry_records(_batch_entries(batch)))
+                entries = _batch_entries(batch)
+                text = "".join(record + "\n" for record in nacha.entry_records(entries))
+                totals = nacha.entry_totals(entries)
                 outbound_dir_create(directory)
                 descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, OUTBOUND_FILE_MODE)
                 with os.fdopen(descriptor, "w", encoding="ascii") as handle:
@@ -483,13 +486,16 @@ class EntrySpool:
                 logger.warning("entries of batch %s not spooled: %s", batch.uuid, exc)
                 continue
             self.paths[batch.pk] = path
+            self.totals[batch.pk] = totals
 
-    def records(self, batch: Batch) -> list[str]:
+    def records(self, batch: Batch) -> tuple[list[str], nacha.Totals | None]:
+        """The batch's entry records as spooled and what their entries add up to (the integers that made them)."""
         path = self.paths.get(batch.pk)
         try:
-            return path.read_text(encoding="ascii").splitlines() if path else []
+            records = path.read_text(encoding="ascii").splitlines() if path else []
         except OSError:
-            return []
+            records = []
+        return records, self.totals.get(batch.pk) if records else None
 
     def clear(self) -> None:
         for path in self.paths.values():
@@ -498,12 +504,13 @@ class EntrySpool:
             with suppress(OSError):  # another run's spool is still in it
                 directory.rmdir()
         self.paths.clear()
+        self.totals.clear()
 
 
 def _batch_specs(origination_file: OriginationFile, spool: EntrySpool) -> Iterator[nacha.BatchSpec]:
     """One batch at a time, its entries in trace order: memory holds one batch, never the file."""
     for batch in origination_file.batches.select_related("company").order_by("batch_number"):
-        records = spool.records(batch)
+        records, totals = spool.records(batch)
         yield nacha.BatchSpec(
             company_name=batch.company.name,
             company_identification=batch.company.ach_company_id,
@@ -513,6 +520,7 @@ def _batch_specs(origination_file: OriginationFile, spool: EntrySpool) -> Iterat
             batch_number=batch.batch_number,
             entries=() if records else _batch_entries(batch),
             records=records,
+            totals=totals,
         )
 
 
