@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from bank.models import BankFile, InboundFile
-from bank.services import ResendRefused, bank_file_resend
+from bank.services import AnswerRefused, ResendRefused, bank_file_answer_decide, bank_file_resend
 from vault.admin_scoping import ReadOnlyAdminMixin, SuperuserOnlyAdminMixin
 
 
@@ -23,6 +23,7 @@ class BankFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmi
         "transmitted_at",
         "answered_at",
         "rejected_reason",
+        "exception",
         "resent_as",
     )
     list_filter = ("status",)
@@ -31,7 +32,7 @@ class BankFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmi
     raw_id_fields = ("origination_file",)
     readonly_fields = ("uuid", "origination_file", "name", "resent_as", "created_at")
     date_hierarchy = "created_at"
-    actions = ["send_again"]
+    actions = ["send_again", "bank_accepted", "bank_rejected"]
 
     @admin.action(description="Send the selected rejected files again (new file id modifier, same entries)")
     def send_again(self, request, queryset: QuerySet[BankFile]) -> None:
@@ -42,6 +43,23 @@ class BankFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmi
                 self.message_user(request, str(exc), level=messages.ERROR)
                 continue
             self.message_user(request, f"{bank_file.name}: its entries go out again as {resent.name}")
+
+    def _decide(self, request, queryset: QuerySet[BankFile], *, accepted: bool) -> None:
+        for bank_file in queryset.order_by("pk"):
+            try:
+                decided = bank_file_answer_decide(bank_file=bank_file, accepted=accepted, at=timezone.now())
+            except AnswerRefused as exc:
+                self.message_user(request, str(exc), level=messages.ERROR)
+                continue
+            self.message_user(request, f"{decided.name} is now {decided.status}")
+
+    @admin.action(description="Exceptions: the bank confirmed it ACCEPTED the selected files (their entries settle)")
+    def bank_accepted(self, request, queryset: QuerySet[BankFile]) -> None:
+        self._decide(request, queryset, accepted=True)
+
+    @admin.action(description="Exceptions: the bank confirmed it REJECTED the selected files (send them again after)")
+    def bank_rejected(self, request, queryset: QuerySet[BankFile]) -> None:
+        self._decide(request, queryset, accepted=False)
 
 
 @admin.register(InboundFile)

@@ -24,9 +24,15 @@ from django.db import transaction
 from bank.connection import BankConnectionError, BankSettings, bank_settings, describe, sftp_session
 from bank.models import BankFile, BankFileStatus, InboundFile
 from bank.state import BankFileEvent, bank_file_move
-from nacha.acknowledgements import AcknowledgementError, acknowledgement_read, looks_like_acknowledgement
+from nacha.acknowledgements import (
+    Acknowledgement,
+    AcknowledgementError,
+    acknowledgement_read,
+    looks_like_acknowledgement,
+)
 from transactions.ach.return_files import ReturnFileError, ReturnFileSource
 from transactions.ach.returns import returns_import
+from transactions.models import Transaction
 from transactions.state import Actor
 from vault.threads import serialized
 
@@ -38,6 +44,7 @@ FETCH_BANK_FILES = Actor.command("fetch_bank_files")
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,254}\Z", re.ASCII)
 INBOUND_DIR_MODE, INBOUND_FILE_MODE = 0o700, 0o600
 ERROR_WIDTH = InboundFile._meta.get_field("error").max_length
+ANSWERED = (BankFileStatus.ACKNOWLEDGED, BankFileStatus.REJECTED, BankFileStatus.EXCEPTION)
 
 
 @dataclass
@@ -51,6 +58,7 @@ class FetchResult:
     refused: int = 0
     unacknowledged: list[str] = field(default_factory=list)
     rejected_files: list[str] = field(default_factory=list)
+    contradicted: list[str] = field(default_factory=list)
     connection_error: str | None = None
 
     def as_json(self) -> dict:
@@ -129,6 +137,9 @@ def _acknowledgement_apply(inbound: InboundFile, data: bytes, at: datetime, resu
         # back and records it, and the next fetch applies this acknowledgement then.
         result.exception(inbound.name, f"acknowledges {bank_file.name}, not yet recorded as transmitted: kept")
         return
+    if bank_file.status in ANSWERED:
+        _second_answer(inbound, bank_file, ack, at, result)
+        return
     sent = bank_file.origination_file
     told = (ack.sha256, ack.entries, ack.debit_total, ack.credit_total)
     ours = (sent.sha256, sent.entry_count, sent.debit_total, sent.credit_total)
@@ -149,6 +160,43 @@ def _acknowledgement_apply(inbound: InboundFile, data: bytes, at: datetime, resu
         else:
             result.rejected += 1
             result.rejected_files.append(bank_file.name)
+
+
+def _said(accepted: bool, reason: str) -> str:
+    return "accepted" if accepted else f"rejected ({reason[:150]})"
+
+
+def _second_answer(inbound: InboundFile, bank_file: BankFile, ack: Acknowledgement, at: datetime, result) -> None:
+    """Another answer to a file the bank answered already: the same answer changes nothing; one that says otherwise
+    makes the file an exception (CONTRACT 16): its entries that have not settled wait for an operator, who asks the
+    bank which answer holds and says so in the admin."""
+    summary = {"file": bank_file.name, "accepted": ack.accepted, "secondAnswer": True}
+    first_accepted = bank_file.status == BankFileStatus.ACKNOWLEDGED
+    if bank_file.status != BankFileStatus.EXCEPTION and first_accepted == ack.accepted:
+        _finish(inbound, InboundFile.State.APPLIED, at, summary=summary)
+        return
+    if bank_file.status == BankFileStatus.EXCEPTION:
+        text = f"another answer to {bank_file.name}, already an exception: {_said(ack.accepted, ack.reason)}"
+    else:
+        text = (
+            f"the bank's answers to {bank_file.name} contradict each other: first "
+            f"{_said(first_accepted, bank_file.rejected_reason)}, then {_said(ack.accepted, ack.reason)} in {inbound.name}"
+        )
+    with transaction.atomic():
+        if bank_file.status != BankFileStatus.EXCEPTION:
+            bank_file_move(bank_file=bank_file, event=BankFileEvent.CONTRADICT, exception=text[:ERROR_WIDTH])
+        _finish(inbound, InboundFile.State.APPLIED, at, summary=summary)
+    settled = Transaction.objects.filter(
+        batch__origination_file_id=bank_file.origination_file_id, settlement__isnull=False
+    ).count()
+    then = f"; {settled} of its entries settled before this answer" if settled else ""
+    result.contradicted.append(bank_file.name)
+    result.exception(
+        inbound.name,
+        f"{text}{then}: ask the bank which holds, then say so in the admin (Bank files); the file's other entries "
+        "wait",
+    )
+    logger.error("%s", text)
 
 
 def _returns_apply(inbound: InboundFile, local: Path, at: datetime, result: FetchResult) -> None:
@@ -232,3 +280,18 @@ def bank_files_fetch(*, at: datetime) -> FetchResult:
             result.connection_error = str(exc)
         _overdue_mark(at, result)
     return result
+
+
+def fetch_problems(result: FetchResult) -> list[str]:
+    """What the operator must hear of a run, one clause each (the command exits 1 with them, one line)."""
+    problems = [result.connection_error] if result.connection_error else []
+    for names, what in (
+        (result.unacknowledged, "now unacknowledged by the bank"),
+        (result.rejected_files, "rejected by the bank (their entries do not settle; docs/operations.md section 9)"),
+        (result.contradicted, "answered twice by the bank, the answers contradicting each other: an exception"),
+    ):
+        if names:
+            problems.append(f"{len(names)} file(s) {what}: {', '.join(names)}")
+    if result.refused:
+        problems.append(f"{result.refused} file(s) from the bank were not applied; see exceptions")
+    return problems

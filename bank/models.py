@@ -20,6 +20,7 @@ class BankFileStatus(models.TextChoices):
     REJECTED = "rejected"
     UNACKNOWLEDGED = "unacknowledged", "unacknowledged (no answer in time)"
     OUTSIDE = "outside", "sent outside the connection (before it existed)"
+    EXCEPTION = "exception", "exception (the bank's answers contradict each other)"
 
 
 class BankFile(models.Model):
@@ -40,6 +41,11 @@ class BankFile(models.Model):
         null=True, blank=True, help_text="When the bank's acknowledgement (or rejection) was fetched."
     )
     rejected_reason = models.CharField(max_length=500, blank=True)
+    exception = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="Why the file is an exception: the bank's answers that contradict each other, both quoted.",
+    )
     resent_as = models.OneToOneField(
         "self",
         on_delete=models.PROTECT,

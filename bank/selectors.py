@@ -13,11 +13,13 @@ SHOWN = 10
 
 
 def bank_files_needing_attention() -> dict[str, Any]:
-    """The unacknowledged files, and the rejected ones not yet sent again (their names, the oldest first)."""
+    """The unacknowledged files, the rejected ones not yet sent again, and those whose answers from the bank contradict
+    each other (their names, the oldest first)."""
     figures: dict[str, Any] = {}
     waiting = {
         "unacknowledged": BankFile.objects.filter(status=BankFileStatus.UNACKNOWLEDGED),
         "rejected": BankFile.objects.filter(status=BankFileStatus.REJECTED, resent_as__isnull=True),
+        "exception": BankFile.objects.filter(status=BankFileStatus.EXCEPTION),
     }
     for key, files in waiting.items():
         names = list(files.order_by("pk").values_list("name", flat=True)[: SHOWN + 1])

@@ -9,11 +9,29 @@ from pathlib import Path
 from django.db import transaction
 
 from bank.models import BankFile, BankFileStatus
+from bank.state import BankFileEvent, bank_file_move
 from transactions.ach.origination import origination_file_again
 
 
 class ResendRefused(Exception):
     pass
+
+
+class AnswerRefused(Exception):
+    pass
+
+
+def bank_file_answer_decide(*, bank_file: BankFile, accepted: bool, at: datetime) -> BankFile:
+    """An operator, having asked the bank, says which of its contradicting answers holds (CONTRACT 16): the file
+    becomes acknowledged (its entries settle) or rejected (sent again only from the admin)."""
+    event = BankFileEvent.OPERATOR_ACCEPTED if accepted else BankFileEvent.OPERATOR_REJECTED
+    fields = {"answered_at": at}
+    if not accepted:
+        fields["rejected_reason"] = f"rejected, as the bank confirmed to an operator: {bank_file.exception}"[:500]
+    moved = bank_file_move(bank_file=bank_file, event=event, **fields)
+    if moved is None:
+        raise AnswerRefused(f"{bank_file.name} is not an exception: nothing to decide")
+    return moved
 
 
 @transaction.atomic

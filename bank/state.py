@@ -23,6 +23,9 @@ class BankFileEvent(StrEnum):
     ACKNOWLEDGE = "acknowledge"
     REJECT = "reject"
     TIME_OUT = "time_out"
+    CONTRADICT = "contradict"  # a second answer of the bank that says otherwise than the first
+    OPERATOR_ACCEPTED = "operator_accepted"  # an operator, having asked the bank, says which answer holds
+    OPERATOR_REJECTED = "operator_rejected"
 
 
 S = BankFileStatus
@@ -34,12 +37,18 @@ MOVES: dict[tuple[str, BankFileEvent], str] = {
     # An acknowledgement that comes after the deadline still answers the file.
     (S.UNACKNOWLEDGED, BankFileEvent.ACKNOWLEDGE): S.ACKNOWLEDGED,
     (S.UNACKNOWLEDGED, BankFileEvent.REJECT): S.REJECTED,
+    # The bank's last word is not ours to choose: answers that contradict each other wait for an operator.
+    (S.ACKNOWLEDGED, BankFileEvent.CONTRADICT): S.EXCEPTION,
+    (S.REJECTED, BankFileEvent.CONTRADICT): S.EXCEPTION,
+    (S.EXCEPTION, BankFileEvent.OPERATOR_ACCEPTED): S.ACKNOWLEDGED,
+    (S.EXCEPTION, BankFileEvent.OPERATOR_REJECTED): S.REJECTED,
 }
 EVENT_TYPES = {
     S.TRANSMITTED: EventType.ACH_FILE_TRANSMITTED,
     S.ACKNOWLEDGED: EventType.ACH_FILE_ACKNOWLEDGED,
     S.REJECTED: EventType.ACH_FILE_REJECTED,
     S.UNACKNOWLEDGED: EventType.ACH_FILE_UNACKNOWLEDGED,
+    S.EXCEPTION: EventType.ACH_FILE_EXCEPTION,
 }
 
 
@@ -60,6 +69,7 @@ def bank_file_record(bank_file: BankFile) -> dict[str, Any]:
         "transmittedAt": iso_utc(bank_file.transmitted_at),
         "answeredAt": iso_utc(bank_file.answered_at),
         "rejectedReason": bank_file.rejected_reason or None,
+        "exception": bank_file.exception or None,
     }
 
 

@@ -44,6 +44,7 @@ class EventType(models.TextChoices):
     ACH_FILE_ACKNOWLEDGED = "ach_file.acknowledged"
     ACH_FILE_REJECTED = "ach_file.rejected"
     ACH_FILE_UNACKNOWLEDGED = "ach_file.unacknowledged"
+    ACH_FILE_EXCEPTION = "ach_file.exception"
     MANDATE_CREATED = "mandate.created"
     MANDATE_REVOKED = "mandate.revoked"
     SCHEDULE_PAYMENT_UPCOMING = "schedule.payment_upcoming"

@@ -6,6 +6,7 @@ a rejected file is sent again from the admin with a new file id modifier."""
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -133,7 +134,7 @@ def test_a_rejected_file_is_sent_again_from_the_admin_with_a_new_file_id_modifie
     (name,) = command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"]
     fetched, error = command("fetch_bank_files", "--at", FETCH_AT)
     assert (fetched["acknowledged"], fetched["rejected"], fetched["returns"]) == (0, 1, 0)
-    assert error.startswith(f"1 file(s) rejected by the bank: {name}")
+    assert error.startswith("1 file(s) rejected by the bank") and error.endswith(name)
     rejected = BankFile.objects.get()
     assert rejected.status == BankFileStatus.REJECTED and "BAD_BATCH" in rejected.rejected_reason
     assert Event.objects.get(type="ach_file.rejected", company=company).data["rejectedReason"]
@@ -163,3 +164,60 @@ def test_a_rejected_file_is_sent_again_from_the_admin_with_a_new_file_id_modifie
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_second_answer_that_contradicts_the_first_is_an_exception_the_operator_decides(bank, company, client):
+    """Reliability review 2026-12-07 B2: after `accepted`, a second acknowledgement saying `rejected` is no longer
+    dropped silently: exit 1, an exception quoting both, an `ach_file.exception` event, /health, and entries that
+    wait until an operator, having asked the bank, says which answer holds."""
+    entries = day_originated(company)
+    (name,) = command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"]
+    ack = Path(bank.root, "from-bank", f"{name}.ack")
+    first, error = command("fetch_bank_files", "--at", FETCH_AT)
+    assert (first["acknowledged"], error) == (1, None)
+    document = json.loads(ack.read_text())
+    second = ack.with_name(f"{name}.ack.second")
+    second.write_text(json.dumps({**document, "status": "rejected", "reason": "R: rejected after review"}))
+
+    fetched, error = command("fetch_bank_files", "--at", FETCH_AT)
+
+    assert (fetched["files"], fetched["acknowledged"], fetched["rejected"]) == ([second.name], 0, 0)
+    (exception,) = fetched["exceptions"]
+    assert exception["file"] == second.name
+    assert exception["reason"].startswith(
+        f"the bank's answers to {name} contradict each other: first accepted, then rejected (R: rejected after "
+        f"review) in {second.name}"
+    )
+    assert error == (
+        f"1 file(s) answered twice by the bank, the answers contradicting each other: an exception: {name}"
+    )
+    bank_file = BankFile.objects.get()
+    assert bank_file.status == BankFileStatus.EXCEPTION and "then rejected" in bank_file.exception
+    event = Event.objects.get(type="ach_file.exception", company=company)
+    assert event.data["exception"] == bank_file.exception
+    health = client.get("/health").json()["checks"]["bankFiles"]
+    assert (health["exception"], health["exceptionFiles"]) == (1, [name])
+    assert run("settle", "--at", MONDAY_SETTLED)["transactions"] == 0
+    # The same answer again changes nothing more; the operator decides from the admin.
+    assert command("fetch_bank_files", "--at", FETCH_AT) == ({**fetched, "files": [], "exceptions": []}, None)
+    client.force_login(factories.UserFactory(is_staff=True, is_superuser=True))
+    client.post("/admin/bank/bankfile/", {"action": "bank_rejected", "_selected_action": [bank_file.pk]})
+    bank_file.refresh_from_db()
+    assert bank_file.status == BankFileStatus.REJECTED and "R: rejected after review" in bank_file.rejected_reason
+    assert run("settle", "--at", MONDAY_SETTLED)["transactions"] == 0
+    assert Transaction.objects.get(pk=entries["settles"].pk).status == Status.PROCESSING
+
+
+def test_the_operator_may_say_the_bank_accepted_a_file_in_dispute(bank, company, client):
+    day_originated(company)
+    (name,) = command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"]
+    ack = Path(bank.root, "from-bank", f"{name}.ack")
+    document = json.loads(ack.read_text())
+    ack.write_text(json.dumps({**document, "status": "rejected", "reason": "R: duplicate file"}))
+    ack.with_name(f"{name}.ack.second").write_text(json.dumps(document))
+    fetched, error = command("fetch_bank_files", "--at", FETCH_AT)
+    assert "first rejected (R: duplicate file), then accepted" in fetched["exceptions"][-1]["reason"]
+    client.force_login(factories.UserFactory(is_staff=True, is_superuser=True))
+    client.post("/admin/bank/bankfile/", {"action": "bank_accepted", "_selected_action": [BankFile.objects.get().pk]})
+    assert BankFile.objects.get().status == BankFileStatus.ACKNOWLEDGED
+    assert run("settle", "--at", MONDAY_SETTLED)["transactions"] == 3

@@ -59,8 +59,7 @@ def test_a_rejection_fetched_after_settle_ran_leaves_no_entry_settled(bank, comp
     assert before_answer["transactions"] == 0
     assert fetched["rejected"] == 1
     assert error == (
-        f"1 file(s) rejected by the bank: {name}; their entries do not settle (docs/operations.md section 9, "
-        "'A rejected file')"
+        f"1 file(s) rejected by the bank (their entries do not settle; docs/operations.md section 9): {name}"
     )
     assert not any(_settled(entries).values())
     assert not Transaction.objects.filter(pk__in=[t.pk for t in entries.values()], finality="available")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from django.core.management.base import CommandError
 from django.db import DatabaseError
 
-from bank.connection import BankNotConfigured
-from bank.fetch import bank_files_fetch
+from bank.connection import BankNotConfigured, describe
+from bank.fetch import bank_files_fetch, fetch_problems
 from vault.commands import LIFECYCLE_SYSTEM_CHECKS, ScheduledCommand, add_at_argument, bulk_collector, emit, parse_at
 
 
@@ -27,20 +27,10 @@ class Command(ScheduledCommand):
             raise CommandError(str(exc)) from None
         except DatabaseError as exc:  # one line, never a traceback
             raise CommandError(
-                f"the database refused a file's import ({type(exc).__name__}); the next run applies what this one "
-                "did not"
+                f"the database went away during the fetch ({describe(exc)}); what was applied stays applied, the "
+                "next run applies the rest"
             ) from None
         emit(self, result.as_json())
-        if result.connection_error:
-            raise CommandError(result.connection_error)
-        if result.unacknowledged:
-            names = ", ".join(result.unacknowledged)
-            raise CommandError(f"{len(result.unacknowledged)} file(s) now unacknowledged by the bank: {names}")
-        if result.rejected_files:
-            names = ", ".join(result.rejected_files)
-            raise CommandError(
-                f"{len(result.rejected_files)} file(s) rejected by the bank: {names}; their entries do not settle "
-                "(docs/operations.md section 9, 'A rejected file')"
-            )
-        if result.refused:
-            raise CommandError(f"{result.refused} file(s) from the bank were not applied; see exceptions")
+        problems = fetch_problems(result)
+        if problems:
+            raise CommandError("; ".join(problems))
