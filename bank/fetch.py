@@ -193,8 +193,7 @@ def _second_answer(inbound: InboundFile, bank_file: BankFile, ack: Acknowledgeme
     result.contradicted.append(bank_file.name)
     result.exception(
         inbound.name,
-        f"{text}{then}: ask the bank which holds, then say so in the admin (Bank files); the file's other entries "
-        "wait",
+        f"{text}{then}: ask the bank which holds, then say so in the admin (Bank files); the file's other entries wait",
     )
     logger.error("%s", text)
 
