@@ -180,7 +180,8 @@ def _second_answer(inbound: InboundFile, bank_file: BankFile, ack: Acknowledgeme
     else:
         text = (
             f"the bank's answers to {bank_file.name} contradict each other: first "
-            f"{_said(first_accepted, bank_file.rejected_reason)}, then {_said(ack.accepted, ack.reason)} in {inbound.name}"
+            f"{_said(first_accepted, bank_file.rejected_reason)}, then {_said(ack.accepted, ack.reason)} in "
+            f"{inbound.name}"
         )
     with transaction.atomic():
         if bank_file.status != BankFileStatus.EXCEPTION:
