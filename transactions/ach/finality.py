@@ -1,7 +1,8 @@
-"""When a debit's money is safe (CONTRACT 15): `mark_final` stamps each ACH/RCC debit in a file with its return
-windows (CONTRACT 12's deadlines) and `fundsAvailableAt` (settlement plus the company's fundsHoldBankingDays), then
-moves settled ones to `available` and `final`, announcing each once. Finality is an attribute beside the status: a
-late return still moves a final debit to Returned, and its event says `afterFinal: true`."""
+"""When a debit's money is safe (CONTRACT 15): `settle` stamps each ACH/RCC debit it settles with its return windows
+(CONTRACT 12's deadlines) and `fundsAvailableAt` (settlement plus the company's fundsHoldBankingDays); `mark_final`
+stamps any debit in a file still without them, then moves settled ones to `available` and `final`, announcing each
+once. Finality is an attribute beside the status: a late return still moves a final debit to Returned, and its event
+says `afterFinal: true`."""
 
 from __future__ import annotations
 
@@ -45,19 +46,24 @@ def final_moment(unauthorized_until: date) -> datetime:
     return datetime.combine(unauthorized_until + timedelta(days=1), time(0), tzinfo=calendar.EASTERN)
 
 
-def _stamp(run: FinalityRun, rows: QuerySet[Transaction]) -> None:
-    """Every debit that went into a file and has no windows yet, one UPDATE per (company, settlement day)."""
-    unstamped = rows.filter(DEBITS, batch__isnull=False, returns_due_by__isnull=True)
-    groups = list(unstamped.values_list("company_id", "effective_date").distinct())
+def windows_stamp(rows: QuerySet[Transaction]) -> int:
+    """The ACH/RCC debits of `rows` get the return windows and `fundsAvailableAt` their settlement day (the effective
+    date) gives, one UPDATE per (company, settlement day). `settle` stamps each debit it settles, in the same
+    database transaction (CONTRACT 15: the windows are there from the moment it settles, counted from the date it
+    settled on, a resent file's new one included); `mark_final` stamps what is in a file and has none yet."""
+    debits = rows.filter(DEBITS)
+    groups = list(debits.values_list("company_id", "effective_date").distinct())
     hold = _hold_days({company_id for company_id, _day in groups})
+    stamped = 0
     for company_id, settled_on in groups:
         available_on = calendar.add_business_days(settled_on, hold.get(company_id, 2))
-        run.stamped += unstamped.filter(company_id=company_id, effective_date=settled_on).update(
+        stamped += debits.filter(company_id=company_id, effective_date=settled_on).update(
             returns_due_by=calendar.administrative_return_deadline(settled_on),
             unauthorized_returns_due_by=calendar.unauthorized_return_deadline(settled_on),
             funds_available_at=calendar.settlement_time(available_on),
             finality=Finality.PENDING,
         )
+    return stamped
 
 
 def _moved(rows, *, type: str, **changes) -> int:
@@ -74,7 +80,7 @@ def finality_mark(*, at: datetime, company_ids: Sequence[int] | None = None) -> 
     run = FinalityRun()
     rows = Transaction.objects.all() if company_ids is None else Transaction.objects.filter(company_id__in=company_ids)
     with transaction.atomic():
-        _stamp(run, rows)
+        run.stamped = windows_stamp(rows.filter(batch__isnull=False, returns_due_by__isnull=True))
     settled = rows.filter(DEBITS, status=Status.SETTLED)
     run.available = _moved(
         settled.filter(finality=Finality.PENDING, funds_available_at__lte=at),

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 
 from transactions import calendar
+from transactions.ach.finality import windows_stamp
 from transactions.methods import CAPTURED_BY_SETTLE_METHODS
 from transactions.models import (
     AWAITING_LATE_SETTLEMENT,
@@ -114,6 +115,8 @@ def _settle_group(
         # Money back from a settled debit: the status stays Returned, the row joins the late-return settlement.
         Transaction.objects.filter(ids_in([values[0] for values in locked])).update(late_return_settlement=settlement)
     else:
+        # The windows first, so the settled event carries them (CONTRACT 15).
+        windows_stamp(Transaction.objects.filter(ids_in([values[0] for values in locked])))
         locked_transition(locked, Event.SETTLED, actor=actor, at=at, changes={"settlement": settlement, **changes})
     Settlement.objects.filter(pk=settlement.pk).update(
         transaction_count=F("transaction_count") + len(locked), net_amount=F("net_amount") + net

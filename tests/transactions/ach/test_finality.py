@@ -41,10 +41,22 @@ def types_of(txn: Transaction) -> list[str]:
     return list(Event.objects.filter(object_uuid=txn.uuid).order_by("sequence").values_list("type", flat=True))
 
 
+def test_a_debit_has_its_windows_and_funds_available_at_from_the_moment_it_settles(api_client, method):
+    """CONTRACT 15 (2026-12-07): no `mark_final` run between `settle` and the merchant's look, nor in the webhook."""
+    txn = settled_monday(method)
+
+    record = api_client.get(f"/transactions/{txn.uuid}").json()["data"]
+    windows = {"administrativeUntil": "2026-12-09", "unauthorizedUntil": "2027-02-08"}
+    assert (record["returnWindows"], record["fundsAvailableAt"][:19]) == (windows, "2026-12-09T22:00:00")
+    settled = Event.objects.filter(object_uuid=txn.uuid, type="transaction.settled").get()
+    assert (settled.data["returnWindows"], settled.data["fundsAvailableAt"][:19]) == (windows, "2026-12-09T22:00:00")
+    assert run("mark_final", "--at", "2026-12-08T01:00:00Z") == {"stamped": 0, "fundsAvailable": 0, "final": 0}
+
+
 def test_a_settled_debit_gets_its_windows_then_funds_available_then_final_each_once(api_client, method):
     txn = settled_monday(method)
 
-    assert run("mark_final", "--at", "2026-12-08T01:00:00Z") == {"stamped": 1, "fundsAvailable": 0, "final": 0}
+    assert run("mark_final", "--at", "2026-12-08T01:00:00Z") == {"stamped": 0, "fundsAvailable": 0, "final": 0}
     record = api_client.get(f"/transactions/{txn.uuid}").json()["data"]
     # Settled Monday 2026-12-07: 2 banking days; the first banking day after the 60th calendar day (Fri 2027-02-05).
     assert record["returnWindows"] == {"administrativeUntil": "2026-12-09", "unauthorizedUntil": "2027-02-08"}
