@@ -428,7 +428,7 @@ class TransactionRecordOutput(serializers.Serializer):
         "RTP payment; null otherwise."
     )
     returnWindows = ReturnWindowsOutput(
-        allow_null=True, help_text="The last days a return is timely, once the entry is in a file (set by mark_final)."
+        allow_null=True, help_text="The last days a return is timely, from the moment the debit settles (counted from the day it settled on)."
     )
     fundsAvailableAt = serializers.DateTimeField(
         allow_null=True, help_text="Settlement plus the company's fundsHoldBankingDays (default 2)."

@@ -158,8 +158,9 @@ class Transaction(models.Model):
 
     # "none": no automatic re-presentment of this charge whatever the company's retry policy (CONTRACT 15).
     retry_policy = models.CharField(max_length=4, null=True, blank=True)
-    # Finality (CONTRACT 15), stamped by `mark_final` (transactions.finality) once the entry is in a file: the last
-    # days a return is timely (CONTRACT 12), when its money is available, and whether it is final.
+    # Finality (CONTRACT 15), stamped by `settle` as the debit settles (transactions.ach.finality; `mark_final` stamps
+    # what a file holds without them): the last days a return is timely (CONTRACT 12), when its money is available,
+    # and whether it is final.
     returns_due_by = models.DateField(null=True, blank=True)
     unauthorized_returns_due_by = models.DateField(null=True, blank=True)
     funds_available_at = models.DateTimeField(null=True, blank=True)
