@@ -428,7 +428,8 @@ class TransactionRecordOutput(serializers.Serializer):
         "RTP payment; null otherwise."
     )
     returnWindows = ReturnWindowsOutput(
-        allow_null=True, help_text="The last days a return is timely, from the moment the debit settles (counted from the day it settled on)."
+        allow_null=True,
+        help_text="The last days a return is timely, from the moment the debit settles (counted from its day).",
     )
     fundsAvailableAt = serializers.DateTimeField(
         allow_null=True, help_text="Settlement plus the company's fundsHoldBankingDays (default 2)."

@@ -41,7 +41,7 @@ def types_of(txn: Transaction) -> list[str]:
     return list(Event.objects.filter(object_uuid=txn.uuid).order_by("sequence").values_list("type", flat=True))
 
 
-def test_a_debit_has_its_windows_and_funds_available_at_from_the_moment_it_settles(api_client, method):
+def test_a_debit_has_its_windows_and_funds_available_at_from_the_moment_it_settles(monday_early, api_client, method):
     """CONTRACT 15 (2026-12-07): no `mark_final` run between `settle` and the merchant's look, nor in the webhook."""
     txn = settled_monday(method)
 
