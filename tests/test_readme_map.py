@@ -19,8 +19,12 @@ def _section(title: str) -> str:
 
 def test_every_package_has_its_line():
     apps = _section("## Where things live").split("Inside `transactions/`")[0]
-    rows = set(re.findall(r"^\| `(\w+)/` \|", apps, re.MULTILINE))
+    rows = set(re.findall(r"^\| `(\w+)/` \| (?!\*\(planned\))", apps, re.MULTILINE))
+    planned = set(re.findall(r"^\| `(\w+)/` \| \*\(planned\)\*", apps, re.MULTILINE))
     assert rows == set(PACKAGES)
+    assert not planned & set(PACKAGES), "a package that exists is no longer planned: its row says what it holds"
+    apps_contract = (ROOT / ".importlinter").read_text().split("[importlinter:contract:apps]")[1].split("\n[")[0]
+    assert planned <= set(re.findall(r"\((\w+)\)", apps_contract)), "a planned home has its layer in `apps`"
 
 
 def test_every_file_the_walkthroughs_name_exists():
