@@ -8,7 +8,13 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from bank.models import BankFile, InboundFile
-from bank.services import AnswerRefused, ResendRefused, bank_file_answer_decide, bank_file_resend
+from bank.services import (
+    AnswerRefused,
+    ResendRefused,
+    bank_file_answer_decide,
+    bank_file_resend,
+    inbound_files_set_aside,
+)
 from vault.admin_scoping import ReadOnlyAdminMixin, SuperuserOnlyAdminMixin
 
 
@@ -68,3 +74,10 @@ class InboundFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdminMixin, admin.ModelA
     list_filter = ("kind", "state")
     search_fields = ("name", "=sha256")
     date_hierarchy = "received_at"
+    actions = ["set_aside"]
+
+    @admin.action(description="Set aside the selected refused files (settled with the bank; never read again)")
+    def set_aside(self, request, queryset: QuerySet[InboundFile]) -> None:
+        names = list(queryset.values_list("name", flat=True))
+        count = inbound_files_set_aside(names=names, at=timezone.now())
+        self.message_user(request, f"{count} refused file(s) set aside; only refused files can be")

@@ -32,7 +32,7 @@ from nacha.acknowledgements import (
 )
 from transactions.ach.return_files import ReturnFileError, ReturnFileSource
 from transactions.ach.returns import returns_import
-from transactions.models import Transaction
+from transactions.models import ChangeNotice, Transaction, TransactionReturn
 from transactions.state import Actor
 from vault.threads import serialized
 
@@ -44,6 +44,10 @@ FETCH_BANK_FILES = Actor.command("fetch_bank_files")
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,254}\Z", re.ASCII)
 INBOUND_DIR_MODE, INBOUND_FILE_MODE = 0o700, 0o600
 ERROR_WIDTH = InboundFile._meta.get_field("error").max_length
+MAY_BE_INCOMPLETE = (
+    "; it may be incomplete (the bank still writing it): fetched again on every run until it reads, or set aside "
+    "in the admin (Inbound files)"
+)
 ANSWERED = (BankFileStatus.ACKNOWLEDGED, BankFileStatus.REJECTED, BankFileStatus.EXCEPTION)
 
 
@@ -99,18 +103,26 @@ def _download(sftp: paramiko.SFTPClient, remote: str, name: str) -> tuple[Path, 
     return local, digest.hexdigest(), size
 
 
-def _recorded(name: str, digest: str, size: int, kind: str, at: datetime) -> InboundFile:
-    """The file's record, being applied; or, when its content was fetched before under another name, a duplicate."""
+def _recorded(
+    name: str, digest: str, size: int, kind: str, at: datetime, *, refused: InboundFile | None = None
+) -> InboundFile:
+    """The file's record, being applied; or, when its content was fetched before under another name, a duplicate.
+    A file refused before (half written when first read) keeps its record, now of what the server holds."""
     first = InboundFile.objects.filter(sha256=digest, duplicate_of__isnull=True).exclude(name=name).first()
-    return InboundFile.objects.create(
-        name=name,
-        sha256=digest,
-        size=size,
-        kind=kind,
-        received_at=at,
-        state=InboundFile.State.DUPLICATE if first else InboundFile.State.APPLYING,
-        duplicate_of=first,
-    )
+    fields = {
+        "sha256": digest,
+        "size": size,
+        "kind": kind,
+        "state": InboundFile.State.DUPLICATE if first else InboundFile.State.APPLYING,
+        "duplicate_of": first,
+        "error": "",
+    }
+    if refused is None:
+        return InboundFile.objects.create(name=name, received_at=at, **fields)
+    for field_name, value in fields.items():
+        setattr(refused, field_name, value)
+    refused.save(update_fields=list(fields))
+    return refused
 
 
 def _finish(inbound: InboundFile, state: str, at: datetime, *, summary: dict | None = None, error: str = "") -> None:
@@ -125,7 +137,7 @@ def _acknowledgement_apply(inbound: InboundFile, data: bytes, at: datetime, resu
     except AcknowledgementError as exc:
         _finish(inbound, InboundFile.State.REFUSED, at, error=str(exc))
         result.refused += 1
-        result.exception(inbound.name, f"not an acknowledgement this service reads: {exc}")
+        result.exception(inbound.name, f"not an acknowledgement this service reads: {exc}{MAY_BE_INCOMPLETE}")
         return
     bank_file = BankFile.objects.filter(name=ack.file).select_related("origination_file").first()
     if bank_file is None:
@@ -208,7 +220,7 @@ def _returns_apply(inbound: InboundFile, local: Path, at: datetime, result: Fetc
     except ReturnFileError as exc:
         _finish(inbound, InboundFile.State.REFUSED, at, error=str(exc))
         result.refused += 1
-        result.exception(inbound.name, f"refused whole, nothing applied: {exc}")
+        result.exception(inbound.name, f"refused whole, nothing applied: {exc}{MAY_BE_INCOMPLETE}")
         return
     _finish(inbound, InboundFile.State.APPLIED, at, summary=summary)
     if summary.get("alreadyImported"):
@@ -219,24 +231,56 @@ def _returns_apply(inbound: InboundFile, local: Path, at: datetime, result: Fetc
     for item in summary.get("exceptions", []):
         result.exceptions.append({"file": inbound.name, **item})
     for trace in summary.get("unmatched", []):
-        result.exception(inbound.name, "no entry of ours matches it", trace=trace)
+        earlier = _applied_before(trace)
+        reason = f"already applied: {earlier}" if earlier else "no entry of ours matches it"
+        result.exception(inbound.name, reason, trace=trace)
 
 
-def _one_file(sftp: paramiko.SFTPClient, config: BankSettings, name: str, at: datetime, result: FetchResult) -> None:
+def _applied_before(trace: str) -> str | None:
+    """For an item a return file names that applied nothing: the earlier file whose return or notice of change of
+    that entry was applied (a bank that regenerated a file, its items the same)."""
+    answers = (
+        ("returned by", TransactionReturn.objects.filter(transaction__trace_number=trace)),
+        ("its notice of change applied from", ChangeNotice.objects.filter(transaction__trace_number=trace)),
+    )
+    for what, found in answers:
+        earlier = found.filter(ingestion_file__isnull=False).order_by("-pk").values_list("ingestion_file__filename")
+        if row := earlier.first():
+            return f"{what} {row[0]}"
+    return None
+
+
+def _one_file(sftp: paramiko.SFTPClient, config: BankSettings, entry, at: datetime, result: FetchResult) -> None:
+    """One file of the bank's outbox (`entry`, as listed): taken once whole; a file refused before is read again
+    on every run, and applied once what the bank's server holds under its name reads (CONTRACT 16)."""
+    name = entry.filename
     known = InboundFile.objects.filter(name=name).first()
-    if known is not None and known.state != InboundFile.State.APPLYING:
+    if known is not None and known.state not in (InboundFile.State.APPLYING, InboundFile.State.REFUSED):
         return
     if not SAFE_NAME.match(name):
         result.exception(name[:80], "a name this service does not take (letters, digits, '.', '_', '-'): left there")
         return
-    local, digest, size = _download(sftp, f"{config.inbound_dir}/{name}", name)
-    if known is not None and known.sha256 != digest:
+    remote = f"{config.inbound_dir}/{name}"
+    local, digest, size = _download(sftp, remote, name)
+    if _growing(sftp, remote, entry, size):
+        result.exception(name, "still being written on the bank's server (it changed while it was read): next run")
+        return
+    if known is not None and known.state == InboundFile.State.REFUSED:
+        if known.sha256 == digest:
+            result.refused += 1
+            result.exception(name, f"unchanged since it was refused: {known.error}")
+            return
+        result.exception(name, "changed on the bank's server since it was refused: read again")
+    elif known is not None and known.sha256 != digest:
         result.exception(name, "its content changed on the bank's server after it was first fetched: left there")
         return
     with local.open("rb") as handle:
         head = handle.read(64)
     kind = InboundFile.Kind.ACKNOWLEDGEMENT if looks_like_acknowledgement(head) else InboundFile.Kind.RETURNS
-    inbound = known or _recorded(name, digest, size, kind, at)
+    if known is None or known.state == InboundFile.State.REFUSED:
+        inbound = _recorded(name, digest, size, kind, at, refused=known)
+    else:
+        inbound = known
     result.files.append(name)
     if inbound.state == InboundFile.State.DUPLICATE:
         result.exception(name, f"the same content as {inbound.duplicate_of.name}, which was applied: not again")
@@ -244,6 +288,13 @@ def _one_file(sftp: paramiko.SFTPClient, config: BankSettings, name: str, at: da
         _acknowledgement_apply(inbound, local.read_bytes(), at, result)
     else:
         _returns_apply(inbound, local, at, result)
+
+
+def _growing(sftp: paramiko.SFTPClient, remote: str, entry, size: int) -> bool:
+    """Whether the bank's server is still writing the file: what was read, or what it shows now, differs from the
+    listing (a server that writes in place, with no temporary name)."""
+    now = sftp.stat(remote)
+    return size != entry.st_size or (now.st_size, now.st_mtime) != (entry.st_size, entry.st_mtime)
 
 
 def _overdue_mark(at: datetime, result: FetchResult) -> None:
@@ -267,12 +318,15 @@ def bank_files_fetch(*, at: datetime) -> FetchResult:
         try:
             with sftp_session(config) as sftp:
                 listing = sftp.listdir_attr(config.inbound_dir)
-                names = sorted(entry.filename for entry in listing if stat.S_ISREG(entry.st_mode or 0))
-                for name in names:
+                entries = sorted(
+                    (entry for entry in listing if stat.S_ISREG(entry.st_mode or 0)), key=lambda entry: entry.filename
+                )
+                for entry in entries:
+                    name = entry.filename
                     if name.startswith(".") or name.endswith(".part"):
                         continue
                     try:
-                        _one_file(sftp, config, name, at, result)
+                        _one_file(sftp, config, entry, at, result)
                     except (OSError, ValueError) as exc:
                         result.refused += 1
                         result.exception(name, f"not fetched: {describe(exc)}")

@@ -76,8 +76,9 @@ class InboundFile(models.Model):
     class State(models.TextChoices):
         APPLYING = "applying"
         APPLIED = "applied"
-        REFUSED = "refused"
+        REFUSED = "refused", "refused (read again on every run until it reads)"
         DUPLICATE = "duplicate"
+        SET_ASIDE = "set_aside", "set aside by an operator (never read again)"
 
     uuid = models.UUIDField(default=uuid4, unique=True, editable=False)
     name = models.CharField(max_length=255, unique=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.db import transaction
 
-from bank.models import BankFile, BankFileStatus
+from bank.models import BankFile, BankFileStatus, InboundFile
 from bank.state import BankFileEvent, bank_file_move
 from transactions.ach.origination import origination_file_again
 
@@ -47,3 +47,11 @@ def bank_file_resend(*, bank_file: BankFile, at: datetime) -> BankFile:
     locked.resent_as = resent
     locked.save(update_fields=["resent_as"])
     return resent
+
+
+def inbound_files_set_aside(*, names: list[str], at: datetime) -> int:
+    """Refused inbound files an operator settled with the bank (a file it will never complete, or sent again under
+    another name): no longer read again. How many were set aside."""
+    return InboundFile.objects.filter(name__in=names, state=InboundFile.State.REFUSED).update(
+        state=InboundFile.State.SET_ASIDE, applied_at=at
+    )

@@ -221,3 +221,73 @@ def test_the_operator_may_say_the_bank_accepted_a_file_in_dispute(bank, company,
     client.post("/admin/bank/bankfile/", {"action": "bank_accepted", "_selected_action": [BankFile.objects.get().pk]})
     assert BankFile.objects.get().status == BankFileStatus.ACKNOWLEDGED
     assert run("settle", "--at", MONDAY_SETTLED)["transactions"] == 3
+
+
+def test_a_half_written_answer_is_read_again_until_whole_then_applied(bank, company):
+    """Reliability review 2026-12-07 B1: a bank whose server writes its files in place lets us list them half
+    written. They are refused (the operator hears it may be incomplete), read again on the next run, and applied
+    once whole; the file's entries settle only then, the returned one not at all."""
+    entries = day_originated(company)
+    (name,) = command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"]
+    ack, returns = (Path(bank.root, "from-bank", f"{name}{suffix}") for suffix in (".ack", ".returns"))
+    whole_ack, whole_returns = ack.read_bytes(), returns.read_bytes()
+    records = whole_returns.splitlines(keepends=True)
+    returns.write_bytes(b"".join(records[: len(records) // 2]))  # whole records, as a writer flushes them
+    ack.write_bytes(whole_ack[: len(whole_ack) // 2])
+
+    half, error = command("fetch_bank_files", "--at", FETCH_AT)
+    settled_meanwhile = run("settle", "--at", MONDAY_SETTLED)["transactions"]
+    ack.write_bytes(whole_ack)
+    returns.write_bytes(whole_returns)
+    whole, error_after = command("fetch_bank_files", "--at", FETCH_AT)
+
+    assert error == "2 file(s) from the bank were not applied; see exceptions"
+    assert [
+        item["reason"].endswith("fetched again on every run until it reads, or set aside in the admin (Inbound files)")
+        for item in half["exceptions"]
+    ] == [True, True]
+    assert settled_meanwhile == 0
+    assert (whole["acknowledged"], whole["returns"], whole["notices"], error_after) == (1, 1, 1, None)
+    assert {item["reason"] for item in whole["exceptions"]} == {
+        "changed on the bank's server since it was refused: read again"
+    }
+    assert set(InboundFile.objects.values_list("state", flat=True)) == {InboundFile.State.APPLIED}
+    assert run("settle", "--at", MONDAY_SETTLED)["transactions"] == 3
+    assert Transaction.objects.get(pk=entries["returned"].pk).status == Status.RETURNED
+
+
+def test_a_file_that_never_reads_is_refused_on_every_run_until_set_aside(bank, company, client):
+    Path(bank.root, "from-bank", "NOT_A_FILE_OF_OURS.txt").write_text("hello\n")
+    assert (
+        command("fetch_bank_files", "--at", FETCH_AT)[1] == "1 file(s) from the bank were not applied; see exceptions"
+    )
+    again, error = command("fetch_bank_files", "--at", FETCH_AT)
+    assert error == "1 file(s) from the bank were not applied; see exceptions"
+    assert again["exceptions"][0]["reason"].startswith("unchanged since it was refused: ")
+    client.force_login(factories.UserFactory(is_staff=True, is_superuser=True))
+    refused = InboundFile.objects.get()
+    client.post("/admin/bank/inboundfile/", {"action": "set_aside", "_selected_action": [refused.pk]})
+    assert InboundFile.objects.get().state == InboundFile.State.SET_ASIDE
+    assert command("fetch_bank_files", "--at", FETCH_AT) == (
+        {"files": [], "acknowledged": 0, "rejected": 0, "returns": 0, "notices": 0, "exceptions": []},
+        None,
+    )
+
+
+def test_a_regenerated_return_file_says_its_items_were_already_applied(bank, company):
+    day_originated(company)
+    (name,) = command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"]
+    command("fetch_bank_files", "--at", FETCH_AT)
+    returns = Path(bank.root, "from-bank", f"{name}.returns")
+    lines = returns.read_text().split("\n")
+    lines[0] = lines[0][:29] + ("0001" if lines[0][29:33] != "0001" else "0002") + lines[0][33:]  # a new time
+    returns.with_name(f"{name}.returns.regenerated").write_text("\n".join(lines))
+
+    fetched, error = command("fetch_bank_files", "--at", FETCH_AT)
+
+    assert (fetched["returns"], fetched["notices"], error) == (0, 0, None)
+    assert sorted(item["reason"] for item in fetched["exceptions"]) == [
+        f"already applied: its notice of change applied from {name}.returns",
+        f"already applied: returned by {name}.returns",
+    ]
+    assert Transaction.objects.filter(status=Status.RETURNED).count() == 1
