@@ -66,7 +66,7 @@ class Mandate(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
-        # Revoking is the one change the back office makes (mandates/admin.py); the change form stays read-only.
+        # Revoking is the one change the back office makes (transactions/mandates/admin.py); the form stays read-only.
         permissions = [("revoke_mandate", "Can revoke mandates")]
         indexes = [
             models.Index(fields=["company", "customer", "created_at"], name="mandate_company_customer"),

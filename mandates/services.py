@@ -114,7 +114,8 @@ def _revoked(mandate: Mandate, *, reason: str, by: str, now: datetime) -> Mandat
 
 @transaction.atomic
 def mandate_revoke(*, mandate: Mandate, reason: str, by: str, now: datetime | None = None) -> Mandate:
-    """active -> revoked, with the reason; retainUntil is two years later. A revoked mandate again is 409."""
+    """active -> revoked, with the reason; retainUntil is two years later. A revoked mandate again is 409. Called by
+    transactions.charges.revocation, which stops the mandate's debits in the same transaction."""
     if not reason.strip():
         raise ApiError("reason is required", field="reason", code=ErrorCode.REQUIRED)
     locked = (
@@ -128,12 +129,12 @@ def mandate_revoke(*, mandate: Mandate, reason: str, by: str, now: datetime | No
     return _revoked(locked, reason=reason.strip(), by=by, now=now or timezone.now())
 
 
-def mandates_revoke_for_methods(*, reasons: dict[tuple[int, int], str], by: str, now: datetime) -> int:
+def mandates_revoke_for_methods(*, reasons: dict[tuple[int, int], str], by: str, now: datetime) -> list[Mandate]:
     """Every active mandate of the saved methods named by (company id, method id), each revoked with its reason (a
     return that says the payer withdrew or never gave it), in the caller's transaction: one query however many
-    methods a return file names. Returns how many."""
+    methods a return file names. Returns them (transactions.charges.revocation stops their debits)."""
     if not reasons:
-        return 0
+        return []
     active = (
         Mandate.objects.select_for_update()
         .select_related("customer", "payment_method")
@@ -150,7 +151,7 @@ def mandates_revoke_for_methods(*, reasons: dict[tuple[int, int], str], by: str,
         for mandate in active
         if (mandate.company_id, mandate.payment_method_id) in reasons
     ]
-    return len(revoked)
+    return revoked
 
 
 def mandate_use(*, mandate: Mandate, now: datetime) -> None:

@@ -14,6 +14,7 @@ from transactions.ach.admin import (
     TransactionActionPermissionsMixin,
     why_held_or_returned,
 )
+from transactions.mandates import admin as mandates_admin  # noqa: F401  (the mandates' pages)
 from transactions.methods import RTP, method_kind
 from transactions.models import ChangeNotice, Transaction, TransactionEvent, TransactionHold, TransactionReturn
 from transactions.risk import admin as returnrisk_admin  # noqa: F401  (the return-rate program's pages)

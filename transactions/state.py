@@ -45,6 +45,7 @@ class Event(models.TextChoices):
     RETURNED = "returned"
     REVERSED = "reversed"
     CORRECTED = "corrected"
+    MANDATE_REVOKED = "mandate_revoked"
 
 
 class Caller(models.TextChoices):
@@ -128,6 +129,12 @@ MOVES: tuple[Move, ...] = (
     Move(Status.REJECTED, Event.RESTORED, PENDING, frozenset({ADMIN}), why="processed again as a new charge"),
     # A void by the merchant, or import_returns voiding a reversal credit whose debit came back unsent.
     Move(PENDING, Event.VOIDED, Status.VOIDED, frozenset({API, COMMAND})),
+    # Its mandate revoked (by the merchant, support or a return: transactions.charges.revocation), a debit not yet in
+    # a file is voided, held or not; `release_holds` voids a held one whose mandate is not active.
+    *(
+        Move(source, Event.MANDATE_REVOKED, Status.VOIDED, frozenset({API, ADMIN, COMMAND}), why="its mandate revoked")
+        for source in (PENDING, HELD)
+    ),
     Move(PENDING, Event.ORIGINATED, Status.PROCESSING, frozenset({COMMAND}), _is_in_nacha_file, why="in a NACHA file"),
     Move(Status.PROCESSING, Event.SETTLED, SETTLED, frozenset({COMMAND}), why="its file was sent and the day came"),
     # A card captured by settle; an RTP charge settling at once when its hold is released or it is restored.
@@ -164,6 +171,7 @@ WEBHOOKS: dict[str, str] = {
     Event.REJECTED: EventType.TRANSACTION_REJECTED,
     Event.RESTORED: EventType.TRANSACTION_RESTORED,
     Event.VOIDED: EventType.TRANSACTION_VOIDED,
+    Event.MANDATE_REVOKED: EventType.TRANSACTION_VOIDED,
     Event.ORIGINATED: EventType.TRANSACTION_PROCESSING,
     Event.SETTLED: EventType.TRANSACTION_SETTLED,
     Event.DECLINED: EventType.TRANSACTION_DECLINED,

@@ -17,7 +17,7 @@ from transactions.ach.operator_actions import (
     transaction_restore,
 )
 from transactions.ach.return_admin import ParkedReturnItemInline
-from transactions.models import Batch, IngestionFile, OriginationFile, Settlement, Transaction
+from transactions.models import Batch, IngestionFile, OriginationFile, Settlement, Status, Transaction
 from transactions.state import Actor
 from vault.admin_figures import LegibleFiguresMixin
 from vault.admin_scoping import CompanyScopedAdminMixin, ReadOnlyAdminMixin, SuperuserOnlyAdminMixin
@@ -126,7 +126,9 @@ release_holds = _confirmed_action(
     verb="release",
     done="released",
     service=transaction_hold_release,
-    refusal=lambda txn: f"{txn.uuid} is {txn.status}",
+    # A debit whose mandate is no longer active is voided instead (transactions.ach.holds), and says why.
+    refusal=lambda txn: f"{txn.uuid} is {txn.status}"
+    + (f" ({txn.failure_reason})" if txn.status == Status.VOIDED else ""),
 )
 reject_transactions = _confirmed_action(
     name="reject_transactions",

@@ -1,5 +1,6 @@
 """Releasing HELD transactions (risk holds): each goes on as an unheld charge would have (ACH and RCC Pending
-for the next `originate`, RTP settled at once, a card authorised or declined)."""
+for the next `originate`, RTP settled at once, a card authorised or declined). A debit whose mandate is no longer
+active is not released but voided (CONTRACT 14: its revocation voids it at once, this is the second line)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from uuid import UUID
 
 from django.db import transaction
 
+from transactions.ach.recheck import mandates_stopped
 from transactions.charges.services import accepted_charge_resume
 from transactions.models import Status, Transaction, TransactionHold
 from transactions.risk.account_validation import HOLD_CODE as VALIDATION_HOLD_CODE
@@ -38,6 +40,13 @@ def transaction_hold_release(*, txn: Transaction, actor: Actor, at: datetime, re
     hold = TransactionHold.objects.select_for_update().filter(transaction=locked).first()
     if hold is not None and hold.hold_code == VALIDATION_HOLD_CODE:
         return False  # its account validation releases or declines it (transactions.risk.account_validation)
+    stopped = mandates_stopped([locked.pk]).get(locked.pk)
+    if stopped is not None:
+        transition(
+            locked, Event.MANDATE_REVOKED, actor=actor, at=at, reason=stopped, failure_reason=stopped, voided_at=at
+        )
+        txn.refresh_from_db(fields=["status", "failure_reason"])
+        return False
     if hold is None:
         hold = TransactionHold(
             company_id=locked.company_id,
@@ -57,13 +66,18 @@ def transaction_hold_release(*, txn: Transaction, actor: Actor, at: datetime, re
 def holds_release(*, uuids: Iterable[UUID], at: datetime, actor: Actor = RELEASE_HOLDS) -> ReleaseResult:
     result = ReleaseResult()
     wanted = list(dict.fromkeys(uuids))
-    found = {txn.uuid: txn for txn in Transaction.objects.filter(uuid__in=wanted).only("pk", "uuid", "status")}
+    found = {
+        txn.uuid: txn
+        for txn in Transaction.objects.filter(uuid__in=wanted).only("pk", "uuid", "status", "failure_reason")
+    }
     for uuid in wanted:
         txn = found.get(uuid)
         if txn is None:
             result.not_released.append({"uuid": str(uuid), "reason": "not found"})
         elif transaction_hold_release(txn=txn, actor=actor, at=at):
             result.released.append(str(uuid))
+        elif txn.status == Status.VOIDED:
+            result.not_released.append({"uuid": str(uuid), "reason": f"voided instead: {txn.failure_reason}"})
         else:
             status = Transaction.objects.filter(pk=txn.pk).values_list("status", flat=True).first()
             held_for_validation = TransactionHold.objects.filter(

@@ -57,12 +57,15 @@ class OriginationResult:
     batches: int = 0
     transactions: int = 0
     unwritten: list[dict[str, str]] = field(default_factory=list)
+    # Entries the re-check refused instead of sending (transactions.ach.recheck): {uuid, status, reason} each.
+    refused: list[dict[str, str]] = field(default_factory=list)
 
     def as_json(self) -> dict:
         return {
             "files": self.files,
             "batches": self.batches,
             "transactions": self.transactions,
+            "refused": self.refused,
             "unwrittenFiles": self.unwritten,
         }
 
@@ -272,6 +275,7 @@ class _Build:
     sequence: _TraceSequence
     spool: EntrySpool
     odfi: str
+    refused: list[dict[str, str]]  # the run's result's list: the companies' threads add to it
 
 
 @dataclass
@@ -334,7 +338,7 @@ def _company_batch(company_id: int, *, build: _Build, due: QuerySet[Transaction]
         batching = _CompanyBatching(build=build, last_windows={company_id: last_window})
         entries = 0
         for chunk in _due_chunks(due.filter(company_id=company_id)):
-            chunk = entries_recheck(chunk, actor=build.actor, at=build.at)
+            chunk = entries_recheck(chunk, actor=build.actor, at=build.at, refused=build.refused)
             if not chunk:
                 continue
             batching.assign(chunk)
@@ -381,7 +385,15 @@ def _file_being_built(window_at: datetime, is_sandbox: bool) -> OriginationFile 
 
 
 def _batch_due(
-    *, at: datetime, actor: Actor, progress: Progress, scope: Q, is_sandbox: bool, workers: int, spool: EntrySpool
+    *,
+    at: datetime,
+    actor: Actor,
+    progress: Progress,
+    scope: Q,
+    is_sandbox: bool,
+    workers: int,
+    spool: EntrySpool,
+    refused: list[dict[str, str]],
 ) -> tuple[int, int]:
     """The due entries into this window's file, a company at a time (`workers` companies at once on PostgreSQL,
     each in a database transaction of its own), then the file finished. A run that stops midway leaves the file
@@ -413,6 +425,7 @@ def _batch_due(
                 sequence=_TraceSequence(first, entries, day),
                 spool=spool,
                 odfi=odfi,
+                refused=refused,
             )
             made = per_company(
                 company_ids,
@@ -600,7 +613,14 @@ def transactions_originate(
         # Live and sandbox entries never share a file: a sandbox file goes under SANDBOX_DIR, never to a bank.
         for is_sandbox in (False, True):
             batches, entries = _batch_due(
-                at=at, actor=actor, progress=progress, scope=scope, is_sandbox=is_sandbox, workers=workers, spool=spool
+                at=at,
+                actor=actor,
+                progress=progress,
+                scope=scope,
+                is_sandbox=is_sandbox,
+                workers=workers,
+                spool=spool,
+                refused=result.refused,
             )
             result.batches += batches
             result.transactions += entries

@@ -1,9 +1,10 @@
 """What `originate` re-reads of each Pending entry as it batches it (CONTRACT 12): an entry accepted days ago
 goes to the account as it is now. A notice of change since then corrects the entry (a saved method's account as
 the NOC left it; for a one-off charge, the latest NOC on an earlier entry to the same account), and a debit to an
-account a return has blocked since, or from a saved method blocked since, is declined instead of sent. Each
-correction and each decline is a move of the entry's trail with its event (transaction.updated,
-transaction.declined)."""
+account a return has blocked since, or from a saved method blocked since, is declined instead of sent; a debit whose
+mandate is no longer active is voided (CONTRACT 14: its revocation voids it at once, this is the second line). Each
+correction and each refusal is a move of the entry's trail with its event (transaction.updated, transaction.declined,
+transaction.voided), and each refusal is listed in `originate`'s output."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from mandates.models import Mandate
 from payments.models import PaymentMethod
 from transactions.models import AccountBlock, ChangeNotice, Transaction, TransactionType
 from transactions.return_codes import Corrected
 from transactions.risk.account_rules import block_reason
 from transactions.state import Actor, Event, transition
 from vault.crypto import account_number_hash, unpadded_account_hash
-from vault.db import values_in
+from vault.db import ids_in, values_in
 
 AccountKey = tuple[int, str, str]  # company, routing number, keyed hash of the account number
 
@@ -108,7 +110,7 @@ def _one_off_corrections(due: Sequence[Transaction]) -> dict[AccountKey, Correct
     return corrections
 
 
-def _move(row, event: str, *, actor: Actor, at: datetime, reason: str, **changes) -> None:
+def _move(row, event: str, *, actor: Actor, at: datetime, reason: str, **changes) -> Transaction:
     """`transition` of one entry. Batching reads its entries as light rows (origination.DueEntry): the row is then
     read whole for its event's record, and the light row takes the status and the changes."""
     txn = row if isinstance(row, Transaction) else Transaction.objects.defer("account_number").get(pk=row.pk)
@@ -117,6 +119,7 @@ def _move(row, event: str, *, actor: Actor, at: datetime, reason: str, **changes
         for name in ("status", *changes):
             if hasattr(type(row), name):
                 setattr(row, name, getattr(txn, name))
+    return txn
 
 
 def _correct(due: Sequence[Transaction], *, actor: Actor, at: datetime) -> None:
@@ -128,11 +131,25 @@ def _correct(due: Sequence[Transaction], *, actor: Actor, at: datetime) -> None:
             _move(txn, Event.CORRECTED, actor=actor, at=at, reason=correction.why, **changes)
 
 
-def _refusals(due: Sequence[Transaction]) -> dict[int, str]:
-    """Debits that may not go: their account was blocked by a return, or their saved method was."""
+def mandates_stopped(ids: Sequence[int]) -> dict[int, str]:
+    """Of the debits `ids`, those whose mandate is no longer active, with the reason (CONTRACT 14): one query."""
+    if not ids:
+        return {}
+    stopped = (
+        Transaction.objects.filter(ids_in(ids), mandate__isnull=False)
+        .exclude(mandate__status=Mandate.Status.ACTIVE)
+        .values_list("pk", "mandate__status", "mandate__revoked_reason")
+    )
+    return {pk: f"mandate {status}: {why}"[:255] for pk, status, why in stopped}
+
+
+def _refusals(due: Sequence[Transaction]) -> dict[int, tuple[str, str]]:
+    """Debits that may not go, (event, reason) each: their mandate is no longer active (voided), their account was
+    blocked by a return, or their saved method was (declined)."""
     debits = [txn for txn in due if txn.type == TransactionType.DEBIT and txn.account_validation_id is None]
     if not debits:
         return {}
+    refusals = {pk: (Event.MANDATE_REVOKED, why) for pk, why in mandates_stopped([txn.pk for txn in debits]).items()}
     # Keyed as the debit rules key an account: its leading zeros ignored (CONTRACT 12).
     hashes = {_unpadded_key(txn)[2] for txn in debits}
     blocks = {
@@ -149,20 +166,30 @@ def _refusals(due: Sequence[Transaction]) -> dict[int, str]:
             pk__in={txn.payment_method_id for txn in debits if txn.payment_method_id}, blocked_at__isnull=False
         ).values_list("pk", "blocked_reason")
     )
-    refusals = {}
     for txn in debits:
+        if txn.pk in refusals:
+            continue
         if _unpadded_key(txn) in blocks:
-            refusals[txn.pk] = blocks[_unpadded_key(txn)]
+            refusals[txn.pk] = (Event.DECLINED, blocks[_unpadded_key(txn)])
         elif txn.payment_method_id in blocked_methods:
-            refusals[txn.pk] = f"payment method blocked: {blocked_methods[txn.payment_method_id] or 'blocked'}"
+            why = f"payment method blocked: {blocked_methods[txn.payment_method_id] or 'blocked'}"
+            refusals[txn.pk] = (Event.DECLINED, why)
     return refusals
 
 
-def entries_recheck(due: list[Transaction], *, actor: Actor, at: datetime) -> list[Transaction]:
-    """Correct and refuse as the module says (inside the batching transaction, rows locked); the entries to send."""
+def entries_recheck(
+    due: list[Transaction], *, actor: Actor, at: datetime, refused: list[dict] | None = None
+) -> list[Transaction]:
+    """Correct and refuse as the module says (inside the batching transaction, rows locked); the entries to send.
+    Each refusal is added to `refused` ({uuid, status, reason}) for the run's output."""
     _correct(due, actor=actor, at=at)
     refusals = _refusals(due)
     for txn in due:
-        if txn.pk in refusals:
-            _move(txn, Event.DECLINED, actor=actor, at=at, reason=refusals[txn.pk], failure_reason=refusals[txn.pk])
+        if txn.pk not in refusals:
+            continue
+        event, why = refusals[txn.pk]
+        changes = {"failure_reason": why, **({"voided_at": at} if event == Event.MANDATE_REVOKED else {})}
+        moved = _move(txn, event, actor=actor, at=at, reason=why, **changes)
+        if refused is not None:
+            refused.append({"uuid": str(moved.uuid), "status": moved.status, "reason": why})
     return [txn for txn in due if txn.pk not in refusals]

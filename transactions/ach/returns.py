@@ -27,7 +27,6 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 import nacha
-from mandates.services import mandates_revoke_for_methods
 from payments.models import PaymentMethod
 from payments.services import (
     MethodCorrections,
@@ -40,6 +39,7 @@ from transactions import calendar
 from transactions.ach import matching
 from transactions.ach.return_files import CODE, FileItem, ReturnFileSource, read_return_file
 from transactions.charges.retry_attempts import retries_schedule
+from transactions.charges.revocation import mandates_revoke_for_returns
 from transactions.models import (
     Batch,
     ChangeNotice,
@@ -245,7 +245,7 @@ class _Chunk:
 
     def flush(self) -> None:
         self.methods_block()
-        mandates_revoke_for_methods(reasons=self.mandate_revocations, by="import_returns", now=self.at)
+        mandates_revoke_for_returns(reasons=self.mandate_revocations, actor=self.actor, at=self.at)
         self.corrections.write()
         _unsent_renamed(self.corrected_names)
         self.method_events.write()

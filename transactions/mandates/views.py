@@ -18,8 +18,9 @@ from mandates.errors import MandateNotFound
 from mandates.models import SEC_CODES, Mandate
 from mandates.records import mandate_record
 from mandates.selectors import mandate_evidence, mandate_get, mandate_list
-from mandates.services import EVIDENCE_MAX_BYTES, MandateTerms, mandate_create, mandate_revoke
+from mandates.services import EVIDENCE_MAX_BYTES, MandateTerms, mandate_create
 from payments.selectors import payment_method_get
+from transactions.charges.revocation import mandate_revoke_stopping
 from transactions.mandates.proof import PDF_CONTENT_TYPE, PDFRenderer, mandate_debits, proof_pdf
 from transactions.methods.sec_codes import account_holder, sec_code_check
 from transactions.models import TransactionType
@@ -188,8 +189,9 @@ class MandateRevokeView(APIView):
         body = MandateRevokeInput(data=request.data)
         body.is_valid(raise_exception=True)
         mandate = mandate_get(company=request.company, mandate_uuid=mandate_uuid)
-        actor = Actor.of_request(request)
-        mandate = mandate_revoke(mandate=mandate, reason=body.validated_data["reason"], by=actor.id)
+        mandate = mandate_revoke_stopping(
+            mandate=mandate, reason=body.validated_data["reason"], actor=Actor.of_request(request)
+        )
         return Response(mandate_record(mandate))
 
 

@@ -108,7 +108,7 @@ def test_rerun_originates_nothing_twice_and_trace_numbers_continue(company):
     bank_txn(company)
     first = run("originate", "--at", MONDAY_MORNING)
     second = run("originate", "--at", MONDAY_MORNING)
-    assert second == {"files": [], "batches": 0, "transactions": 0, "unwrittenFiles": []}
+    assert second == {"files": [], "batches": 0, "transactions": 0, "refused": [], "unwrittenFiles": []}
     late = bank_txn(company)
     third = run("originate", "--at", "2026-12-07T16:00:00Z")
     assert third["transactions"] == 1 and len(third["files"]) == 1

@@ -1,5 +1,7 @@
 """Support sees mandates read-only (the wording, its hash, the acceptance evidence); the one change is revoke, with a
-reason, as the payer may ask support to stop their debits. Mandates are never added or deleted here."""
+reason, as the payer may ask support to stop their debits: it voids the debits not yet sent under it, as the route
+does (transactions.charges.revocation), so the page is a door of transactions. Mandates are never added or deleted
+here."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ from django.contrib.admin.helpers import ActionForm
 
 from mandates.errors import MandateNotActive
 from mandates.models import Mandate
-from mandates.services import mandate_revoke
+from transactions.charges.revocation import mandate_revoke_stopping
+from transactions.state import Actor
 from vault.admin_scoping import CompanyScopedAdminMixin, ExactUuidSearchMixin
 
 
@@ -55,7 +58,8 @@ class MandateAdmin(CompanyScopedAdminMixin, ExactUuidSearchMixin, admin.ModelAdm
         revoked = 0
         for mandate in queryset:
             try:
-                mandate_revoke(mandate=mandate, reason=reason, by=f"admin:user:{request.user.pk}")
+                actor = Actor.admin(request.user)
+                mandate_revoke_stopping(mandate=mandate, reason=reason, actor=actor, by=f"admin:{actor.id}")
             except MandateNotActive:
                 continue
             revoked += 1
