@@ -20,7 +20,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from itertools import islice
-from types import SimpleNamespace
 
 from django.conf import settings
 from django.db import transaction
@@ -28,18 +27,11 @@ from django.db.models import QuerySet
 
 import nacha
 from payments.models import PaymentMethod
-from payments.services import (
-    MethodCorrections,
-    MethodEvents,
-    payment_method_block,
-    payment_methods_blocked_save,
-    payment_methods_lock,
-)
+from payments.services import MethodCorrections, payment_method_block, payment_methods_lock
 from transactions import calendar
 from transactions.ach import matching
+from transactions.ach.answers import Answers, answers_apply
 from transactions.ach.return_files import CODE, FileItem, ReturnFileSource, read_return_file
-from transactions.charges.retry_attempts import retries_schedule
-from transactions.charges.revocation import mandates_revoke_for_returns
 from transactions.models import (
     Batch,
     ChangeNotice,
@@ -47,7 +39,6 @@ from transactions.models import (
     IngestionFile,
     IngestionPart,
     ParkedReturnItem,
-    RiskAction,
     Status,
     Transaction,
     TransactionReturn,
@@ -61,18 +52,10 @@ from transactions.return_codes import (
     ReturnCode,
     TimeFrame,
 )
-from transactions.risk.account_rules import account_blocks_place
-from transactions.risk.account_validation import validations_noticed, validations_returned
-from transactions.risk.policies import (
-    PolicyBook,
-    ReturnFollowUp,
-    return_followups_apply,
-    return_rate_alerts_evaluate,
-    risk_action,
-)
-from transactions.state import Actor, Event, moves_announce, rows_move, transaction_lock, transition_many
+from transactions.risk.policies import PolicyBook, ReturnFollowUp, return_rate_alerts_evaluate
+from transactions.state import Actor, transaction_lock
 from vault.commands import Progress, no_progress
-from vault.db import ids_in, loaded_instance, rows_insert, rows_update, statistics_refresh, unsaved_instance
+from vault.db import ids_in, loaded_instance, statistics_refresh, unsaved_instance
 from vault.records import mask, text_or_none
 from vault.threads import CompanyProcesses, serialized
 
@@ -83,13 +66,9 @@ IMPORT_RETURNS = Actor.command("import_returns")
 # voided when it has not gone out yet, so the payer is not refunded twice).
 RETURNABLE = (Status.PROCESSING, Status.SETTLED, Status.REVERSED)
 LATE = (Status.SETTLED, Status.REVERSED)
-REVERSAL_VOIDED = "voided: the reversed debit was returned before this credit was sent"
-REFUND_VOIDED = "voided: the refunded debit was returned before this credit was sent"
 
 LOCK_CHUNK = 10_000  # items of the file read and matched at once; each company's are applied in one transaction
 IMPORT_LOCK_NAMESPACE = zlib.crc32(b"transactions.import_returns") << 28
-# What a return writes on its entry besides the status.
-RETURNED_FIELDS = ("ingestion_file", "return_code", "late_returned_at")
 
 
 @dataclass
@@ -147,39 +126,20 @@ def _entries_locked(matching: QuerySet[Transaction]) -> dict[int, Transaction]:
     return {entry.pk: entry for entry in entries}
 
 
-@dataclass
-class _Chunk:
-    """The rows one chunk of the file touches, locked together (methods, then transactions, by id), and
-    the writes it gathers so they go out as a few statements instead of several per entry."""
+@dataclass(kw_only=True)
+class _Chunk(Answers):
+    """The rows one chunk of the file touches, locked together (methods, then transactions, by id), what its items
+    find there, and the writes it gathers (`Answers`) so they go out as a few statements instead of several per
+    entry, in the order of ANSWER_STEPS (transactions/ach/answers.py)."""
 
-    ingestion: IngestionFile
-    at: datetime
-    actor: Actor
-    transactions: dict[int, Transaction]
-    methods: dict[int, PaymentMethod]
     returns: dict[int, TransactionReturn]  # by transaction id: the return each entry already has (or got here)
     answered: set[tuple[int, str]]  # (transaction id, kind) of the dishonored / contested returns it has
     settled_on: dict[int, date]  # batch id -> its effective (settlement) date
     noticed: set[int]
     policies: PolicyBook
     applied: _Applied
-    new_returns: list[TransactionReturn] = field(default_factory=list)
-    new_notices: list[ChangeNotice] = field(default_factory=list)
-    new_dishonors: list[DishonoredReturn] = field(default_factory=list)
-    parked: list[ParkedReturnItem] = field(default_factory=list)
-    late_ids: list[int] = field(default_factory=list)
-    returned_reversals: list = field(default_factory=list)
-    followups: list[ReturnFollowUp] = field(default_factory=list)
-    method_blocks: list[tuple[PaymentMethod, Transaction, str]] = field(default_factory=list)
-    method_events: MethodEvents = field(default_factory=MethodEvents)  # blocks and corrections, in file order
-    corrections: MethodCorrections = field(init=False)
-    corrected_names: dict[int, str] = field(default_factory=dict)  # method id -> holder's name (C04)
-    mandate_revocations: dict[tuple[int, int], str] = field(default_factory=dict)  # (company, method) -> reason
     position: int = 0  # in the file, of the item being applied
     unmatched_reason: str | None = None  # why the item being applied names no entry, when it names none
-
-    def __post_init__(self) -> None:
-        self.corrections = MethodCorrections(self.methods.values(), announce=self.method_events)
 
     @classmethod
     def lock(
@@ -231,86 +191,6 @@ class _Chunk:
                 created_at=self.at,
             )
         )
-
-    def methods_block(self) -> None:
-        """The saved methods the returns' policies blocked, and the evidence of each."""
-        payment_methods_blocked_save([method for method, _txn, _code in self.method_blocks])
-        rows_insert(
-            RiskAction,
-            [
-                risk_action(company_id=txn.company_id, action=PolicyAction.BLOCK_METHOD, at=self.at, txn=txn, code=code)
-                for _method, txn, code in self.method_blocks
-            ],
-        )
-
-    def flush(self) -> None:
-        self.methods_block()
-        mandates_revoke_for_returns(reasons=self.mandate_revocations, actor=self.actor, at=self.at)
-        self.corrections.write()
-        _unsent_renamed(self.corrected_names)
-        self.method_events.write()
-        # One UPDATE per returned row, before its return is inserted: the row already carries the return code the
-        # insert's trigger copies (so the trigger writes nothing), and a late return its late_returned_at. Each write
-        # of a row rewrites every one of its indexes, so one write instead of three is most of the import's cost.
-        late = set(self.late_ids)
-        returned = []
-        for entry in self.new_returns:
-            txn = self.transactions[entry.transaction_id]
-            txn.ingestion_file_id, txn.return_code = self.ingestion.pk, entry.return_code
-            if txn.pk in late:
-                txn.late_returned_at = self.at
-            returned.append(txn)
-        moved = rows_move(returned, Event.RETURNED, actor=self.actor, fields=RETURNED_FIELDS)
-        rows_insert(TransactionReturn, self.new_returns)
-        rows_insert(ChangeNotice, self.new_notices)
-        rows_insert(DishonoredReturn, self.new_dishonors)  # after the returns they may answer
-        rows_insert(ParkedReturnItem, self.parked)
-        retries = retries_schedule(returned, at=self.at)  # CONTRACT 15: the returned events below show it
-        # The events read each row's return entry: after the insert.
-        moves_announce(
-            moved,
-            actor=self.actor,
-            at=self.at,
-            reasons={entry.transaction_id: f"{entry.return_code} {entry.return_reason}" for entry in self.new_returns},
-        )
-        retries.send()
-        transition_many(
-            Transaction.objects.filter(uuid__in=self.returned_reversals, status=Status.PENDING),
-            Event.VOIDED,
-            actor=self.actor,
-            at=self.at,
-            changes={"voided_at": self.at, "failure_reason": REVERSAL_VOIDED},
-            reason=REVERSAL_VOIDED,
-        )
-        # The payer's bank gave the money back with the return: a refund still unsent would pay it twice.
-        transition_many(
-            Transaction.objects.filter(ids_in(self.late_ids, field="refund_of_id"), status=Status.PENDING),
-            Event.VOIDED,
-            actor=self.actor,
-            at=self.at,
-            changes={"voided_at": self.at, "failure_reason": REFUND_VOIDED},
-            reason=REFUND_VOIDED,
-        )
-        Transaction.objects.filter(ids_in([notice.transaction_id for notice in self.new_notices])).update(
-            ingestion_file=self.ingestion
-        )
-        return_followups_apply(self.followups, at=self.at)
-        account_blocks_place(
-            [(self.transactions[entry.transaction_id], entry.return_code) for entry in self.new_returns],
-            at=self.at,
-            methods=self.methods,
-        )
-        # Validation entries (prenotes, micro-entries): a return fails the validation, a NOC on a prenote passes it.
-        validations_returned(transaction_ids=self._validation_entries(self.new_returns), actor=self.actor, at=self.at)
-        validations_noticed(transaction_ids=self._validation_entries(self.new_notices), actor=self.actor, at=self.at)
-
-    def _validation_entries(self, answers: Sequence[TransactionReturn | ChangeNotice]) -> list[int]:
-        """Of the entries these returns or notices answer, those that validate an account (their rows are here)."""
-        return [
-            answer.transaction_id
-            for answer in answers
-            if self.transactions[answer.transaction_id].account_validation_id is not None
-        ]
 
 
 def _apply(file_item: FileItem, txn: Transaction | None, chunk: _Chunk) -> None:
@@ -368,7 +248,7 @@ def _apply_return(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
     if blocked and payment_method_block(
         method, return_code=item.code, reason=code.reason, at=chunk.at, announce=chunk.method_events
     ):
-        chunk.method_blocks.append((method, txn, item.code))  # written by methods_block, with their evidence
+        chunk.method_blocks.append((method, txn, item.code))  # written by answers.methods_block, with their evidence
     if actions - {PolicyAction.BLOCK_METHOD}:
         chunk.followups.append(ReturnFollowUp(txn=txn, code=item.code, actions=actions))
     if item.code in MANDATE_REVOKING_CODES and txn.payment_method_id is not None:
@@ -457,21 +337,6 @@ def _apply_notice(item: nacha.ReturnedItem, txn: Transaction, chunk: _Chunk) -> 
     elif method is not None and corrected:
         _correct_method(method, corrected, chunk.corrections)
     return True
-
-
-def _unsent_renamed(names: dict[int, str]) -> None:
-    """The entries of these methods not yet in a file take the holder's corrected name (method id -> name)."""
-    if not names:
-        return  # a return file, or notices with no C04: no statement
-    unsent = transaction_lock(
-        Transaction.objects.filter(
-            ids_in(names, field="payment_method_id"), batch__isnull=True, status__in=(Status.PENDING, Status.HELD)
-        )
-    ).order_by("pk")
-    renamed = [
-        SimpleNamespace(pk=pk, name=names[method_id]) for pk, method_id in unsent.values_list("pk", "payment_method_id")
-    ]
-    rows_update(Transaction, renamed, ["name"])
 
 
 def _correct_method(method: PaymentMethod, corrected: dict[str, str], corrections: MethodCorrections) -> None:
@@ -570,7 +435,7 @@ def _group_apply(group: _Group, *, ingestion: IngestionFile, at: datetime, actor
         for position, entry, match in group.entries:
             chunk.position, chunk.unmatched_reason = position, match.reason
             _apply(entry, chunk.transactions.get(match.pk), chunk)
-        chunk.flush()
+        answers_apply(chunk)
         IngestionPart.objects.create(
             ingestion_file=ingestion, chunk=group.chunk, company_ids=group.company_ids, summary=applied.part()
         )
