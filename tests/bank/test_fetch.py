@@ -8,19 +8,22 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 
 from bank.models import BankFile, BankFileStatus, InboundFile
+from bank.services import bank_file_resend
 from events.models import Event
 from tests import factories
 from tests.bank.conftest import command, received_names, remote
 from tests.bank.test_transmit import TRANSMIT_AT
 from tests.transactions.ach.conftest import MONDAY_MORNING, MONDAY_SETTLED, bank_txn, run
+from transactions import calendar
 from transactions.models import OriginationFile, Status, Transaction
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("monday_early")]
 
 FETCH_AT = "2026-12-07T15:45:00Z"
 LATE = "2026-12-07T16:31:00Z"  # 61 minutes after TRANSMIT_AT
@@ -291,3 +294,31 @@ def test_a_regenerated_return_file_says_its_items_were_already_applied(bank, com
         f"already applied: returned by {name}.returns",
     ]
     assert Transaction.objects.filter(status=Status.RETURNED).count() == 1
+
+
+def test_a_file_sent_again_later_is_dated_and_modified_as_no_other_file_and_takes_a_new_effective_date(
+    bank, company, tmp_path
+):
+    """ACH review 2026-12-07 H3 and M4 (samples out_20270112_B / out_20270119_A, B and out_20270105_B): a file
+    rejected on Monday 7 and sent again on Monday 14, after that day's files A and B were written, takes the 14th's
+    next modifier (C), never B of the 7th dated the 14th; its batch leaves its stale effective date for the next
+    valid one (Tuesday 15), and the entries' return windows count from it."""
+    entries = day_originated(company)
+    file_damaged(tmp_path)
+    command("transmit_files", "--at", TRANSMIT_AT)
+    command("fetch_bank_files", "--at", FETCH_AT)
+    for minute in (0, 1):
+        bank_txn(company, amount=900 + minute)
+        run("originate", "--at", f"2026-12-14T15:0{minute}:00Z")
+
+    resent = bank_file_resend(bank_file=BankFile.objects.get(), at=datetime(2026, 12, 14, 18, tzinfo=UTC))
+
+    headers = [Path(file.path).read_text()[:94] for file in OriginationFile.objects.exclude(path="").order_by("pk")]
+    pairs = [(header[23:29], header[33]) for header in headers]
+    assert pairs[-1] == ("261214", "C") and len(set(pairs)) == len(pairs)
+    assert resent.name.startswith("ACH_20261214_C_")
+    debit = Transaction.objects.get(pk=entries["settles"].pk)
+    assert debit.effective_date == date(2026, 12, 15)
+    assert debit.returns_due_by == calendar.administrative_return_deadline(date(2026, 12, 15))
+    batch_line = next(line for line in Path(resent.origination_file.path).read_text().split("\n") if line[:1] == "5")
+    assert batch_line[69:75] == "261215"

@@ -18,7 +18,8 @@ from tests.bank.test_transmit import TRANSMIT_AT
 from tests.transactions.ach.conftest import MONDAY_SETTLED, run
 from transactions.models import OriginationFile, Status, Transaction
 
-pytestmark = pytest.mark.django_db
+TUESDAY_SETTLED = "2026-12-08T22:00:01Z"
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("monday_early")]
 
 
 def _settled(entries: dict[str, Transaction]) -> dict[str, bool]:
@@ -94,14 +95,17 @@ def test_a_rejected_files_entries_settle_only_once_it_was_sent_again_and_acknowl
     client.force_login(factories.UserFactory(is_staff=True, is_superuser=True))
     client.post("/admin/bank/bankfile/", {"action": "send_again", "_selected_action": [rejected.pk]})
     resent = BankFile.objects.get(resent_from=rejected)
-    after_resend = run("settle", "--at", MONDAY_SETTLED)
+    # Sent again on Monday after its window, the batch is dated Tuesday, the next valid day (ACH review M4).
+    after_resend = run("settle", "--at", TUESDAY_SETTLED)
     assert command("transmit_files", "--at", TRANSMIT_AT)[0]["transmitted"] == [resent.name]
-    after_transmission = run("settle", "--at", MONDAY_SETTLED)
+    after_transmission = run("settle", "--at", TUESDAY_SETTLED)
     assert command("fetch_bank_files", "--at", FETCH_AT)[0]["acknowledged"] == 1
-    after_acknowledgement = run("settle", "--at", MONDAY_SETTLED)
+    after_acknowledgement = run("settle", "--at", TUESDAY_SETTLED)
 
     for held in (after_rejection, after_resend, after_transmission):
         assert (held["transactions"], len(held["filesAwaitingBank"])) == (0, 1)
     assert after_acknowledgement["transactions"] == 3  # the bank returned the 000555 entry with its acknowledgement
     assert after_acknowledgement["filesAwaitingBank"] == []
     assert _settled(entries) == {"settles": True, "returned": False, "noticed": True, "credit": True}
+    assert {str(txn.effective_date) for txn in Transaction.objects.all()} == {"2026-12-08"}
+    assert {str(txn.effective_date) for txn in Transaction.objects.all()} == {"2026-12-08"}

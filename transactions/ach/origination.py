@@ -32,6 +32,7 @@ import nacha
 from accounts.models import MerchantSettings
 from mandates.models import Mandate
 from transactions import calendar
+from transactions.ach.finality import windows_stamp
 from transactions.ach.recheck import entries_recheck
 from transactions.methods import ORIGINATED_METHODS, method_kind
 from transactions.methods.sec_codes import payment_type_code
@@ -648,12 +649,16 @@ def built_files_write(result: OriginationResult, spool: EntrySpool | None = None
 
 @transaction.atomic
 def origination_file_again(*, origination_file: OriginationFile, at: datetime) -> OriginationFile:
-    """The same batches and entries (same trace numbers) in a new file of the same window with the next file id
-    modifier, written: a file the bank rejected, sent again by an operator. The old record stays, without batches."""
+    """The same batches and entries (same trace numbers) in a new file, written: a file the bank rejected, sent
+    again by an operator. The old record stays, without batches. The new file is of the window of `at`, the day its
+    header is dated, and takes that window's next file id modifier, so no two files to the bank carry the same File
+    Creation Date and File ID Modifier (ACH review 2026-12-07 H3); each batch whose effective date has passed (the
+    original never entered the network) takes the next valid one, its entries' settlement with it (M4)."""
+    window_at = window_start(processing_day(at))
     with serialized(ORIGINATE_LOCK_KEY):
         again = OriginationFile.objects.create(
-            window_at=origination_file.window_at,
-            file_id_modifier=_next_file_id_modifier(origination_file.window_at, origination_file.is_sandbox),
+            window_at=window_at,
+            file_id_modifier=_next_file_id_modifier(window_at, origination_file.is_sandbox),
             path="",
             created_at=at,
             is_sandbox=origination_file.is_sandbox,
@@ -664,6 +669,20 @@ def origination_file_again(*, origination_file: OriginationFile, at: datetime) -
             awaiting_bank=not origination_file.is_sandbox,  # until the bank acknowledges it (bank.state)
         )
         origination_file.batches.update(origination_file=again)
+        _effective_dates_renew(again, day=processing_day(at))
     origination_file_write(origination_file=again)
     again.refresh_from_db()
     return again
+
+
+def _effective_dates_renew(origination_file: OriginationFile, *, day: date) -> None:
+    """A resent file's batches dated no earlier than the banking day after `day` (its processing day), and their
+    entries with them: the effective date, when they settle (never same-day), their windows."""
+    earliest = calendar.next_business_day(day, include_today=False)
+    for batch in origination_file.batches.filter(effective_date__lt=earliest):
+        batch.effective_date = earliest
+        batch.save(update_fields=["effective_date"])
+        batch.transactions.update(
+            effective_date=earliest, expected_to_settle_at=calendar.settlement_time(earliest), is_same_day=False
+        )
+        windows_stamp(batch.transactions.all())  # the return windows and fundsAvailableAt count from the new date
