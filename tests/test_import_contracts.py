@@ -23,7 +23,8 @@ CONFIG_PATH = ROOT / ".importlinter"
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 CONFIG = ConfigParser()
 CONFIG.read(CONFIG_PATH)
-PACKAGES = CONFIG["importlinter"]["root_packages"].split()
+ROOTS = CONFIG["importlinter"]["root_packages"].split()  # the apps, and the tests where they are layered
+PACKAGES = [root for root in ROOTS if root != "tests"]
 CONTRACTS = {
     name.split(":")[-1]: CONFIG[name] for name in CONFIG.sections() if name.startswith("importlinter:contract:")
 }
@@ -55,6 +56,7 @@ ARROWS = [
     ("transactions", "transactions.charges.rules", "transactions.ach.returns"),  # a charge knows the ACH run
     ("transactions", "transactions.methods.base", "transactions.state"),  # a method knows the kernel
     ("transactions", "transactions.ach.matching", "transactions.admin"),  # a wing knows a door
+    ("tests_nacha", "tests.nacha.test_writer", "transactions.models"),  # the library's tests need an app
     ("nacha", "nacha.fields", "nacha.entry_detail"),  # the fields know a record type
     ("nacha", "nacha.writer", "nacha.returns_writer"),  # the origination writer knows the RDFI's
     ("events", "events.outbox", "events.tasks"),  # the outbox wakes its worker by name: the old circle
@@ -102,7 +104,7 @@ def _lint(root: Path) -> subprocess.CompletedProcess:
 
 
 def _copy(tmp: Path) -> Path:
-    for package in PACKAGES:
+    for package in ROOTS:
         shutil.copytree(ROOT / package, tmp / package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(CONFIG_PATH, tmp / ".importlinter")
     return tmp
@@ -142,8 +144,8 @@ def test_the_contracts_hold_on_the_code(tmp_path):
 
 
 def test_every_package_is_an_app_on_the_map_with_an_exhaustive_folder_contract():
-    folders = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests"}
-    assert folders == set(PACKAGES), "every top-level package is a root package of .importlinter, and only they"
+    folders = {path.parent.name for path in ROOT.glob("*/__init__.py")}
+    assert folders == set(ROOTS), "every top-level package is a root package of .importlinter, and only they"
     on_the_map = {package for row in _layers("apps") for package in row}
     assert set(PACKAGES) <= on_the_map, "every app is a layer of `apps`, by its package name"
     assert all("." not in package for package in on_the_map), "a layer of `apps` names a package, never a module"
@@ -153,6 +155,10 @@ def test_every_package_is_an_app_on_the_map_with_an_exhaustive_folder_contract()
         assert contract["type"] == "layers" and contract["containers"].split() == [package]
         assert contract["exhaustive"] == "true", f"{package}: every module of the folder takes its place on a layer"
         assert contract["name"].startswith(f"{package}: ")
+
+
+def test_the_format_librarys_tests_are_held_to_importing_no_app():
+    assert set(CONTRACTS["tests_nacha"]["forbidden_modules"].split()) == set(PACKAGES) - {"nacha"}
 
 
 def test_every_contract_is_named_by_its_id():
