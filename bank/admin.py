@@ -12,7 +12,9 @@ from bank.services import (
     AnswerRefused,
     ResendRefused,
     bank_file_answer_decide,
+    bank_file_at_bank,
     bank_file_resend,
+    bank_file_send_outside,
     inbound_files_set_aside,
 )
 from vault.admin_scoping import ReadOnlyAdminMixin, SuperuserOnlyAdminMixin
@@ -26,6 +28,7 @@ class BankFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmi
         "attempts",
         "last_error",
         "last_attempt_at",
+        "renamed_at",
         "transmitted_at",
         "answered_at",
         "rejected_reason",
@@ -38,7 +41,7 @@ class BankFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmi
     raw_id_fields = ("origination_file",)
     readonly_fields = ("uuid", "origination_file", "name", "resent_as", "created_at")
     date_hierarchy = "created_at"
-    actions = ["send_again", "bank_accepted", "bank_rejected"]
+    actions = ["send_again", "bank_accepted", "bank_rejected", "send_outside", "bank_has_it", "bank_has_not"]
 
     @admin.action(description="Send the selected rejected files again (new file id modifier, same entries)")
     def send_again(self, request, queryset: QuerySet[BankFile]) -> None:
@@ -49,6 +52,33 @@ class BankFileAdmin(SuperuserOnlyAdminMixin, ReadOnlyAdminMixin, admin.ModelAdmi
                 self.message_user(request, str(exc), level=messages.ERROR)
                 continue
             self.message_user(request, f"{bank_file.name}: its entries go out again as {resent.name}")
+
+    @admin.action(description="Send the selected outside files through the bank connection (next transmit_files)")
+    def send_outside(self, request, queryset: QuerySet[BankFile]) -> None:
+        for bank_file in queryset.order_by("pk"):
+            try:
+                bank_file_send_outside(bank_file=bank_file)
+            except ResendRefused as exc:
+                self.message_user(request, str(exc), level=messages.ERROR)
+                continue
+            self.message_user(request, f"{bank_file.name} goes to the bank with the next transmit_files")
+
+    def _at_bank(self, request, queryset: QuerySet[BankFile], *, has_it: bool) -> None:
+        for bank_file in queryset.order_by("pk"):
+            try:
+                done = bank_file_at_bank(bank_file=bank_file, has_it=has_it, at=timezone.now())
+            except ResendRefused as exc:
+                self.message_user(request, str(exc), level=messages.ERROR)
+                continue
+            self.message_user(request, f"{done.name} is {done.status}")
+
+    @admin.action(description="Renamed, then gone from the server: the bank confirmed it HAS the selected files")
+    def bank_has_it(self, request, queryset: QuerySet[BankFile]) -> None:
+        self._at_bank(request, queryset, has_it=True)
+
+    @admin.action(description="Renamed, then gone from the server: the bank confirmed it has NOT (send them again)")
+    def bank_has_not(self, request, queryset: QuerySet[BankFile]) -> None:
+        self._at_bank(request, queryset, has_it=False)
 
     def _decide(self, request, queryset: QuerySet[BankFile], *, accepted: bool) -> None:
         for bank_file in queryset.order_by("pk"):

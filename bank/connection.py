@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -116,12 +117,44 @@ def _authenticate(transport: paramiko.Transport, config: BankSettings) -> None:
         else:
             offered = "BANK_SFTP_PASSWORD"
             transport.auth_password(config.username, config.password)
-    except paramiko.AuthenticationException:
+    except paramiko.AuthenticationException as exc:
+        said = str(exc).lower()
+        if not transport.is_active() or "transport shut down" in said or "eof" in said or "timeout" in said:
+            raise BankConnectionError(
+                f"{config.host}:{config.port}: the connection dropped (or timed out) during login ({exc}); not a "
+                "refusal of our credentials: the next run tries again"
+            ) from None
         raise BankConnectionError(
             f"{config.host}:{config.port}: Authentication failed: the bank refused user {config.username!r} with "
             f"{offered}; check the user in BANK_SFTP_URL and that the bank has this key or password "
             "(docs/operations.md, 'Rotating keys')"
         ) from None
+
+
+# An RSA host key is offered under the names of its signature algorithms (RFC 8332), never plain `ssh-rsa` first.
+KEY_TYPE_NAMES = {"ssh-rsa": ("rsa-sha2-512", "rsa-sha2-256", "ssh-rsa")}
+
+
+def _key_types_prefer(transport: paramiko.Transport, host_key: paramiko.PKey) -> None:
+    """Ask for the pinned key's type first, so a server with several host keys shows the one we know."""
+    options = transport.get_security_options()
+    known = options.key_types
+    pinned = tuple(name for name in KEY_TYPE_NAMES.get(host_key.get_name(), (host_key.get_name(),)) if name in known)
+    try:
+        options.key_types = (*pinned, *(kind for kind in known if kind not in pinned))
+    except ValueError as exc:
+        raise BankNotConfigured(f"BANK_SFTP_HOST_KEY: a key type this client cannot ask for ({exc})") from None
+
+
+class _NoTracebacks(logging.Filter):
+    """paramiko logs a failed connection's traceback line by line at ERROR; the commands say the cause in one line
+    (CONTRACT 16), so those lines are not repeated on stderr."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno < logging.ERROR
+
+
+logging.getLogger("paramiko.transport").addFilter(_NoTracebacks())
 
 
 @contextmanager
@@ -134,9 +167,7 @@ def sftp_session(config: BankSettings) -> Iterator[paramiko.SFTPClient]:
     transport = paramiko.Transport(sock)
     try:
         # Ask for the pinned key's type first, so a server with several host keys shows the one we know.
-        options = transport.get_security_options()
-        pinned = config.host_key.get_name()
-        options.key_types = (pinned, *(kind for kind in options.key_types if kind != pinned))
+        _key_types_prefer(transport, config.host_key)
         transport.banner_timeout = transport.auth_timeout = config.timeout
         transport.start_client(timeout=config.timeout)
         _host_key_check(transport, config)

@@ -144,6 +144,10 @@ def _acknowledgement_apply(inbound: InboundFile, data: bytes, at: datetime, resu
         _finish(inbound, InboundFile.State.APPLIED, at, error="acknowledges a file we never sent")
         result.exception(inbound.name, f"acknowledges {ack.file[:120]!r}, a file we never sent")
         return
+    if bank_file.status == BankFileStatus.PENDING and bank_file.renamed_at is not None:
+        # A run renamed it into place and stopped before recording it, and the bank took it away (reliability B4):
+        # its answer proves the bank has it.
+        bank_file = bank_file_move(bank_file=bank_file, event=BankFileEvent.TRANSMIT, transmitted_at=at) or bank_file
     if bank_file.status == BankFileStatus.PENDING:
         # The bank has it, but the run that sent it stopped before recording it: the next transmit_files reads it
         # back and records it, and the next fetch applies this acknowledgement then.

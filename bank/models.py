@@ -37,6 +37,13 @@ class BankFile(models.Model):
     last_error = models.CharField(max_length=500, blank=True)
     last_attempt_at = models.DateTimeField(null=True, blank=True)
     transmitted_at = models.DateTimeField(null=True, blank=True, help_text="Read back whole from the server.")
+    renamed_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="When a run asked the server to rename the upload into place: from then on the bank may hold the "
+        "file, so it is never uploaded again unless a run proves it is not there.",
+    )
     answered_at = models.DateTimeField(
         null=True, blank=True, help_text="When the bank's acknowledgement (or rejection) was fetched."
     )

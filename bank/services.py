@@ -55,3 +55,26 @@ def inbound_files_set_aside(*, names: list[str], at: datetime) -> int:
     return InboundFile.objects.filter(name__in=names, state=InboundFile.State.REFUSED).update(
         state=InboundFile.State.SET_ASIDE, applied_at=at
     )
+
+
+def bank_file_send_outside(*, bank_file: BankFile) -> BankFile:
+    """An `outside` file (written while no connection was set, or its entries settled before it had a bank record)
+    goes to the bank by the next `transmit_files`, at an operator's word only (ACH review 2026-12-07 H4)."""
+    moved = bank_file_move(bank_file=bank_file, event=BankFileEvent.OPERATOR_SENDS)
+    if moved is None:
+        raise ResendRefused(f"{bank_file.name} is {bank_file.status}: only an outside file is sent this way")
+    return moved
+
+
+def bank_file_at_bank(*, bank_file: BankFile, has_it: bool, at: datetime) -> BankFile:
+    """A pending file an earlier run renamed into place and the server no longer holds: the operator asked the
+    bank. It has it: transmitted (its acknowledgement answers it). It has not: the next `transmit_files` sends it."""
+    with transaction.atomic():
+        locked = BankFile.objects.select_for_update().get(pk=bank_file.pk)
+        if locked.status != BankFileStatus.PENDING or locked.renamed_at is None:
+            raise ResendRefused(f"{locked.name} is not a file that may be at the bank unrecorded")
+        if not has_it:
+            locked.renamed_at = None
+            locked.save(update_fields=["renamed_at"])
+            return locked
+        return bank_file_move(bank_file=locked, event=BankFileEvent.TRANSMIT, transmitted_at=at, last_error="")

@@ -34,7 +34,8 @@ from transactions.sandbox import magic
 
 TO_BANK, FROM_BANK = "to-bank", "from-bank"
 JOURNAL = "journal.jsonl"
-FAULTS = ("drop-upload", "lose-write", "slow")
+FAULTS = ("drop-upload", "lose-write", "slow", "reject", "drop-after-rename")
+TAKEN = "taken"  # where a bank that takes its files away puts them
 PART = b".part"
 ACK_SUFFIX, RETURNS_SUFFIX = ".ack", ".returns"
 DEBIT_CODES = {"27", "28", "37", "38"}
@@ -53,6 +54,8 @@ class Bank:
     client_keys: list[str] = field(default_factory=list)
     received: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # A bank whose processor moves each file out of to-bank/ (into taken/) once it took it.
+    takes_files_away: bool = False
 
     def __post_init__(self) -> None:
         for folder in (TO_BANK, FROM_BANK):
@@ -68,14 +71,17 @@ class Bank:
             fault, self.fault = self.fault, None
             return fault
 
-    def receive(self, path: Path) -> None:
+    def receive(self, path: Path, *, reject: bool = False) -> None:
         """A file renamed into `to-bank/`: read it, acknowledge or reject it, answer its magic entries. An empty
-        file is nothing the bank received (a write the server lost): it is not answered."""
+        file is nothing the bank received (a write the server lost): it is not answered. `reject`: the bank's own
+        checks refuse it whatever it holds (`--fault reject`)."""
         data = path.read_bytes()
         if not data:
             return
         text = data.decode("ascii", errors="replace")
         errors = achkit.validate(text)["errors"]
+        if reject:
+            errors = [{"code": "REJECTED", "message": "refused by the bank's own checks (simulator --fault reject)"}]
         record: dict[str, Any] = {"name": path.name, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
         if errors:
             reason = "; ".join(f"{error['code']}: {error['message']}" for error in errors[:3])
@@ -194,6 +200,8 @@ class _Session(asyncssh.SFTPServer):
         self.slow = False
         self.losing: set[int] = set()
         self.dropping = False
+        self.rejecting = False
+        self.dropping_after_rename = False
 
     async def _pause(self) -> None:
         if self.slow:
@@ -204,6 +212,8 @@ class _Session(asyncssh.SFTPServer):
             fault = self.bank.take_fault()
             self.slow = self.slow or fault == "slow"
             self.dropping = fault == "drop-upload"
+            self.rejecting = self.rejecting or fault == "reject"
+            self.dropping_after_rename = self.dropping_after_rename or fault == "drop-after-rename"
             lose = fault == "lose-write"
         else:
             lose = False
@@ -235,7 +245,14 @@ class _Session(asyncssh.SFTPServer):
             raise asyncssh.SFTPFailure(f"{target.name} already exists")
         super().rename(oldpath, newpath)
         if target.parent.name == TO_BANK and target.parent.parent == self.bank.root and target.suffix != ".part":
-            self.bank.receive(target)
+            rejecting, self.rejecting = self.rejecting, False
+            self.bank.receive(target, reject=rejecting)
+            if self.bank.takes_files_away:
+                (self.bank.root / TAKEN).mkdir(exist_ok=True)
+                os.replace(target, self.bank.root / TAKEN / target.name)
+            if self.dropping_after_rename:
+                self.dropping_after_rename = False
+                self.connection.abort()  # renamed, and the answer never comes
 
     async def posix_rename(self, oldpath: bytes, newpath: bytes):
         return await self.rename(oldpath, newpath)
@@ -332,14 +349,16 @@ class RunningBank:
 
 
 @contextmanager
-def bank_in_thread(root: Path, *, password: str, slow_seconds: float = 1.0) -> Iterator[RunningBank]:
+def bank_in_thread(
+    root: Path, *, password: str, slow_seconds: float = 1.0, key: asyncssh.SSHKey | None = None
+) -> Iterator[RunningBank]:
     """The simulator on a loopback port of its own, its event loop in a thread of this process (tests, the bank
     week): arm a fault with `running.bank.arm(...)`."""
     bank = Bank(root=root, password=password, slow_seconds=slow_seconds)
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="bank-simulator", daemon=True)
     thread.start()
-    key = host_key_load(None)
+    key = key or host_key_load(None)
     acceptor = asyncio.run_coroutine_threadsafe(serve(bank, host="127.0.0.1", port=0, key=key), loop).result(30)
     line = ready_line(acceptor, key)
     try:

@@ -26,6 +26,7 @@ class BankFileEvent(StrEnum):
     CONTRADICT = "contradict"  # a second answer of the bank that says otherwise than the first
     OPERATOR_ACCEPTED = "operator_accepted"  # an operator, having asked the bank, says which answer holds
     OPERATOR_REJECTED = "operator_rejected"
+    OPERATOR_SENDS = "operator_sends"  # an `outside` file, sent through the connection at an operator's word
 
 
 S = BankFileStatus
@@ -42,6 +43,7 @@ MOVES: dict[tuple[str, BankFileEvent], str] = {
     (S.REJECTED, BankFileEvent.CONTRADICT): S.EXCEPTION,
     (S.EXCEPTION, BankFileEvent.OPERATOR_ACCEPTED): S.ACKNOWLEDGED,
     (S.EXCEPTION, BankFileEvent.OPERATOR_REJECTED): S.REJECTED,
+    (S.OUTSIDE, BankFileEvent.OPERATOR_SENDS): S.PENDING,
 }
 EVENT_TYPES = {
     S.TRANSMITTED: EventType.ACH_FILE_TRANSMITTED,
@@ -110,6 +112,7 @@ def bank_file_move(*, bank_file: BankFile, event: BankFileEvent, **fields: Any) 
                 data={**record, "entries": figures},
             )
             for company_id, figures in sorted(entry_figures(locked.origination_file_id).items())
+            if locked.status in EVENT_TYPES  # back to pending: nothing the companies hear of
         ]
     )
     return locked

@@ -16,7 +16,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
 
 from vault.commands import Progress, no_progress
 
@@ -117,8 +117,32 @@ def _spreads(workers: int) -> bool:
     return workers >= 2 and connection.vendor == "postgresql" and not connection.in_atomic_block
 
 
+class LockLost(Exception):
+    """The connection holding a run's lock is gone (the database restarted): another run may hold it now."""
+
+
+class HeldLock:
+    """What `serialized` yields: `check()` before a step that must not run twice at once (an upload to the bank)
+    proves the lock is still held, or raises LockLost."""
+
+    def __init__(self, holder=None) -> None:
+        self.holder = holder
+
+    def check(self) -> None:
+        if self.holder is None:
+            return
+        try:
+            with self.holder.cursor() as cursor:
+                cursor.execute("SELECT 1")
+        except DatabaseError as exc:
+            raise LockLost(
+                f"the database connection holding this run's lock was lost ({type(exc).__name__}): stopped, so that "
+                "two runs never work at once; the next run goes on"
+            ) from None
+
+
 @contextmanager
-def serialized(key: int) -> Iterator[None]:
+def serialized(key: int) -> Iterator[HeldLock]:
     """One run at a time of what holds `key` (its threads commit on their own connections while it runs).
     PostgreSQL: a transaction-scoped advisory lock, held by a connection of its own that does nothing else (a
     session lock would not hold behind pgbouncer in transaction mode, which keeps a server connection only for an
@@ -127,14 +151,14 @@ def serialized(key: int) -> Iterator[None]:
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
-        yield
+        yield HeldLock()
         return
     holder = connections.create_connection(DEFAULT_DB_ALIAS)
     try:
         holder.set_autocommit(False)
         with holder.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
-        yield
+        yield HeldLock(holder)
     finally:
         holder.close()  # ends its transaction, and so the lock
 

@@ -12,6 +12,7 @@ import asyncssh
 import pytest
 
 from bank.models import BankFile, BankFileStatus
+from bank.simulator import bank_in_thread
 from tests.bank.conftest import command, received_names
 from tests.bank.test_transmit import TRANSMIT_AT, _originated
 from vault.env import env_str
@@ -81,3 +82,19 @@ def test_the_password_is_read_from_a_file(tmp_path, monkeypatch):
     monkeypatch.delenv("BANK_SFTP_PASSWORD", raising=False)
     monkeypatch.setenv("BANK_SFTP_PASSWORD_FILE", str(secret))
     assert env_str("BANK_SFTP_PASSWORD") == "from-a-file"
+
+
+def test_an_ssh_rsa_host_key_is_pinned_as_the_others(company, settings, tmp_path, monday_early):
+    """Security review 2026-12-07 L5: a bank whose server has only an RSA host key (`ssh-rsa AAAA...` as
+    ssh-keyscan shows it) is reached, its key compared as any other."""
+    rsa = asyncssh.generate_private_key("ssh-rsa", key_size=2048)
+    with bank_in_thread(tmp_path / "rsa-bank", password="pw", key=rsa) as running:
+        assert running.host_key.startswith("ssh-rsa ")
+        settings.BANK_SFTP_URL, settings.BANK_SFTP_PASSWORD = running.url(), "pw"
+        settings.BANK_SFTP_KEY_FILE, settings.BANK_SFTP_HOST_KEY = None, running.host_key
+        name = _originated(company)
+        assert command("transmit_files", "--at", TRANSMIT_AT) == ({"transmitted": [name], "failed": []}, None)
+        other = asyncssh.generate_private_key("ssh-rsa", key_size=2048).export_public_key("openssh").decode()
+        settings.BANK_SFTP_HOST_KEY = other.strip()
+        refused, error = command("fetch_bank_files", "--at", TRANSMIT_AT)
+        assert error.startswith("refused 127.0.0.1:") and "not the pinned BANK_SFTP_HOST_KEY (ssh-rsa SHA256:" in error

@@ -27,11 +27,18 @@ def _ready_line(process: subprocess.Popen, seconds: float = 60) -> dict:
     return json.loads(process.stdout.readline())
 
 
-@pytest.mark.parametrize("login", ["password", "key"])
+@pytest.mark.parametrize("login", ["password", "password-file", "key"])
 def test_the_simulator_command_prints_its_port_and_host_key_and_serves(company, settings, tmp_path, login):
+    """Its password never on the command line (security review 2026-12-07 L6): BANK_SIMULATOR_PASSWORD or
+    --password-file; `--fault reject` makes it reject the first file."""
     env = {**os.environ, "DEBUG": "1", "VAR_DIR": str(tmp_path / "var"), "LOG_LEVEL": "WARNING"}
+    env["BANK_SIMULATOR_PASSWORD"] = "pw"
     root = tmp_path / "bank"
-    arguments = ["bank_simulator", "--root", str(root), "--port", "0", "--password", "pw"]
+    arguments = ["bank_simulator", "--root", str(root), "--port", "0"]
+    if login == "password-file":
+        (tmp_path / "password").write_text("pw\n")
+        env.pop("BANK_SIMULATOR_PASSWORD")
+        arguments += ["--password-file", str(tmp_path / "password"), "--fault", "reject"]
     settings.BANK_SFTP_PASSWORD, settings.BANK_SFTP_KEY_FILE = "pw", None
     if login == "key":  # the bank lists our public key; we log in with the private one, no password
         private, public = key_pair(tmp_path, "bank_sftp_key")
@@ -56,7 +63,7 @@ def test_the_simulator_command_prints_its_port_and_host_key_and_serves(company, 
         assert (result, error) == ({"transmitted": [name], "failed": []}, None)
         assert (root / "to-bank" / name).exists()
         ack = json.loads((root / "from-bank" / f"{name}.ack").read_text())
-        assert (ack["file"], ack["status"]) == (name, "accepted")
+        assert (ack["file"], ack["status"]) == (name, "rejected" if login == "password-file" else "accepted")
         (journal,) = (root / "journal.jsonl").read_text().splitlines()
         assert json.loads(journal)["name"] == name
     finally:

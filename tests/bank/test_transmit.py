@@ -10,12 +10,15 @@ import time
 from pathlib import Path
 
 import pytest
-from django.db import connections
+from django.db import connection, connections
 
 from bank.models import BankFile, BankFileStatus
+from bank.transmit import TRANSMIT_LOCK_KEY
 from events.models import Event
+from tests import factories
 from tests.bank.conftest import command, received_names, remote
 from tests.transactions.ach.conftest import MONDAY_MORNING, bank_txn, run
+from vault.threads import LockLost, serialized
 
 pytestmark = pytest.mark.django_db
 
@@ -121,3 +124,63 @@ def test_a_kill_between_upload_and_record_never_sends_the_file_twice(bank, compa
     assert (result, error) == ({"transmitted": [name], "failed": []}, None)
     assert received_names(bank) == [name]
     assert remote(bank, "to-bank", name) == [name]
+
+
+def test_a_file_renamed_into_place_then_taken_away_by_the_bank_is_never_sent_twice(bank, company, monday_early):
+    """Reliability review 2026-12-07 B4: a bank that moves each file out of its drop box once it took it, and a run
+    that never recorded the file (the connection died after the rename). The next run does not find the file
+    there, and does not send it again: it says the bank may have it; the bank's acknowledgement then records it."""
+    name = _originated(company)
+    bank.takes_files_away = True
+    bank.arm("drop-after-rename")
+    first, first_error = command("transmit_files", "--at", TRANSMIT_AT)
+    assert first["transmitted"] == [] and first_error is not None
+    assert BankFile.objects.get().status == BankFileStatus.PENDING
+
+    again, error = command("transmit_files", "--at", TRANSMIT_AT)
+
+    (failed,) = again["failed"]
+    assert failed["error"].startswith("MaybeAtBank: an earlier run renamed it into place on the bank's server")
+    assert "not sent again; ask the bank whether it has it" in failed["error"]
+    assert received_names(bank) == [name]
+    fetched, fetch_error = command("fetch_bank_files", "--at", "2026-12-07T15:45:00Z")
+    assert (fetched["acknowledged"], fetch_error) == (1, None)
+    assert BankFile.objects.get().status == BankFileStatus.ACKNOWLEDGED
+    assert command("transmit_files", "--at", TRANSMIT_AT) == ({"transmitted": [], "failed": []}, None)
+    assert received_names(bank) == [name]
+
+
+def test_files_written_without_a_connection_go_only_at_an_operators_word(bank, company, settings, client, monday_early):
+    """ACH review 2026-12-07 H4: files written while no connection was set (carried by hand) are `outside` when the
+    connection is set: the first transmit_files sends none of them; an operator may send one from the admin."""
+    url, settings.BANK_SFTP_URL = settings.BANK_SFTP_URL, None
+    name = _originated(company)
+    settings.BANK_SFTP_URL = url
+
+    assert command("transmit_files", "--at", TRANSMIT_AT) == ({"transmitted": [], "failed": []}, None)
+
+    outside = BankFile.objects.get()
+    assert outside.status == BankFileStatus.OUTSIDE and received_names(bank) == []
+    client.force_login(factories.UserFactory(is_staff=True, is_superuser=True))
+    client.post("/admin/bank/bankfile/", {"action": "send_outside", "_selected_action": [outside.pk]})
+    assert command("transmit_files", "--at", TRANSMIT_AT) == ({"transmitted": [name], "failed": []}, None)
+    assert received_names(bank) == [name]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_run_whose_lock_died_with_the_database_connection_stops(company):
+    """Reliability review 2026-12-07 R1: the lock of one run at a time dies with its connection (a database
+    restart); the run checks it before each upload and before the record, and stops rather than work beside the
+    next run, which takes the lock."""
+    with serialized(TRANSMIT_LOCK_KEY) as lock:
+        lock.check()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = %s",
+                [TRANSMIT_LOCK_KEY & 0xFFFFFFFF],
+            )
+        with pytest.raises(LockLost, match="the database connection holding this run's lock was lost"):
+            lock.check()
+        with serialized(TRANSMIT_LOCK_KEY) as next_run:  # the next run is not kept waiting
+            next_run.check()

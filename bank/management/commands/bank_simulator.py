@@ -1,4 +1,4 @@
-"""python manage.py bank_simulator --root DIR --port P --password PW [--fault F] [--client-keys-file F]: an SFTP
+"""python manage.py bank_simulator --root DIR --port P [--password-file F] [--fault F] [--client-keys-file F]: an SFTP
 server that plays the bank (bank/simulator.py) for tests, the sandbox and demos. Prints one JSON line when
 ready, then serves until stopped."""
 
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -20,7 +21,12 @@ class Command(BaseCommand):
         parser.add_argument("--root", required=True, help="its folder: to-bank/ and from-bank/ are made inside")
         parser.add_argument("--port", type=int, default=0, help="loopback port (0: any free one; printed)")
         parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
-        parser.add_argument("--password", required=True, help="the password any user name logs in with")
+        parser.add_argument(
+            "--password-file",
+            help="a file whose first line is the password any user name logs in with (else the environment "
+            "variable BANK_SIMULATOR_PASSWORD)",
+        )
+        parser.add_argument("--password", help="the password on the command line (seen in the process list: tests)")
         parser.add_argument("--fault", choices=FAULTS, help="make the first upload fail this way")
         parser.add_argument("--slow-seconds", type=float, default=1.0, help="the delay of each answer under slow")
         parser.add_argument("--host-key-file", help="keep the server's key here (made when missing), so it stays")
@@ -30,13 +36,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        if not options["password"]:
-            raise CommandError("--password must not be empty")
+        password = _password(options)
         if not 0 <= options["port"] <= 65535:
             raise CommandError("--port must be 0 to 65535")
         root = Path(options["root"])
         try:
-            bank = Bank(root=root, password=options["password"], slow_seconds=options["slow_seconds"])
+            bank = Bank(root=root, password=password, slow_seconds=options["slow_seconds"])
             if options["client_keys_file"]:
                 bank.client_keys = client_keys_read(Path(options["client_keys_file"]))
             bank.arm(options["fault"])
@@ -55,3 +60,18 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps(ready_line(acceptor, key)))
         self.stdout.flush()
         await acceptor.wait_closed()
+
+
+def _password(options: dict) -> str:
+    """From --password-file, else BANK_SIMULATOR_PASSWORD, else --password (security review 2026-12-07 L6)."""
+    if options["password_file"]:
+        try:
+            lines = Path(options["password_file"]).read_text().splitlines()
+        except OSError as exc:
+            raise CommandError(f"--password-file: cannot read it ({exc.strerror})") from None
+        password = lines[0].strip() if lines else ""
+    else:
+        password = os.environ.get("BANK_SIMULATOR_PASSWORD") or options["password"] or ""
+    if not password:
+        raise CommandError("no password: give --password-file F or set BANK_SIMULATOR_PASSWORD")
+    return password

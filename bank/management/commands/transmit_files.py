@@ -7,6 +7,7 @@ from django.core.management.base import CommandError
 from bank.connection import BankNotConfigured
 from bank.transmit import files_transmit
 from vault.commands import LIFECYCLE_SYSTEM_CHECKS, ScheduledCommand, add_at_argument, emit, parse_at
+from vault.threads import LockLost
 
 
 class Command(ScheduledCommand):
@@ -20,7 +21,7 @@ class Command(ScheduledCommand):
         at = parse_at(options["at"])
         try:
             result = files_transmit(at=at)
-        except BankNotConfigured as exc:
+        except (BankNotConfigured, LockLost) as exc:
             raise CommandError(str(exc)) from None
         emit(self, result.as_json())
         if result.failed:
