@@ -169,7 +169,7 @@ def test_files_written_without_a_connection_go_only_at_an_operators_word(bank, c
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_a_run_whose_lock_died_with_the_database_connection_stops(company):
+def test_a_run_whose_lock_died_with_the_database_connection_stops(monday_early):
     """Reliability review 2026-12-07 R1: the lock of one run at a time dies with its connection (a database
     restart); the run checks it before each upload and before the record, and stops rather than work beside the
     next run, which takes the lock."""
