@@ -56,6 +56,8 @@ class Bank:
     lock: threading.Lock = field(default_factory=threading.Lock)
     # A bank whose processor moves each file out of to-bank/ (into taken/) once it took it.
     takes_files_away: bool = False
+    # A connection that drops while the client logs in (a network cut, a server restarting): never a refusal.
+    drops_logins: bool = False
 
     def __post_init__(self) -> None:
         for folder in (TO_BANK, FROM_BANK):
@@ -279,6 +281,10 @@ class _Server(asyncssh.SSHServer):
 
     def __init__(self, bank: Bank) -> None:
         self.bank = bank
+        self.conn: asyncssh.SSHServerConnection | None = None
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
 
     def begin_auth(self, username: str) -> bool:
         return True
@@ -287,6 +293,9 @@ class _Server(asyncssh.SSHServer):
         return True
 
     def validate_password(self, username: str, password: str) -> bool:
+        if self.bank.drops_logins and self.conn is not None:
+            self.conn.abort()
+            return False
         return hmac.compare_digest(password.encode(), self.bank.password.encode())
 
     def public_key_auth_supported(self) -> bool:

@@ -36,6 +36,7 @@ def bank(running_bank, settings, tmp_path):
     simulated.arm(None)
     simulated.client_keys = []
     simulated.takes_files_away = False
+    simulated.drops_logins = False
     simulated.slow_seconds = SLOW_SECONDS
     settings.BANK_SFTP_URL = running_bank.url()
     settings.BANK_SFTP_PASSWORD = PASSWORD

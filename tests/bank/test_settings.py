@@ -98,3 +98,14 @@ def test_an_ssh_rsa_host_key_is_pinned_as_the_others(company, settings, tmp_path
         settings.BANK_SFTP_HOST_KEY = other.strip()
         refused, error = command("fetch_bank_files", "--at", TRANSMIT_AT)
         assert error.startswith("refused 127.0.0.1:") and "not the pinned BANK_SFTP_HOST_KEY (ssh-rsa SHA256:" in error
+
+
+def test_a_connection_dropped_during_login_is_not_called_a_wrong_password(bank, company, monday_early):
+    """Reliability review 2026-12-07, the operator's messages: paramiko says 'Authentication failed' when the
+    connection drops during login; the command says the connection dropped, in one line."""
+    bank.drops_logins = True
+
+    result, error = command("fetch_bank_files", "--at", TRANSMIT_AT)
+
+    assert "the connection dropped (or timed out) during login" in error
+    assert "refused user" not in error and "\n" not in error
