@@ -116,6 +116,8 @@ FIELDS: tuple[ReportField, ...] = (
     # CONTRACT 14: the mandate a debit went under, and the schedule that made it.
     ReportField("mandateUuid", "mandateuuid", UUID, "mandate__uuid", width=255),
     ReportField("scheduleUuid", "scheduleuuid", UUID, "scheduled_debit__schedule__uuid", width=255),
+    # CONTRACT 15: a re-presentment's first presentment.
+    ReportField("retryOf", "retryof", UUID, "retry_of__uuid", width=255),
     # paymentDetails
     ReportField(
         "name", "name", STRING, "name", group="paymentDetails", width=255, distinct_values="reporting.PayerName"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
 
 from accounts.models import ApiKey, User
 
@@ -17,6 +19,7 @@ from transactions.ach.admin import (
 from transactions.mandates import admin as mandates_admin  # noqa: F401  (the mandates' pages)
 from transactions.methods import RTP, method_kind
 from transactions.models import ChangeNotice, Transaction, TransactionEvent, TransactionHold, TransactionReturn
+from transactions.records import representment_uuid
 from transactions.risk import admin as returnrisk_admin  # noqa: F401  (the return-rate program's pages)
 from transactions.sandbox.admin import simulate_sandbox
 from vault.admin_figures import LegibleFiguresMixin
@@ -48,6 +51,10 @@ class TransactionEventInline(ReadOnlyAdminMixin, admin.TabularInline):
             user = User.objects.filter(pk=key).only("email").first()
             return f"{user.email} ({'back office' if event.caller == 'admin' else 'dashboard'})" if user else "a user"
         return f"the scheduled job {event.actor}" if event.caller == "command" else event.actor or "-"
+
+
+def _transaction_link(pk: int, text: str) -> str:
+    return format_html('<a href="{}">{}</a>', reverse("admin:transactions_transaction_change", args=[pk]), text)
 
 
 @admin.register(Transaction)
@@ -112,6 +119,8 @@ class TransactionAdmin(
         "rtp_network_id",
         "description",
         "failure_reason",
+        "re_presents",
+        "re_presented_by",
         "created_at",
         "voided_at",
         "settlement",
@@ -174,6 +183,22 @@ class TransactionAdmin(
     def why_short(self, obj: Transaction) -> str:
         """The list's why (newcomer review 2026-12-02 N10): a return's code, an unreleased hold's code."""
         return why_held_or_returned(obj)
+
+    @admin.display(description="re-presents")
+    def re_presents(self, obj: Transaction) -> str:
+        """A re-presentment (RETRY PYMT): its first presentment, one click away (newcomer review 2026-12-07 D3)."""
+        if obj.retry_of_id is None:
+            return "-"
+        first = Transaction.objects.only("uuid").get(pk=obj.retry_of_id)
+        return _transaction_link(obj.retry_of_id, f"the first presentment {first.uuid}")
+
+    @admin.display(description="re-presented by")
+    def re_presented_by(self, obj: Transaction) -> str:
+        """A returned presentment: the debit that presented it again, by hand or by run_retries."""
+        made = representment_uuid(obj) if obj.return_code else None
+        if made is None:
+            return "-"
+        return _transaction_link(Transaction.objects.values_list("pk", flat=True).get(uuid=made), made)
 
     @admin.display(description="customer email", ordering="customer__email")
     def customer_email(self, obj: Transaction) -> str:

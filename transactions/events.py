@@ -11,7 +11,15 @@ from django.db import connection
 from events.outbox import EventDraft, events_record, events_record_many, events_record_selected, row_and_events_record
 from events.types import EventType
 from transactions.models import Status, Transaction
-from transactions.records import RECORD_COLUMNS, RECORD_SQL, RECORD_SQL_JOINS, SCHEDULED_DEBIT, transaction_record
+from transactions.records import (
+    RECORD_COLUMNS,
+    RECORD_SQL,
+    RECORD_SQL_JOINS,
+    REPRESENTMENT,
+    REPRESENTMENT_SUBQUERY,
+    SCHEDULED_DEBIT,
+    transaction_record,
+)
 from vault.db import RowInsert, array_literal, ids_in, loaded_instance
 
 # A transaction that is born in one of these statuses also reports it, after transaction.created.
@@ -67,6 +75,7 @@ _LINKED = (
     ("customer", ("uuid",)),
     ("payment_method", ("uuid",)),
     ("refund_of", ("uuid",)),
+    ("retry_of", ("uuid",)),
     ("return_entry", ("return_code", "return_reason", "returned_at", "is_untimely")),
     ("retry_attempt", ("state", "scheduled_for", "number", "reason")),
     ("mandate", ("uuid",)),
@@ -82,10 +91,16 @@ def _record_rows(ids: list[int]) -> Iterator[Transaction]:
     """The rows of `ids` as transaction_record reads them: its columns and linked rows, nothing else (a column it
     reads that is not loaded would cost a query per row)."""
     linked = [f"{name}__{field}" for name, fields in _LINKED for field in fields]
-    rows = Transaction.objects.filter(ids_in(ids)).order_by("pk").values_list(*RECORD_COLUMNS, *linked, _SCHEDULE_UUID)
+    rows = (
+        Transaction.objects.filter(ids_in(ids))
+        .annotate(**{REPRESENTMENT: REPRESENTMENT_SUBQUERY})
+        .order_by("pk")
+        .values_list(*RECORD_COLUMNS, *linked, _SCHEDULE_UUID, REPRESENTMENT)
+    )
     own = len(RECORD_COLUMNS)
-    for *values, schedule_uuid in rows:
+    for *values, schedule_uuid, representment in rows:
         txn = loaded_instance(Transaction, dict(zip(RECORD_COLUMNS, values[:own], strict=True)))
+        setattr(txn, REPRESENTMENT, representment)
         position = own
         for name, fields in _LINKED:
             found = values[position : position + len(fields)]

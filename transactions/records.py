@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
+
 from transactions.methods import METHODS, method_kind
 from transactions.models import (
     Finality,
@@ -78,6 +81,7 @@ RECORD_COLUMNS = (
     "reversal_uuid",
     "reversed_at",
     "refund_of_id",
+    "retry_of_id",
     "authorized_at",
     "auth_response_code",
     "retry_policy",
@@ -125,6 +129,7 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
         "reversalUuid": str(txn.reversal_uuid) if txn.reversal_uuid else None,
         "reversedAt": iso_utc(txn.reversed_at),
         "refundOfUuid": str(txn.refund_of.uuid) if txn.refund_of_id else None,
+        "retryOf": str(txn.retry_of.uuid) if txn.retry_of_id else None,
         "mandateUuid": str(txn.mandate.uuid) if txn.mandate_id else None,
         "scheduleUuid": schedule_uuid(txn),
         "retryPolicy": txn.retry_policy,
@@ -171,15 +176,58 @@ def retry_details(txn: Transaction) -> dict[str, Any] | None:
     if txn.type != TransactionType.DEBIT or not txn.return_code:
         return None
     attempt = getattr(txn, "retry_attempt", None)
+    made = representment_uuid(txn)
     if attempt is None:
-        return {"willAttemptRetry": False, "scheduledFor": None, "attempt": None, "status": None, "reason": None}
+        return {
+            "willAttemptRetry": False,
+            "scheduledFor": None,
+            "attempt": None,
+            "status": None,
+            "reason": None,
+            "transactionUuid": made,
+        }
     return {
         "willAttemptRetry": attempt.state == RetryAttempt.State.SCHEDULED,
         "scheduledFor": attempt.scheduled_for.isoformat(),
         "attempt": attempt.number,
         "status": attempt.state,
         "reason": text_or_none(attempt.reason),
+        "transactionUuid": made,
     }
+
+
+# The debit that re-presented a returned one (CONTRACT 15), by hand or by `run_retries`. Every re-presentment points
+# at the first presentment (`retry_of`), and only the latest presentment's return may be re-presented
+# (transactions.charges.retry, under the first presentment's lock), so a presentment's own re-presentment is the first
+# of its first presentment's re-presentments made after it. Loaded with the row (`REPRESENTMENT`, an annotation of
+# that name) or read on its own.
+REPRESENTMENT = "representment_uuid"
+
+
+def representments_after(*, company_id, first_id, after_id) -> Q:
+    return Q(company_id=company_id, retry_of_id=first_id, pk__gt=after_id)
+
+
+REPRESENTMENT_SUBQUERY = Subquery(
+    Transaction.objects.filter(
+        representments_after(
+            company_id=OuterRef("company_id"),
+            first_id=Coalesce(OuterRef("retry_of_id"), OuterRef("pk")),
+            after_id=OuterRef("pk"),
+        )
+    )
+    .order_by("pk")
+    .values("uuid")[:1]
+)
+
+
+def representment_uuid(txn: Transaction) -> str | None:
+    if hasattr(txn, REPRESENTMENT):
+        found = getattr(txn, REPRESENTMENT)
+    else:
+        later = representments_after(company_id=txn.company_id, first_id=txn.retry_of_id or txn.pk, after_id=txn.pk)
+        found = Transaction.objects.filter(later).order_by("pk").values_list("uuid", flat=True).first()
+    return str(found) if found else None
 
 
 def _settles_at_birth(txn: Transaction) -> bool:
@@ -285,6 +333,7 @@ _RECORD_PAIRS = [
     ("reversalUuid", "t.reversal_uuid::text"),
     ("reversedAt", _iso_sql("t.reversed_at")),
     ("refundOfUuid", "refunded.uuid::text"),
+    ("retryOf", "first_presentment.uuid::text"),
     ("mandateUuid", "mandate.uuid::text"),
     ("scheduleUuid", "schedule.uuid::text"),
     ("retryPolicy", "t.retry_policy"),
@@ -297,6 +346,11 @@ _RETRY_PAIRS = [
     ("attempt", "attempt.number"),
     ("status", "attempt.state"),
     ("reason", "NULLIF(attempt.reason, '')"),
+    (
+        "transactionUuid",
+        f"(SELECT r.uuid::text FROM {Transaction._meta.db_table} r WHERE r.company_id = t.company_id "  # noqa: S608
+        "AND r.retry_of_id = COALESCE(t.retry_of_id, t.id) AND r.id > t.id ORDER BY r.id LIMIT 1)",
+    ),
 ]
 _SETTLES_AT_BIRTH = (
     "t.method IN ("
@@ -359,6 +413,7 @@ RECORD_SQL_JOINS = " ".join(
             "method", Transaction._meta.get_field("payment_method").related_model, "method.id = t.payment_method_id"
         ),
         _joined("refunded", Transaction, "refunded.id = t.refund_of_id"),
+        _joined("first_presentment", Transaction, "first_presentment.id = t.retry_of_id"),
         # Only a returned transaction reads its return row (return_details).
         _joined("returned", TransactionReturn, "returned.transaction_id = t.id AND COALESCE(t.return_code, '') <> ''"),
         _joined("hold", TransactionHold, f"hold.transaction_id = t.id AND {_IS_HELD}"),

@@ -14,6 +14,7 @@ from customers.models import Customer
 from customers.selectors import customer_get
 from payments.models import PaymentMethod
 from transactions.models import Transaction, TransactionEvent
+from transactions.records import REPRESENTMENT, REPRESENTMENT_SUBQUERY
 from transactions.rules import DUPLICATE_WINDOW_HOURS
 from vault.db import RowColumn, RowLookup
 from vault.errors import NotFound
@@ -29,8 +30,13 @@ class TransactionNotFound(NotFound):
 
 
 def transaction_list(*, company: Company) -> QuerySet[Transaction]:
-    return Transaction.objects.filter(company=company).select_related(
-        "customer", "payment_method", "hold", "mandate", "scheduled_debit__schedule"
+    """With what the record reads of linked rows, a re-presentment's first presentment and a returned debit's own
+    re-presentment included (transactions.records)."""
+    return (
+        Transaction.objects.filter(company=company)
+        .select_related("customer", "payment_method", "hold", "mandate", "scheduled_debit__schedule", "retry_of")
+        .defer("retry_of__account_number")  # its uuid is all the record reads of it
+        .annotate(**{REPRESENTMENT: REPRESENTMENT_SUBQUERY})
     )
 
 

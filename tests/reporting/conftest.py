@@ -33,6 +33,7 @@ FORWARD = {
     "ingestion_file": IngestionFile,
     "payment_method": PaymentMethod,
     "mandate": Mandate,
+    "retry_of": Transaction,
 }
 REVERSE = {
     "scheduled_debit": ScheduledDebit,
@@ -125,6 +126,10 @@ def build_transaction(company: Any, values: dict[str, Any] | None = None, **txn_
         defaults = _related_defaults(model, company)
         if relation == "late_return_settlement":
             defaults["kind"] = Settlement.Kind.LATE_RETURN
+        if model is Transaction:
+            # A first presentment (retry_of) of another company: the tables count only the rows they build.
+            txn_fields[relation] = factories.TransactionFactory(company=factories.CompanyFactory(), **attrs)
+            continue
         txn_fields[relation] = model.objects.create(**{**defaults, **attrs})
     txn = factories.TransactionFactory(company=company, **txn_fields)
     for relation, attrs in reverse.items():

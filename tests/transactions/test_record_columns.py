@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from tests import factories
-from tests.transactions.test_record_sql import under_mandates
+from tests.transactions.test_record_sql import re_presented, under_mandates
 from transactions.events import _record_rows
 from transactions.models import Transaction, TransactionReturn
 from transactions.records import transaction_record
@@ -33,6 +33,7 @@ def test_bulk_events_carry_the_record_the_route_shows():
     refund = factories.TransactionFactory(company=company, refund_of=saved, type="Credit", entry_description="REFUND")
     card = factories.TransactionFactory(company=company, method="CRD", card_masked="411111******1111")
     ids = [plain.pk, saved.pk, returned.pk, refund.pk, card.pk, *(txn.pk for txn in under_mandates(company))]
+    ids += [txn.pk for txn in re_presented(company)]
 
     with CaptureQueriesContext(connection) as queries:
         light = [transaction_record(txn) for txn in _record_rows(ids)]

@@ -68,7 +68,32 @@ def every_kind_of_transaction(company) -> list[Transaction]:
     TransactionHold.objects.create(company=company, transaction=held, hold_code="H1", hold_reason="Over the limit")
     held_without_row = make(company=company, status="HELD")
     kinds = [plain, saved, returned, coded_without_row, refund, card, card_unauthorized, micro, prenote, voided, rtp]
-    return [*kinds, held, held_without_row, *_retried_and_final(company, moment), *under_mandates(company)]
+    return [
+        *kinds,
+        held,
+        held_without_row,
+        *_retried_and_final(company, moment),
+        *under_mandates(company),
+        *re_presented(company),
+    ]
+
+
+def re_presented(company) -> list[Transaction]:
+    """CONTRACT 15 (2026-12-07): a first presentment returned and re-presented, its re-presentment returned and
+    re-presented again: each names the first in `retryOf`, each return names its own re-presentment."""
+    make = factories.TransactionFactory
+    first = make(company=company, status="Returned")
+    again = make(company=company, status="Returned", retry_of=first, entry_description="RETRY PYMT")
+    last = make(company=company, retry_of=first, entry_description="RETRY PYMT")
+    for returned, code in ((first, "R01"), (again, "R09")):
+        TransactionReturn.objects.create(
+            company=company,
+            transaction=returned,
+            return_code=code,
+            return_reason="Insufficient Funds",
+            returned_at=timezone.now(),
+        )
+    return [first, again, last]
 
 
 def under_mandates(company) -> list[Transaction]:

@@ -357,6 +357,11 @@ class RetryOutput(serializers.Serializer):
     attempt = serializers.IntegerField(allow_null=True, help_text="1 or 2: which re-presentment.")
     status = _nullable_text(help_text="scheduled, created, cancelled or skipped; null when none was scheduled.")
     reason = _nullable_text(help_text="Why it was cancelled or skipped (window_closed past day 180, ...).")
+    transactionUuid = serializers.UUIDField(
+        allow_null=True,
+        help_text="The debit that re-presented this one (made by run_retries or POST /transactions/{uuid}/retry); "
+        "null until one is made.",
+    )
 
 
 class ReturnWindowsOutput(serializers.Serializer):
@@ -412,6 +417,10 @@ class TransactionRecordOutput(serializers.Serializer):
     reversalUuid = serializers.UUIDField(allow_null=True)
     reversedAt = serializers.DateTimeField(allow_null=True)
     refundOfUuid = serializers.UUIDField(allow_null=True, help_text="A refund: the debit it refunds.")
+    retryOf = serializers.UUIDField(
+        allow_null=True,
+        help_text="A re-presentment (RETRY PYMT): the first presentment of the debit it presents again; else null.",
+    )
     mandateUuid = serializers.UUIDField(allow_null=True, help_text="The payer's mandate the debit goes under.")
     scheduleUuid = serializers.UUIDField(
         allow_null=True, help_text="The schedule that made the debit (set once run_schedules has linked it)."

@@ -14,6 +14,7 @@ from tests import factories
 from tests.transactions.ach import nacha_reader
 from tests.transactions.ach.conftest import run
 from tests.transactions.conftest import bank_details, put_charge
+from transactions.methods.sec_codes import SEC_RULES, payment_type_code
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db
@@ -283,6 +284,20 @@ def test_web_and_tel_entries_carry_payment_type_s_and_ppd_ccd_none(api_client, c
         data["standardEntryClassCode"]: entries[str(data["numericId"])][1].payment_type for data in (web, tel, ppd, ccd)
     }
     assert found == {"WEB": "S", "TEL": "S", "PPD": "", "CCD": ""}
+
+
+def test_the_rules_document_says_the_payment_type_codes_the_file_carries():
+    """ACH review 2026-12-07 L3: docs/ach-rules.md said WEB/TEL always carry `S`; under a recurring mandate they carry
+    `R` (tests/mandates/test_charges.py reads it from the file)."""
+    text = " ".join((Path(__file__).resolve().parents[3] / "docs" / "ach-rules.md").read_text().split())
+    codes = {(sec, recurring): payment_type_code(sec, recurring=recurring) for sec in SEC_RULES for recurring in (0, 1)}
+    assert {code for (sec, _), code in codes.items() if sec in ("WEB", "TEL")} == {"S", "R"}
+    assert {code for (sec, _), code in codes.items() if sec in ("PPD", "CCD")} == {""}
+    assert (
+        "WEB and TEL entries carry Payment Type Code `S` (single entry) in positions 77-78, or `R` (recurring) when "
+        "the debit goes under a `recurring` mandate" in text
+    )
+    assert "PPD and CCD leave them blank" in text
 
 
 def test_effective_dates_the_file_carries_are_business_days(api_client, consumer):

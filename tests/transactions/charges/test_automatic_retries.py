@@ -70,6 +70,7 @@ def test_an_r01_is_scheduled_made_by_run_retries_and_read_back_from_the_nacha_fi
         "attempt": 1,
         "status": "scheduled",
         "reason": None,
+        "transactionUuid": None,
     }
     assert api_client.get(f"/transactions/{original.uuid}").json()["data"]["retry"] == retry
     types = [(event.type, event.data["retry"]) for event in events_of(original)][-2:]
@@ -80,7 +81,9 @@ def test_an_r01_is_scheduled_made_by_run_retries_and_read_back_from_the_nacha_fi
     assert run("run_retries", "--at", "2026-12-10T14:30:00Z")["created"] == 0  # rerun: nothing twice
     (attempt,) = original.retries.all()
     assert (attempt.status, attempt.amount, attempt.entry_description) == ("Pending", 4321, "RETRY PYMT")
-    assert api_client.get(f"/transactions/{original.uuid}").json()["data"]["retry"]["status"] == "created"
+    made = api_client.get(f"/transactions/{original.uuid}").json()["data"]["retry"]
+    assert (made["status"], made["transactionUuid"]) == ("created", str(attempt.uuid))
+    assert api_client.get(f"/transactions/{attempt.uuid}").json()["data"]["retryOf"] == str(original.uuid)
 
     summary = run("originate", "--at", "2026-12-10T15:00:00Z")
     (text,) = [open(name).read() for name in summary["files"]]
@@ -272,6 +275,7 @@ def test_each_cancellation_reason(method, act, reason):
         "attempt": 1,
         "status": "cancelled",
         "reason": reason,
+        "transactionUuid": None,
     }
     assert run("run_retries", "--at", "2026-12-10T14:00:00Z")["created"] == 0
     assert original.retries.count() == 0
@@ -339,6 +343,7 @@ def test_a_revoked_mandate_cancels_the_scheduled_attempt(api_client, method):
         "attempt": 1,
         "status": "cancelled",
         "reason": "mandate_revoked",
+        "transactionUuid": None,
     }
     assert api_client.get(f"/transactions/{original.uuid}").json()["data"]["retry"] == retry
     event = events_of(original)[-1]
