@@ -287,8 +287,8 @@ def test_web_and_tel_entries_carry_payment_type_s_and_ppd_ccd_none(api_client, c
 
 
 def test_the_rules_document_says_the_payment_type_codes_the_file_carries():
-    """ACH review L3 (third round): docs/ach-rules.md said WEB/TEL always carry `S`; under a recurring mandate they carry
-    `R` (tests/mandates/test_charges.py reads it from the file)."""
+    """ACH review L3 (third round): docs/ach-rules.md said WEB/TEL always carry `S`; under a recurring mandate they
+    carry `R` (tests/mandates/test_charges.py reads it from the file)."""
     text = " ".join((Path(__file__).resolve().parents[3] / "docs" / "ach-rules.md").read_text().split())
     codes = {(sec, recurring): payment_type_code(sec, recurring=recurring) for sec in SEC_RULES for recurring in (0, 1)}
     assert {code for (sec, _), code in codes.items() if sec in ("WEB", "TEL")} == {"S", "R"}
