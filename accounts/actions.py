@@ -103,3 +103,10 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("schedule-resume", "POST"): Action.MANAGE_SCHEDULES,
     ("schedule-cancel", "POST"): Action.MANAGE_SCHEDULES,
 }
+
+# Routes that need more than their own action (CONTRACT 14, 2026-12-07): a schedule makes debits, so making or resuming
+# one needs CreateTransaction as well as ManageSchedules (a key that cannot charge cannot charge through a schedule).
+ROUTE_ALSO_NEEDS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("schedule-list", "POST"): (Action.CREATE_TRANSACTION,),
+    ("schedule-resume", "POST"): (Action.CREATE_TRANSACTION,),
+}

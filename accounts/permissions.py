@@ -7,7 +7,7 @@ import uuid
 from rest_framework import exceptions
 from rest_framework.permissions import BasePermission
 
-from accounts.actions import ROLLOUT_GATED_ACTIONS, ROUTE_ACTIONS
+from accounts.actions import ROLLOUT_GATED_ACTIONS, ROUTE_ACTIONS, ROUTE_ALSO_NEEDS
 from accounts.authentication import ApiKeyPrincipal
 from accounts.selectors import live_api_key_actions, membership_for
 from vault.envelope import ENTITY_PARAM
@@ -80,10 +80,11 @@ class RouteActionPermission(BasePermission):
                 raise exceptions.MethodNotAllowed(request.method)
             raise Forbidden("This route is not open to API callers.")
         entity = _entity_uuid(request)
-        if isinstance(principal, ApiKeyPrincipal):
-            company, allowed = _api_key_grant(principal, entity, action)
-        else:
-            company, allowed = _member_grant(principal, entity, action)
+        grant = _api_key_grant if isinstance(principal, ApiKeyPrincipal) else _member_grant
+        company, allowed = grant(principal, entity, action)
+        match = request.resolver_match
+        for also in ROUTE_ALSO_NEEDS.get((match.url_name if match else None, request.method), ()):
+            allowed = allowed and grant(principal, entity, also)[1]
         if company.is_suspended:
             raise Forbidden("This company is suspended; contact support.", code=ErrorCode.COMPANY_SUSPENDED)
         if not allowed:

@@ -98,3 +98,20 @@ def mandate_terms_fit(
         raise OutsideMandateTerms(
             f"amount {amount} is above the mandate's maxAmount {mandate.max_amount}", field="amount"
         )
+
+
+# How often each frequency debits, least often last (CONTRACT 14, 2026-12-07): a schedule may debit as often as its
+# mandate's frequency or less often. An `irregular` mandate, or one without a frequency, fixes no interval (its
+# maxAmount still caps each debit).
+FREQUENCY_ORDER = (Mandate.Frequency.WEEKLY, Mandate.Frequency.BIWEEKLY, Mandate.Frequency.MONTHLY)
+
+
+def mandate_interval_fit(mandate: Mandate, interval: str) -> None:
+    """409 `outside_mandate_terms` on `interval` for a schedule more frequent than the mandate allows."""
+    if mandate.frequency in FREQUENCY_ORDER and FREQUENCY_ORDER.index(interval) < FREQUENCY_ORDER.index(
+        mandate.frequency
+    ):
+        raise OutsideMandateTerms(
+            f"a {interval} schedule debits more often than the mandate's frequency ({mandate.frequency})",
+            field="interval",
+        )

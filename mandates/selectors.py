@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from uuid import UUID
 
 from django.db.models import QuerySet
@@ -30,9 +29,3 @@ def mandate_get(*, company: Company, mandate_uuid: UUID | str, field: str | None
 def mandate_evidence(mandate: Mandate) -> str | None:
     """The evidence file as base64 (decrypted), or None: read only by the proof's evidence route."""
     return Mandate.objects.filter(pk=mandate.pk, company_id=mandate.company_id).values_list("evidence", flat=True)[0]
-
-
-def mandate_accepted_at(*, company: Company, mandate_uuid: UUID) -> datetime | None:
-    """When the payer accepted the mandate a debit names (None for none of this company's): a debit under a mandate
-    accepted after an R01/R09 return is no re-initiation (CONTRACT 12)."""
-    return Mandate.objects.filter(company=company, uuid=mandate_uuid).values_list("accepted_at", flat=True).first()

@@ -59,10 +59,28 @@ def _evidence_bytes(evidence: str) -> bytes:
     return raw
 
 
+# CONTRACT 14 (2026-12-07, ACH review M3): how an authorization of each SEC code is given. WEB over the Internet, TEL
+# orally over the telephone, PPD in writing (signed or similarly authenticated: an online one travels as WEB); CCD
+# rests on the trading-partner agreement, any.
+SEC_CHANNELS: dict[str, frozenset[str]] = {
+    "WEB": frozenset({Mandate.Channel.ONLINE}),
+    "TEL": frozenset({Mandate.Channel.PHONE}),
+    "PPD": frozenset({Mandate.Channel.PAPER}),
+    "CCD": frozenset(Mandate.Channel.values),
+}
+
+
 def mandate_terms_check(terms: MandateTerms, *, now: datetime) -> None:
-    """The rules of CONTRACT 14 a body can break besides its shape: accepted in the past, online evidence."""
+    """The rules of CONTRACT 14 a body can break besides its shape: accepted in the past, the channel its SEC code is
+    given by, online evidence."""
     if terms.accepted_at > now:
         raise ApiError("acceptedAt cannot be in the future", field="acceptedAt", code=ErrorCode.OUT_OF_RANGE)
+    channels = SEC_CHANNELS[terms.sec_code]
+    if terms.channel not in channels:
+        raise ApiError(
+            f"a {terms.sec_code} authorization is given {' or '.join(sorted(channels))}, not {terms.channel}",
+            field="channel",
+        )
     if terms.channel == Mandate.Channel.ONLINE:
         if not terms.ip_address:
             raise ApiError("ipAddress is required when channel is online", field="ipAddress", code=ErrorCode.REQUIRED)

@@ -13,7 +13,7 @@ from accounts.models import Company
 from customers.models import Customer
 from mandates.models import Mandate
 from payments.models import PaymentMethod
-from transactions.models import Transaction
+from transactions.models import Purpose, Transaction
 
 
 class Schedule(models.Model):
@@ -42,6 +42,8 @@ class Schedule(models.Model):
     count = models.PositiveIntegerField(null=True, blank=True)
     # "none": its debits are never re-presented automatically (CONTRACT 15); null follows the company's policy.
     retry_policy = models.CharField(max_length=4, null=True, blank=True)
+    # What each debit pays for (CONTRACT 11): a WEB debit for goods carries PURCHASE (ACH review 2026-12-07 M5).
+    purpose = models.CharField(max_length=10, choices=Purpose.choices, null=True, blank=True)
     status = models.CharField(max_length=9, choices=Status.choices, default=Status.ACTIVE)
     status_reason = models.CharField(max_length=255, blank=True)
     # The next date (by its number, 0 first) whose debit is still to be made, and the next still to be announced.

@@ -24,6 +24,7 @@ def schedule_record(schedule: Schedule, *, upcoming: bool = True) -> dict[str, A
         "endDate": schedule.end_date.isoformat() if schedule.end_date else None,
         "count": schedule.count,
         "retryPolicy": schedule.retry_policy,
+        "purpose": schedule.purpose,
         "status": schedule.status,
         "statusReason": text_or_none(schedule.status_reason),
         "debitsMade": schedule.next_index,

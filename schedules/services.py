@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from dateutil.relativedelta import relativedelta
 from django.db import transaction
 from django.utils import timezone
 
@@ -17,7 +18,7 @@ from events.outbox import event_record
 from events.types import EventType
 from mandates.errors import OutsideMandateTerms
 from mandates.models import Mandate
-from mandates.rules import mandate_terms_fit
+from mandates.rules import mandate_interval_fit, mandate_terms_fit
 from payments.models import PaymentMethod
 from schedules.dates import dates_from, schedule_date
 from schedules.models import Schedule, ScheduledDebit
@@ -26,11 +27,12 @@ from schedules.state import schedule_status_write
 from transactions.calendar import add_business_days, eastern_now, next_business_day
 from transactions.charges.services import ChargeRequest, transaction_charge
 from transactions.methods import ACH
-from transactions.models import Transaction, TransactionType
+from transactions.models import RetryAttempt, Status, Transaction, TransactionType
 from transactions.state import Actor
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
 
+HORIZON = relativedelta(years=5)  # a schedule's dates are at most this far ahead (CONTRACT 14, 2026-12-07)
 NOTICE_DAYS = 10  # Reg E: notice of a varying debit 10 days ahead; the merchant sends it on our event
 DEBIT_BANKING_DAYS = 2  # a date's debit is made this many banking days ahead, so it goes out in time
 RUN_ACTOR = Actor.command("run_schedules")
@@ -51,6 +53,7 @@ class ScheduleTerms:
     end_date: date | None = None
     count: int | None = None
     retry_policy: str | None = None  # "none": the debits opt out of automatic re-presentment (CONTRACT 15)
+    purpose: str | None = None  # passed to each debit (CONTRACT 11, 14): goods make a WEB debit's PURCHASE
 
 
 def _terms_check(terms: ScheduleTerms, *, today: date) -> None:
@@ -62,6 +65,12 @@ def _terms_check(terms: ScheduleTerms, *, today: date) -> None:
         raise ApiError("endDate is before startDate", field="endDate", code=ErrorCode.OUT_OF_RANGE)
     if terms.day_of_month is not None and terms.interval != Schedule.Interval.MONTHLY:
         raise ApiError("dayOfMonth applies to a monthly schedule only", field="dayOfMonth")
+    horizon = today + HORIZON
+    for name, day in (("startDate", terms.start_date), ("endDate", terms.end_date)):
+        if day is not None and day > horizon:
+            raise ApiError(
+                f"{name} is more than 5 years ahead (after {horizon})", field=name, code=ErrorCode.OUT_OF_RANGE
+            )
 
 
 @transaction.atomic
@@ -79,6 +88,7 @@ def schedule_create(
     if mandate.type != Mandate.Type.RECURRING:
         raise OutsideMandateTerms("a schedule needs a recurring mandate")
     mandate_terms_fit(mandate, customer=customer, saved=payment_method, sec_code=mandate.sec_code, amount=terms.amount)
+    mandate_interval_fit(mandate, terms.interval)
     schedule = Schedule.objects.create(
         company=company,
         customer=customer,
@@ -91,6 +101,7 @@ def schedule_create(
         end_date=terms.end_date,
         count=terms.count,
         retry_policy=terms.retry_policy,
+        purpose=terms.purpose,
         created_at=now,
         updated_at=now,
     )
@@ -186,6 +197,31 @@ def _stop_reason(schedule: Schedule) -> str:
     return ""
 
 
+def _representment_days(schedule: Schedule) -> set[date]:
+    """The days on which a re-presentment of one of the schedule's returned debits goes out (made and unsent, or
+    scheduled): an installment is kept off them, so the payer is not debited twice in a day (ACH review M1)."""
+    returned = ScheduledDebit.objects.filter(schedule=schedule, transaction__status=Status.RETURNED).values(
+        "transaction_id"
+    )
+    made = Transaction.objects.filter(
+        company_id=schedule.company_id, retry_of_id__in=returned, status__in=(Status.PENDING, Status.HELD)
+    ).values_list("effective_date", flat=True)
+    scheduled = RetryAttempt.objects.filter(
+        company_id=schedule.company_id, original_id__in=returned, state=RetryAttempt.State.SCHEDULED
+    ).values_list("scheduled_for", flat=True)
+    return {*made, *scheduled}
+
+
+def installment_date(schedule: Schedule, day: date, *, at: datetime) -> date:
+    """The effective date of the installment of `day`: not before today, and not on a re-presentment's day (the next
+    banking day instead)."""
+    effective = max(day, eastern_now(at).date())
+    busy = _representment_days(schedule)
+    while effective in busy:
+        effective = next_business_day(effective, include_today=False)
+    return effective
+
+
 def _debit(schedule: Schedule, day: date, *, at: datetime) -> Transaction:
     charge = ChargeRequest(
         company=schedule.company,
@@ -197,10 +233,12 @@ def _debit(schedule: Schedule, day: date, *, at: datetime) -> Transaction:
         customer_uuid=schedule.customer.uuid,
         payment_method_uuid=schedule.payment_method.uuid,
         standard_entry_class_code=schedule.mandate.sec_code,
-        effective_date=max(day, eastern_now(at).date()),
+        effective_date=installment_date(schedule, day, at=at),
         mandate_uuid=schedule.mandate.uuid,
+        installment=True,
         description=f"schedule {schedule.uuid}",
         retry_policy=schedule.retry_policy,
+        purpose=schedule.purpose,
     )
     result = transaction_charge(charge)
     return Transaction.objects.get(company=schedule.company, uuid=result.record["uuid"])

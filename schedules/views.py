@@ -18,6 +18,7 @@ from schedules.models import Schedule
 from schedules.records import schedule_record
 from schedules.selectors import schedule_get, schedule_list
 from schedules.services import ScheduleTerms, schedule_create, schedule_move
+from transactions.models import Purpose
 from transactions.rules import MAX_AMOUNT_CENTS
 from vault.openapi import Paginated, error
 from vault.pagination import page_params, paginated_body
@@ -47,6 +48,11 @@ class ScheduleCreateInput(StrictSerializer):
         allow_null=True,
         help_text='"none": its debits are never re-presented automatically, whatever the company\'s retry policy.',
     )
+    purpose = StrictChoiceField(
+        choices=Purpose.choices,
+        required=False,
+        help_text="What each debit pays for, passed to it (goods: a WEB debit's description is PURCHASE).",
+    )
 
 
 class ScheduleOutput(serializers.Serializer):
@@ -63,6 +69,7 @@ class ScheduleOutput(serializers.Serializer):
     retryPolicy = serializers.CharField(
         allow_null=True, help_text='"none" when its debits opted out of re-presentment.'
     )
+    purpose = serializers.CharField(allow_null=True)
     status = serializers.ChoiceField(choices=Schedule.Status.choices)
     statusReason = serializers.CharField(allow_null=True, help_text="Why it stopped or completed.")
     debitsMade = serializers.IntegerField()
@@ -81,7 +88,8 @@ class ScheduleListView(APIView):
             201: ScheduleOutput,
             404: error("Customer, payment method or mandate not found."),
             409: error(
-                "outside_mandate_terms (a single mandate, another customer or method, an amount above maxAmount), "
+                "outside_mandate_terms (a single mandate, another customer or method, an amount above maxAmount, "
+                "an interval more frequent than the mandate's frequency), "
                 "mandate_not_active, or " + IDEMPOTENCY_CONFLICT
             ),
         },
@@ -119,6 +127,7 @@ class ScheduleListView(APIView):
             end_date=data.get("endDate"),
             count=data.get("count"),
             retry_policy=data.get("retryPolicy"),
+            purpose=data.get("purpose"),
         )
 
         def create() -> dict:

@@ -48,10 +48,12 @@ RESERVED_DESCRIPTIONS: dict[str, str] = {
 _SQUEEZED = re.compile(r"[^0-9A-Z]")
 
 
+def reads_as(requested: str, word: str) -> bool:
+    """Whether a bank's eye reads `requested` as `word`: compared without spaces, punctuation or case, and with
+    anything after it (RETRYPYMT, Reversals, RETURN FEES, PURCHASES)."""
+    return _SQUEEZED.sub("", requested.upper()).startswith(_SQUEEZED.sub("", word))
+
+
 def reserved_description(requested: str) -> str | None:
-    """The reserved description `requested` stands for, if any: compared without spaces, punctuation or case, and
-    with anything after it (RETRYPYMT, Reversals, RETURN FEES all read as the reserved word to a bank's eye)."""
-    squeezed = _SQUEEZED.sub("", requested.upper())
-    return next(
-        (reserved for reserved in RESERVED_DESCRIPTIONS if squeezed.startswith(_SQUEEZED.sub("", reserved))), None
-    )
+    """The reserved description `requested` stands for, if any (`reads_as`)."""
+    return next((reserved for reserved in RESERVED_DESCRIPTIONS if reads_as(requested, reserved)), None)

@@ -33,7 +33,8 @@ def at(day: str) -> str:
 
 @pytest.fixture
 def mandate(api_client, account) -> str:
-    return mandate_created(api_client, account)["mandateUuid"]
+    """A recurring mandate that allows weekly debits, so schedules of every interval may go under it."""
+    return mandate_created(api_client, account, terms={"maxAmount": 5000, "frequency": "weekly"})["mandateUuid"]
 
 
 def schedule_body(account, mandate: str, **overrides) -> dict:

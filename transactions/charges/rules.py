@@ -22,6 +22,7 @@ from transactions.rules import (
     RESERVED_DESCRIPTIONS,
     SAME_DAY_MAX_AMOUNT,
     STANDARD_DESCRIPTIONS,
+    reads_as,
     reserved_description,
 )
 from transactions.selectors import saved_method_for_charge
@@ -160,9 +161,10 @@ def entry_description_resolve(
             )
         if applies:
             return description
-        if requested == description:
+        if requested is not None and reads_as(requested, description):  # PURCHASES reads as PURCHASE (ACH L1)
+            shown = "" if requested == description else f" (read as {description})"
             raise ApiError(
-                f"entryDescription {description} is only for a {standard.sec_code} {standard.type.lower()} "
+                f"entryDescription {requested}{shown} is only for a {standard.sec_code} {standard.type.lower()} "
                 f"with purpose {standard.purpose}",
                 field="entryDescription",
                 code=ErrorCode.ENTRY_DESCRIPTION_MISMATCH,

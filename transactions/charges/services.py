@@ -14,8 +14,8 @@ from django.utils import timezone
 from accounts.models import Company
 from customers.models import Customer
 from idempotency.services import ChargeResult, idempotent
+from mandates.models import Mandate
 from mandates.rules import debit_mandate, mandate_asked
-from mandates.selectors import mandate_accepted_at
 from mandates.services import mandate_use
 from payments.models import PaymentMethod
 from transactions.calendar import company_cutoff
@@ -36,7 +36,12 @@ from transactions.models import (
     TransactionType,
 )
 from transactions.records import transaction_record
-from transactions.risk.account_rules import debit_account_check, debited_account, saved_account_rows
+from transactions.risk.account_rules import (
+    Reauthorization,
+    debit_account_check,
+    debited_account,
+    saved_account_rows,
+)
 from transactions.risk.account_validation import Account, web_debit_gate, web_debit_gate_writes
 from transactions.risk.credit_monitoring import ReceiverAccount
 from transactions.risk.limits import risk_assess, risk_assess_locks
@@ -100,6 +105,14 @@ class ChargeRequest:
     is_same_day: bool = False  # CONTRACT 12: Same Day ACH only when asked for
     retry_policy: str | None = None  # "none": never re-presented automatically (CONTRACT 15)
     mandate_uuid: UUID | None = None  # CONTRACT 14
+    # A schedule's own debit (CONTRACT 14, 2026-12-07): one of a series of recurring entries, never a re-initiation of
+    # a debit returned R01/R09 (Nacha 2.12.4), so section 12's re-initiation rule does not refuse it.
+    installment: bool = False
+
+    @property
+    def reinitiates_nothing(self) -> bool:
+        """A re-presentment or an installment: the R01/R09 re-initiation rule does not apply to it."""
+        return self.retry_of is not None or self.installment
 
 
 def transaction_charge(charge: ChargeRequest) -> ChargeResult:
@@ -243,7 +256,7 @@ def _payer_checked(charge: ChargeRequest, kind: PaymentMethodKind) -> tuple[Cust
         company=charge.company,
         customer_uuid=charge.customer_uuid,
         payment_method_uuid=charge.payment_method_uuid,
-        also=saved_account_rows(company_id=charge.company.pk, now=charge.now, retry=charge.retry_of is not None)
+        also=saved_account_rows(company_id=charge.company.pk, now=charge.now, retry=charge.reinitiates_nothing)
         if with_method
         else None,
     )
@@ -263,12 +276,30 @@ def _debited_account_check(charge: ChargeRequest, saved, rows) -> None:
             company_id=charge.company.pk,
             account=account,
             now=charge.now,
-            retry=charge.retry_of is not None,
+            retry=charge.reinitiates_nothing,
             rows=rows,
-            mandate_accepted_at=mandate_accepted_at(company=charge.company, mandate_uuid=charge.mandate_uuid)
-            if charge.mandate_uuid is not None
-            else None,
+            reauthorization=_reauthorization(charge) if charge.mandate_uuid is not None else None,
         )
+
+
+def _reauthorization(charge: ChargeRequest) -> Reauthorization | None:
+    """The mandate the debit names, as the re-initiation rule reads it (CONTRACT 14): None for none of the company's
+    (the mandate check answers 404)."""
+    found = (
+        Mandate.objects.filter(company=charge.company, uuid=charge.mandate_uuid)
+        .values_list("pk", "accepted_at", "channel", "evidence_sha256")
+        .first()
+    )
+    if found is None:
+        return None
+    pk, accepted_at, channel, evidence_sha256 = found
+    return Reauthorization(
+        mandate_id=pk,
+        mandate_uuid=str(charge.mandate_uuid),
+        accepted_at=accepted_at,
+        evidenced=channel == Mandate.Channel.ONLINE or bool(evidence_sha256),
+        actor=charge.actor,
+    )
 
 
 def _unsaved_transaction(charge: ChargeRequest, *, customer, saved, payer: dict[str, Any], day: date) -> Transaction:

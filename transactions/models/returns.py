@@ -32,6 +32,11 @@ class TransactionReturn(models.Model):
     is_untimely = models.BooleanField(
         null=True, blank=True, verbose_name="candidate to dishonor", help_text="Received after its due-by day."
     )
+    # CONTRACT 14 (2026-12-07): the one mandate accepted after an R01/R09 return that lets debits to the account past
+    # it (the first debit under it sets it; another mandate cannot lift the same return).
+    reauthorized_by = models.ForeignKey(
+        "mandates.Mandate", on_delete=models.PROTECT, null=True, blank=True, related_name="+", db_index=False
+    )
 
 
 class DishonoredReturn(models.Model):

@@ -13,6 +13,8 @@ from uuid import UUID
 
 from django.db import connection, transaction
 from django.db.models import QuerySet
+from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from accounts.models import MerchantSettings
 from events.outbox import EventDraft, events_record_many
@@ -20,9 +22,19 @@ from events.types import EventType
 from payments.models import PaymentMethod
 from payments.services import payment_methods_unblock
 from transactions import calendar
-from transactions.models import AccountBlock, RiskAction, Transaction, TransactionReturn, TransactionType
+from transactions.events import transactions_event
+from transactions.models import (
+    AccountBlock,
+    RetryAttempt,
+    RiskAction,
+    Status,
+    Transaction,
+    TransactionReturn,
+    TransactionType,
+)
 from transactions.return_codes import ACCOUNT_BLOCK_CODES, REINITIATION_CODES
 from transactions.risk.policies import risk_action
+from transactions.state import Actor, Event, transition_many
 from vault import crypto
 from vault.db import RowColumn, ids_in, prepared_cursor, rows_insert, unsaved_instance
 from vault.error_codes import ErrorCode
@@ -168,6 +180,19 @@ def saved_account_rows(*, company_id: int, now: datetime, retry: bool = False) -
     return RowColumn(sql, params)
 
 
+@dataclass(frozen=True)
+class Reauthorization:
+    """The mandate a debit names, as the re-initiation rule reads it (CONTRACT 14, 2026-12-07): accepted after an
+    R01/R09 return, with its evidence (a file for `paper` and `phone`; an online one has its IP address and user
+    agent), it lets debits past that return, and it alone (the return records it: once per return)."""
+
+    mandate_id: int
+    mandate_uuid: str
+    accepted_at: datetime
+    evidenced: bool
+    actor: Actor  # who makes the debit: the re-presentments it replaces are voided in its name
+
+
 def debit_account_check(
     *,
     company_id: int,
@@ -175,10 +200,10 @@ def debit_account_check(
     now: datetime,
     retry: bool = False,
     rows: Sequence[AccountRow] | None = None,
-    mandate_accepted_at: datetime | None = None,
+    reauthorization: Reauthorization | None = None,
 ) -> bool:
     """A debit of `account`: 409 account_blocked while a return has blocked the account, else (unless it is the
-    retry itself, or it names a mandate accepted after the return: `mandate_accepted_at`) 409
+    retry itself, or it names a mandate that re-authorized debits after the return: `reauthorization`) 409
     reinitiation_requires_retry when a debit to it, of any amount, came back R01/R09 within 180 days
     (`reinitiation_refusal`). One statement answers both, and whether the company has debit holds now (the
     answer); `rows` are its answer when the statement that read the saved method already asked
@@ -199,7 +224,8 @@ def debit_account_check(
     refusal = reinitiation_refusal(
         [ReturnedDebit(pk, str(txn_uuid), code) for _kind, pk, txn_uuid, code in found],
         company_id=company_id,
-        mandate_accepted_at=mandate_accepted_at,
+        reauthorization=reauthorization,
+        at=now,
     )
     if refusal is None:
         return any(row[0] == _HOLDS for row in rows)
@@ -225,20 +251,69 @@ class ReturnedDebit:
 
 
 def reinitiation_refusal(
-    returned: Sequence[ReturnedDebit], *, company_id: int, mandate_accepted_at: datetime | None = None
+    returned: Sequence[ReturnedDebit],
+    *,
+    company_id: int,
+    reauthorization: Reauthorization | None = None,
+    at: datetime | None = None,
 ) -> ReturnedDebit | None:
     """CONTRACT 12 "Re-initiation covers the account, not the amount": which of the account's R01/R09 returns of the
     last 180 days refuses a new debit (the newest; None: the debit may go). The retry route never asks. A debit that
-    names a mandate (CONTRACT 14) is not refused by a return received before the mandate was accepted: the payer
-    authorized debits anew after it. Only that debit reads the returns' times (one query)."""
-    if mandate_accepted_at is not None and returned:
-        received = dict(
-            TransactionReturn.objects.filter(
-                company_id=company_id, transaction_id__in=[debit.pk for debit in returned]
-            ).values_list("transaction_id", "returned_at")
-        )
-        returned = [debit for debit in returned if mandate_accepted_at <= received.get(debit.pk, mandate_accepted_at)]
+    names a mandate (CONTRACT 14) is not refused by a return the mandate re-authorized debits after
+    (`_reauthorized`); the debit that lets it past records the mandate on the return (the first one only) and
+    cancels that return's pending re-presentments, so the payer is not debited twice for one obligation."""
+    if reauthorization is not None and returned:
+        lifted = _reauthorized(returned, company_id=company_id, reauthorization=reauthorization)
+        if lifted and all(debit.pk in lifted for debit in returned):  # the debit goes: its mandate claims them
+            lifted = _reauthorization_claim(lifted, reauthorization=reauthorization, at=at)
+        returned = [debit for debit in returned if debit.pk not in lifted]
     return max(returned, key=lambda debit: debit.pk, default=None)
+
+
+def _reauthorized(returned: Sequence[ReturnedDebit], *, company_id: int, reauthorization: Reauthorization) -> set[int]:
+    """The returned debits the mandate lets a debit past: received before it was accepted, the mandate with its
+    evidence, and no other mandate re-authorized after the return first (one query)."""
+    if not reauthorization.evidenced:
+        return set()
+    return {
+        transaction_id
+        for transaction_id, received, by in TransactionReturn.objects.filter(
+            company_id=company_id, transaction_id__in=[debit.pk for debit in returned]
+        ).values_list("transaction_id", "returned_at", "reauthorized_by_id")
+        if received <= reauthorization.accepted_at and by in (None, reauthorization.mandate_id)
+    }
+
+
+REAUTHORIZED = "reauthorized"  # a scheduled re-presentment's reason: a new authorization replaced it
+
+
+def _reauthorization_claim(lifted: set[int], *, reauthorization: Reauthorization, at: datetime | None) -> set[int]:
+    """The returns `lifted` take the mandate (compare-and-set: of two mandates at once one wins, and the returns the
+    other lost stay in its way), and their re-presentments not yet sent are voided or cancelled."""
+    TransactionReturn.objects.filter(ids_in(lifted, field="transaction_id"), reauthorized_by__isnull=True).update(
+        reauthorized_by_id=reauthorization.mandate_id
+    )
+    claimed = set(
+        TransactionReturn.objects.filter(
+            ids_in(lifted, field="transaction_id"), reauthorized_by_id=reauthorization.mandate_id
+        ).values_list("transaction_id", flat=True)
+    )
+    originals = set(Transaction.objects.filter(ids_in(claimed)).values_list(Coalesce("retry_of_id", "id"), flat=True))
+    why = f"re-authorized by mandate {reauthorization.mandate_uuid}: a debit under it replaces this re-presentment"
+    at = at or timezone.now()
+    transition_many(
+        Transaction.objects.filter(retry_of_id__in=originals, status=Status.PENDING),
+        Event.VOIDED,
+        actor=reauthorization.actor,
+        at=at,
+        changes={"voided_at": at, "failure_reason": why},
+        reason=why,
+    )
+    scheduled = RetryAttempt.objects.filter(original_id__in=originals, state=RetryAttempt.State.SCHEDULED)
+    returned_ids = list(scheduled.values_list("returned_id", flat=True))
+    if scheduled.update(state=RetryAttempt.State.CANCELLED, reason=REAUTHORIZED, updated_at=at):
+        transactions_event(returned_ids, EventType.TRANSACTION_RETRY_CANCELLED)
+    return claimed
 
 
 def account_block_record(block: AccountBlock) -> dict[str, Any]:

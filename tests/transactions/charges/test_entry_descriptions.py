@@ -48,6 +48,13 @@ def test_description_stored_and_answered(api_client, overrides, expected):
         ({"purpose": "services", "entryDescription": "PURCHASE"}, "PURCHASE is only for"),
         ({"type": "Credit", "standardEntryClassCode": "PPD", "entryDescription": "PAYROLL"}, "PAYROLL is only for"),
         ({"entryDescription": "ACCTVERIFY"}, "reserved: the service writes it on the micro-entries"),
+        # ACH review 2026-12-07 L1: near-misses of the 2026 standard words read as them.
+        ({"purpose": "services", "entryDescription": "PURCHASES"}, "PURCHASES (read as PURCHASE) is only for"),
+        ({"purpose": "services", "entryDescription": "PURCHASE-1"}, "(read as PURCHASE) is only for"),
+        (
+            {"type": "Credit", "standardEntryClassCode": "PPD", "entryDescription": "PAY ROLL"},
+            "PAY ROLL (read as PAYROLL) is only for",
+        ),
     ],
 )
 def test_mismatched_description_is_400_naming_the_field(api_client, overrides, message):
