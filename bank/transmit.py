@@ -127,6 +127,12 @@ def _transmit(
             )
         _upload(sftp, local, remote, bank_file, lock)
         held = _remote_digest(sftp, remote)
+        if held is None:  # renamed into place, and gone at once: a bank that takes its files away has it
+            raise MaybeAtBank(
+                "renamed into place on the bank's server and gone from it before it could be read back (a bank "
+                "that takes files away): not sent again; its acknowledgement records it, or ask the bank whether it "
+                "has it and say so in the admin (Bank files)"
+            )
     if held != expected:
         sftp.remove(remote)
         BankFile.objects.filter(pk=bank_file.pk).update(renamed_at=None)  # proven not at the bank: removed there

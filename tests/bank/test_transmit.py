@@ -184,3 +184,17 @@ def test_a_run_whose_lock_died_with_the_database_connection_stops(monday_early):
             lock.check()
         with serialized(TRANSMIT_LOCK_KEY) as next_run:  # the next run is not kept waiting
             next_run.check()
+
+
+def test_a_file_the_bank_takes_away_before_the_read_back_is_not_sent_again(bank, company, monday_early):
+    name = _originated(company)
+    bank.takes_files_away = True
+
+    first, error = command("transmit_files", "--at", TRANSMIT_AT)
+    again, _error = command("transmit_files", "--at", TRANSMIT_AT)
+
+    assert first["failed"][0]["error"].startswith("MaybeAtBank: renamed into place on the bank's server and gone")
+    assert again["failed"][0]["error"].startswith("MaybeAtBank: an earlier run renamed it into place")
+    assert received_names(bank) == [name]
+    assert command("fetch_bank_files", "--at", "2026-12-07T15:45:00Z")[0]["acknowledged"] == 1
+    assert BankFile.objects.get().status == BankFileStatus.ACKNOWLEDGED
