@@ -73,18 +73,18 @@ class Bank:
             fault, self.fault = self.fault, None
             return fault
 
-    def receive(self, path: Path, *, reject: bool = False) -> None:
-        """A file renamed into `to-bank/`: read it, acknowledge or reject it, answer its magic entries. An empty
-        file is nothing the bank received (a write the server lost): it is not answered. `reject`: the bank's own
-        checks refuse it whatever it holds (`--fault reject`)."""
-        data = path.read_bytes()
+    def examine(self, name: str, data: bytes, *, reject: bool = False) -> tuple[dict, list[tuple[Path, str]]] | None:
+        """What the bank makes of a file (its journal line, the answers it writes), read before the file is renamed
+        into place, so that a simulator killed right after the rename has journaled and answered it (an empty file is nothing the
+        bank received, a write the server lost: not answered; `reject`: its own checks refuse it, `--fault reject`)."""
         if not data:
-            return
+            return None
         text = data.decode("ascii", errors="replace")
         errors = achkit.validate(text)["errors"]
         if reject:
             errors = [{"code": "REJECTED", "message": "refused by the bank's own checks (simulator --fault reject)"}]
-        record: dict[str, Any] = {"name": path.name, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+        record: dict[str, Any] = {"name": name, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+        writes: list[tuple[Path, str]] = []
         if errors:
             reason = "; ".join(f"{error['code']}: {error['message']}" for error in errors[:3])
             record.update(accepted=False, reason=reason, returns=0, notices=0, **_counts(None))
@@ -95,8 +95,18 @@ class Bank:
             record["returns"] = sum(1 for spec in answers if spec.kind == "return")
             record["notices"] = sum(1 for spec in answers if spec.kind == "noc")
             if answers:
-                _write(self.root / FROM_BANK / f"{path.name}{RETURNS_SUFFIX}", _return_file(parsed, answers, settles))
-        _write(self.root / FROM_BANK / f"{path.name}{ACK_SUFFIX}", _acknowledgement(record, text))
+                writes.append(
+                    (self.root / FROM_BANK / f"{name}{RETURNS_SUFFIX}", _return_file(parsed, answers, settles))
+                )
+        writes.append((self.root / FROM_BANK / f"{name}{ACK_SUFFIX}", _acknowledgement(record, text)))
+        return record, writes
+
+    def answer(self, examined: tuple[dict, list[tuple[Path, str]]] | None) -> None:
+        if examined is None:
+            return
+        record, writes = examined
+        for path, text in writes:
+            _write(path, text)
         with self.lock:
             self.received.append(record)
             with (self.root / JOURNAL).open("a", encoding="utf-8") as journal:
@@ -245,10 +255,15 @@ class _Session(asyncssh.SFTPServer):
         target = Path(self.map_path(newpath).decode())
         if target.exists():
             raise asyncssh.SFTPFailure(f"{target.name} already exists")
-        super().rename(oldpath, newpath)
-        if target.parent.name == TO_BANK and target.parent.parent == self.bank.root and target.suffix != ".part":
+        taking = target.parent.name == TO_BANK and target.parent.parent == self.bank.root and target.suffix != ".part"
+        examined = None
+        if taking:
             rejecting, self.rejecting = self.rejecting, False
-            self.bank.receive(target, reject=rejecting)
+            source = Path(self.map_path(oldpath).decode())
+            examined = self.bank.examine(target.name, source.read_bytes(), reject=rejecting)
+        super().rename(oldpath, newpath)
+        if taking:
+            self.bank.answer(examined)
             if self.bank.takes_files_away:
                 (self.bank.root / TAKEN).mkdir(exist_ok=True)
                 os.replace(target, self.bank.root / TAKEN / target.name)
