@@ -75,8 +75,8 @@ class Bank:
 
     def examine(self, name: str, data: bytes, *, reject: bool = False) -> tuple[dict, list[tuple[Path, str]]] | None:
         """What the bank makes of a file (its journal line, the answers it writes), read before the file is renamed
-        into place, so that a simulator killed right after the rename has journaled and answered it (an empty file is nothing the
-        bank received, a write the server lost: not answered; `reject`: its own checks refuse it, `--fault reject`)."""
+        into place, so that a simulator killed right after the rename has journaled and answered it. An empty file
+        is nothing the bank received (a write the server lost): not answered. `reject`: its own checks refuse it."""
         if not data:
             return None
         text = data.decode("ascii", errors="replace")
