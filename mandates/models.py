@@ -13,7 +13,7 @@ from django.utils import timezone
 from accounts.models import Company
 from customers.models import Customer
 from payments.models import PaymentMethod
-from vault.fields import EncryptedTextField
+from vault.fields import EncryptedBytesField
 
 SEC_CODES = ("PPD", "WEB", "TEL", "CCD")
 
@@ -53,8 +53,8 @@ class Mandate(models.Model):
     frequency = models.CharField(max_length=9, choices=Frequency.choices, blank=True)
     ip_address = models.GenericIPAddressField(null=True, blank=True)
     user_agent = models.CharField(max_length=1000, blank=True)
-    # The evidence file (a signed form, a recording) as base64, encrypted at rest like account numbers.
-    evidence = EncryptedTextField(null=True, blank=True, editable=False)
+    # The evidence file (a signed form, a recording): its bytes, encrypted at rest like account numbers.
+    evidence = EncryptedBytesField(null=True, blank=True, editable=False)
     evidence_sha256 = models.CharField(max_length=64, blank=True, editable=False)
     evidence_bytes = models.PositiveIntegerField(null=True, blank=True, editable=False)
     # When a single mandate's one debit was made (a recurring one is never used up).

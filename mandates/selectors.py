@@ -26,6 +26,6 @@ def mandate_get(*, company: Company, mandate_uuid: UUID | str, field: str | None
     return mandate
 
 
-def mandate_evidence(mandate: Mandate) -> str | None:
-    """The evidence file as base64 (decrypted), or None: read only by the proof's evidence route."""
+def mandate_evidence(mandate: Mandate) -> bytes | None:
+    """The evidence file (decrypted), or None: read only by the proof's evidence route."""
     return Mandate.objects.filter(pk=mandate.pk, company_id=mandate.company_id).values_list("evidence", flat=True)[0]

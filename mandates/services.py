@@ -7,10 +7,11 @@ import base64
 import binascii
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from dateutil.relativedelta import relativedelta
 from django.db import transaction
+from django.db.models import Sum
 from django.utils import timezone
 
 from accounts.models import Company
@@ -22,11 +23,15 @@ from mandates.models import Mandate
 from mandates.records import mandate_record
 from payments.models import PaymentMethod
 from vault.error_codes import ErrorCode
-from vault.errors import ApiError
+from vault.errors import ApiError, Conflict
 
 # Nacha: the originator keeps an authorization two years after it ends.
 RETENTION = relativedelta(years=2)
 EVIDENCE_MAX_BYTES = 5 * 1024 * 1024
+# CONTRACT 14 (2026-12-07, security M4): a company's evidence files of any 24 hours together (kept for years, never
+# deleted before their retention ends: a leaked key must not fill the disk).
+EVIDENCE_QUOTA_BYTES = 20 * 1024 * 1024
+EVIDENCE_QUOTA_WINDOW = timedelta(hours=24)
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,33 @@ SEC_CHANNELS: dict[str, frozenset[str]] = {
 }
 
 
+def _evidence_admit(*, company: Company, raw: bytes, sha256: str, now: datetime) -> None:
+    """One copy of a file (409 `duplicate` naming the mandate that has it) and the company's quota (409
+    `evidence_quota_exceeded`), counted under the company's row lock, so uploads at once cannot pass it together."""
+    Company.objects.select_for_update().filter(pk=company.pk).values_list("pk", flat=True).first()
+    copy = Mandate.objects.filter(company=company, evidence_sha256=sha256).values_list("uuid", flat=True).first()
+    if copy is not None:
+        raise Conflict(
+            f"this evidence file is already the evidence of mandate {copy}",
+            code=ErrorCode.DUPLICATE,
+            field="evidence",
+            data={"mandateUuid": str(copy)},
+        )
+    used = (
+        Mandate.objects.filter(company=company, created_at__gt=now - EVIDENCE_QUOTA_WINDOW).aggregate(
+            used=Sum("evidence_bytes")
+        )["used"]
+        or 0
+    )
+    if used + len(raw) > EVIDENCE_QUOTA_BYTES:
+        raise Conflict(
+            f"evidence files of the last 24 hours would pass the company's {EVIDENCE_QUOTA_BYTES} bytes ({used} used)",
+            code=ErrorCode.EVIDENCE_QUOTA_EXCEEDED,
+            field="evidence",
+            data={"limitBytes": EVIDENCE_QUOTA_BYTES, "usedBytes": used},
+        )
+
+
 def mandate_terms_check(terms: MandateTerms, *, now: datetime) -> None:
     """The rules of CONTRACT 14 a body can break besides its shape: accepted in the past, the channel its SEC code is
     given by, online evidence."""
@@ -98,6 +130,9 @@ def mandate_create(
 ) -> Mandate:
     mandate_terms_check(terms, now=now)
     evidence = _evidence_bytes(terms.evidence) if terms.evidence is not None else None
+    evidence_sha256 = hashlib.sha256(evidence).hexdigest() if evidence is not None else ""
+    if evidence is not None:
+        _evidence_admit(company=company, raw=evidence, sha256=evidence_sha256, now=now)
     mandate = Mandate.objects.create(
         company=company,
         customer=customer,
@@ -112,8 +147,8 @@ def mandate_create(
         frequency=terms.frequency,
         ip_address=terms.ip_address or None,
         user_agent=terms.user_agent,
-        evidence=terms.evidence if evidence is not None else None,
-        evidence_sha256=hashlib.sha256(evidence).hexdigest() if evidence is not None else "",
+        evidence=evidence,
+        evidence_sha256=evidence_sha256,
         evidence_bytes=len(evidence) if evidence is not None else None,
         created_at=now,
     )

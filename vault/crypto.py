@@ -23,6 +23,18 @@ def encrypt(plain: str) -> str:
     return fernet().encrypt(plain.encode()).decode()
 
 
+def encrypt_bytes(plain: bytes) -> str:
+    """A file's bytes as a Fernet token (the token is base64: 4/3 the file, not 16/9 as a token of its base64)."""
+    return fernet().encrypt(plain).decode()
+
+
+def decrypt_bytes(token: str) -> bytes:
+    try:
+        return fernet().decrypt(token.encode())
+    except InvalidToken as exc:
+        raise ValueError("encrypted value cannot be read with the configured FIELD_ENCRYPTION_KEYS") from exc
+
+
 def decrypt(token: str) -> str:
     try:
         return fernet().decrypt(token.encode()).decode()

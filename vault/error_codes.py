@@ -91,6 +91,7 @@ class ErrorCode(StrEnum):
     OUTSIDE_MANDATE_TERMS = "outside_mandate_terms"
     MANDATE_NOT_ACTIVE = "mandate_not_active"
     SCHEDULE_NOT_ACTIVE = "schedule_not_active"
+    EVIDENCE_QUOTA_EXCEEDED = "evidence_quota_exceeded"
     # The server
     ERROR = "error"
     SERVICE_UNAVAILABLE = "service_unavailable"

@@ -33,6 +33,22 @@ class EncryptedTextField(models.TextField):
         return None if value in (None, "") else crypto.encrypt(value)
 
 
+class EncryptedBytesField(models.TextField):
+    """A file encrypted at rest (a mandate's evidence): the Fernet token of its bytes, bytes in Python. Kept as text,
+    as every encrypted column is, so key rotation (payments.rotation) treats it alike."""
+
+    description = "Bytes encrypted at rest with FIELD_ENCRYPTION_KEYS"
+
+    def from_db_value(self, value, expression, connection):
+        return None if value is None else crypto.decrypt_bytes(value)
+
+    def to_python(self, value):
+        return value
+
+    def get_prep_value(self, value):
+        return None if value is None else crypto.encrypt_bytes(bytes(value))
+
+
 class ReturnedBooleanField(models.BooleanField):
     """A BooleanField the INSERT itself may compute (an expression such as Exists as the value on save) and
     hand back through RETURNING, so the row's value is known without another query. The same column as a

@@ -86,7 +86,7 @@ def test_an_evidence_file_is_encrypted_at_rest_and_known_by_its_hash(api_client,
         cursor.execute("SELECT evidence FROM mandates_mandate")
         (stored,) = cursor.fetchone()
     assert encoded not in stored and encoded[:40] not in stored
-    assert Mandate.objects.get().evidence == encoded
+    assert Mandate.objects.get().evidence == recording  # its bytes (CONTRACT 14, 2026-12-07)
 
 
 def test_an_evidence_file_of_5_mb_is_taken_and_a_larger_one_is_400(api_client, account):

@@ -16,7 +16,7 @@ from payments.rotation import ENCRYPTED_COLUMNS
 from tests.factories import PaymentMethodFactory, TransactionFactory
 from tests.payments.conftest import method_body
 from transactions.models import Transaction
-from vault.fields import EncryptedTextField
+from vault.fields import EncryptedBytesField, EncryptedTextField
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +44,7 @@ def test_every_encrypted_column_is_rotated():
         (model._meta.label, field.name)
         for model in apps.get_models()
         for field in model._meta.get_fields()
-        if isinstance(field, EncryptedTextField)
+        if isinstance(field, EncryptedTextField | EncryptedBytesField)
     }
     assert declared == set(ENCRYPTED_COLUMNS.values())
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-
 from django.http import HttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
@@ -239,6 +237,6 @@ class MandateEvidenceView(APIView):
         evidence = mandate_evidence(mandate)
         if evidence is None:
             raise MandateNotFound("The mandate has no evidence file")
-        response = HttpResponse(base64.b64decode(evidence), content_type="application/octet-stream")
+        response = HttpResponse(evidence, content_type="application/octet-stream")
         response["Content-Disposition"] = f'attachment; filename="mandate-{mandate.uuid}-evidence"'
         return response
