@@ -57,6 +57,21 @@ STAFF_GROUPS: dict[str, StaffGroup] = {
                 "schedules.stop_schedule",
             ),
         ),
+        StaffGroup(
+            name="Finance",
+            description="reconciles the bank's statements: works the exceptions queue, matches by hand with a reason, "
+            "asks for and approves (never their own) write-offs",
+            grants=(
+                "reconciliation.view_statement",
+                "reconciliation.view_statementline",
+                "reconciliation.view_expectedpayment",
+                "reconciliation.view_match",
+                "reconciliation.view_reconciliationexception",
+                "reconciliation.match_by_hand",
+                "reconciliation.ask_write_off",
+                "reconciliation.approve_write_off",
+            ),
+        ),
     )
 }
 

@@ -1,7 +1,8 @@
 """`fetch_bank_files`: the files in the bank's outbox (BANK_INBOUND_DIR) are fetched, each recorded by name and
 SHA-256 before it is applied (InboundFile; the same content under another name is a duplicate, never applied
 again), then applied: acknowledgements (nacha/acknowledgements.py) answer the file they name, return and NOC files
-go through `import_returns`' own service (`returns_import`). A transmitted file with no answer after
+go through `import_returns`' own service (`returns_import`), statements (BAI2, camt.053) through `import_statement`'s
+(`statement_import`, reconciliation/). A transmitted file with no answer after
 BANK_ACK_TIMEOUT_MINUTES becomes `unacknowledged`, also when the bank cannot be reached. One run at a time."""
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from nacha.acknowledgements import (
     acknowledgement_read,
     looks_like_acknowledgement,
 )
+from reconciliation.formats import statement_format
+from reconciliation.services import StatementRefused, statement_import
 from transactions.ach.return_files import ReturnFileError, ReturnFileSource
 from transactions.ach.returns import returns_import
 from transactions.models import ChangeNotice, Transaction, TransactionReturn
@@ -254,6 +257,27 @@ def _applied_before(trace: str) -> str | None:
     return None
 
 
+def _statement_apply(inbound: InboundFile, data: bytes, at: datetime, result: FetchResult) -> None:
+    """A statement of our settlement account is kept (once) for `reconcile`; one of another account, or one that
+    does not read, is set aside (refused) and said so."""
+    try:
+        read = statement_import(name=inbound.name, data=data, at=at)
+    except StatementRefused as exc:
+        _finish(inbound, InboundFile.State.REFUSED, at, error=str(exc))
+        result.refused += 1
+        result.exception(inbound.name, f"statement set aside: {exc}")
+        return
+    _finish(inbound, InboundFile.State.APPLIED, at, summary=read.as_json())
+
+
+def _kind(head: bytes) -> str:
+    if looks_like_acknowledgement(head):
+        return InboundFile.Kind.ACKNOWLEDGEMENT
+    if statement_format(head) is not None:
+        return InboundFile.Kind.STATEMENT
+    return InboundFile.Kind.RETURNS
+
+
 def _one_file(sftp: paramiko.SFTPClient, config: BankSettings, entry, at: datetime, result: FetchResult) -> None:
     """One file of the bank's outbox (`entry`, as listed): taken once whole; a file refused before is read again
     on every run, and applied once what the bank's server holds under its name reads (CONTRACT 16)."""
@@ -279,8 +303,8 @@ def _one_file(sftp: paramiko.SFTPClient, config: BankSettings, entry, at: dateti
         result.exception(name, "its content changed on the bank's server after it was first fetched: left there")
         return
     with local.open("rb") as handle:
-        head = handle.read(64)
-    kind = InboundFile.Kind.ACKNOWLEDGEMENT if looks_like_acknowledgement(head) else InboundFile.Kind.RETURNS
+        head = handle.read(512)
+    kind = _kind(head)
     if known is None or known.state == InboundFile.State.REFUSED:
         inbound = _recorded(name, digest, size, kind, at, refused=known)
     else:
@@ -290,6 +314,8 @@ def _one_file(sftp: paramiko.SFTPClient, config: BankSettings, entry, at: dateti
         result.exception(name, f"the same content as {inbound.duplicate_of.name}, which was applied: not again")
     elif inbound.kind == InboundFile.Kind.ACKNOWLEDGEMENT:
         _acknowledgement_apply(inbound, local.read_bytes(), at, result)
+    elif inbound.kind == InboundFile.Kind.STATEMENT:
+        _statement_apply(inbound, local.read_bytes(), at, result)
     else:
         _returns_apply(inbound, local, at, result)
 

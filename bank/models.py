@@ -79,6 +79,7 @@ class InboundFile(models.Model):
     class Kind(models.TextChoices):
         ACKNOWLEDGEMENT = "acknowledgement"
         RETURNS = "returns", "returns / notices of change"
+        STATEMENT = "statement", "statement of our settlement account"
 
     class State(models.TextChoices):
         APPLYING = "applying"

@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import json
 import os
+import random
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,6 +29,7 @@ import achkit
 import asyncssh
 
 import nacha
+from bank import statements
 from nacha import acknowledgements
 from transactions import calendar
 from transactions.sandbox import magic
@@ -58,8 +60,18 @@ class Bank:
     takes_files_away: bool = False
     # A connection that drops while the client logs in (a network cut, a server restarting): never a refusal.
     drops_logins: bool = False
+    # The statement of our settlement account it writes for each file it takes (bank/statements.py): its format
+    # (`none`: no statement), a line per file or per batch, and with noise the other lines a real account shows.
+    statement: str = "none"
+    posting: str = "file"
+    statement_noise: bool = False
+    settlement_account: str = "9876543210"
+    balance: int = 100_000_000
+    seed: int = 0
+    rng: random.Random = field(default_factory=random.Random)
 
     def __post_init__(self) -> None:
+        self.rng.seed(self.seed)
         for folder in (TO_BANK, FROM_BANK):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
 
@@ -98,6 +110,7 @@ class Bank:
                 writes.append(
                     (self.root / FROM_BANK / f"{name}{RETURNS_SUFFIX}", _return_file(parsed, answers, settles))
                 )
+            writes += self.statement_answer(name, parsed, answers, settles)
         writes.append((self.root / FROM_BANK / f"{name}{ACK_SUFFIX}", _acknowledgement(record, text)))
         return record, writes
 
@@ -111,6 +124,38 @@ class Bank:
             self.received.append(record)
             with (self.root / JOURNAL).open("a", encoding="utf-8") as journal:
                 journal.write(json.dumps(record) + "\n")
+
+    def statement_answer(
+        self, name: str, parsed: dict, answers: list[nacha.ReturnSpec], settles: list[date]
+    ) -> list[tuple[Path, str]]:
+        """The statement of the file's settlement day, to write with the file's other answers: its settlement lines
+        and its returns' (CONTRACT 19; a real bank sends one a day, one a file needs no clock in tests)."""
+        if self.statement == "none":
+            return []
+        returned = [
+            (spec.original_trace, spec.amount, spec.original_transaction_code in DEBIT_CODES, settlement(day))
+            for spec, day in zip(answers, settles, strict=True)
+            if spec.kind == "return"
+        ]
+        postings = statements.file_postings(name, parsed, posting=self.posting)
+        postings += statements.return_postings(returned)
+        if not postings:
+            return []
+        day = max(posting.value_date for posting in postings)
+        with self.lock:
+            if self.statement_noise:
+                postings = statements.noise_add(postings, self.rng, day=day)
+            writer, suffix = statements.WRITERS[self.statement]
+            opening = self.balance
+            self.balance += sum(p.amount if p.direction == "credit" else -p.amount for p in postings)
+            text = writer(
+                account=self.settlement_account, day=day, opening=opening, postings=postings, file_id=name[-12:-4]
+            )
+        return [(self.root / FROM_BANK / f"{name}{suffix}", text)]
+
+
+def settlement(effective_date: date) -> date:
+    return calendar.next_business_day(effective_date)
 
 
 def _counts(parsed: dict | None) -> dict[str, int]:
@@ -374,11 +419,16 @@ class RunningBank:
 
 @contextmanager
 def bank_in_thread(
-    root: Path, *, password: str, slow_seconds: float = 1.0, key: asyncssh.SSHKey | None = None
+    root: Path,
+    *,
+    password: str,
+    slow_seconds: float = 1.0,
+    key: asyncssh.SSHKey | None = None,
+    **options: Any,
 ) -> Iterator[RunningBank]:
     """The simulator on a loopback port of its own, its event loop in a thread of this process (tests, the bank
-    week): arm a fault with `running.bank.arm(...)`."""
-    bank = Bank(root=root, password=password, slow_seconds=slow_seconds)
+    week): arm a fault with `running.bank.arm(...)`; `options` are the Bank's (its statements)."""
+    bank = Bank(root=root, password=password, slow_seconds=slow_seconds, **options)
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="bank-simulator", daemon=True)
     thread.start()

@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "sampledata",  # seed_transactions: sample rows for the demo, the benches and tests
     "events",
     "bank",
+    "reconciliation",  # bank statements and the payments the service expects on them (CONTRACT 19)
     "vault",  # the plumbing library (imports no app): the API docs' template
     "config",  # the project package: settings, urls, wsgi and bootstrap_demo (it wires every app)
     "django_tasks",
@@ -327,6 +328,9 @@ BANK_SFTP_TIMEOUT_SECONDS = env_int("BANK_SFTP_TIMEOUT_SECONDS", 30, minimum=1)
 # A file's entries settle once the bank accepted it; a bank that sends no acknowledgements is said so here (0).
 BANK_SENDS_ACKNOWLEDGEMENTS = env_bool("BANK_SENDS_ACKNOWLEDGEMENTS", True)
 INBOUND_DIR = VAR_DIR / "inbound"  # the bank's files as fetched (0600), before and after they are applied
+# The account number of our settlement account at the ODFI (CONTRACT 19): a bank statement of any other account is
+# set aside. Unset: no statement is read.
+BANK_SETTLEMENT_ACCOUNT = env_str("BANK_SETTLEMENT_ACCOUNT")
 
 # Events and webhooks (CONTRACT 9). Background work goes through Django's tasks interface; the database backend
 # needs no broker (`python manage.py run_worker`); a large deployment points TASKS at an RQ or Celery backend.

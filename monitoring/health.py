@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from bank.selectors import bank_files_needing_attention
 from events.models import Delivery, Event
+from reconciliation.selectors import reconciliation_figures
 
 
 class CheckFailed(Exception):
@@ -59,10 +60,18 @@ def check_bank_files() -> dict[str, Any]:
     return bank_files_needing_attention()
 
 
+def check_reconciliation() -> dict[str, Any]:
+    """The bank statement's exceptions Finance has not worked (lines nobody expected, expected payments the bank
+    has not shown), with the oldest one's age: shown, never a 503, as the bank files (docs/operations.md, "The
+    daily reconciliation")."""
+    return reconciliation_figures(now=timezone.now())
+
+
 CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
     "database": check_database,
     "workerQueue": check_worker_queue,
     "bankFiles": check_bank_files,
+    "reconciliation": check_reconciliation,
 }
 
 

@@ -23,6 +23,7 @@ from prometheus_client.registry import Collector
 from events.models import Delivery
 from events.tasks import tasks_stuck_count
 from monitoring.health import oldest_due_delivery
+from reconciliation.selectors import reconciliation_figures
 from transactions.calendar import eastern_now, is_business_day
 from transactions.models import Transaction
 from vault.models import CommandRun
@@ -67,6 +68,18 @@ def _tasks_stuck() -> Samples:
     return [((), tasks_stuck_count(now=timezone.now()))]
 
 
+def _reconciliation_exceptions() -> Samples:
+    figures = reconciliation_figures(now=timezone.now())
+    return [
+        (("unmatched_line",), figures["unmatchedLineExceptions"]),
+        (("unseen_expected",), figures["unseenExpectedExceptions"]),
+    ]
+
+
+def _reconciliation_oldest_exception_age() -> Samples:
+    return [((), reconciliation_figures(now=timezone.now())["oldestExceptionAgeSeconds"])]
+
+
 def _every_day(day: date) -> bool:
     return True
 
@@ -77,6 +90,7 @@ SCHEDULED_COMMANDS: dict[str, Callable[[date], bool]] = {
     "originate": is_business_day,
     "transmit_files": is_business_day,
     "fetch_bank_files": is_business_day,
+    "reconcile": is_business_day,
     "settle": is_business_day,
     "run_retries": is_business_day,
     "mark_final": _every_day,
@@ -127,6 +141,19 @@ DATABASE_METRICS: list[DatabaseMetric] = [
         "Task rows RUNNING past TASK_LEASE_SECONDS (their worker died); 0 once a worker has reclaimed them.",
         (),
         _tasks_stuck,
+    ),
+    DatabaseMetric(
+        "vault_reconciliation_exceptions",
+        "Open reconciliation exceptions (write-offs awaiting approval included): statement lines nobody expected, "
+        "expected payments the bank has not shown.",
+        ("kind",),
+        _reconciliation_exceptions,
+    ),
+    DatabaseMetric(
+        "vault_reconciliation_oldest_exception_age_seconds",
+        "How long the oldest open reconciliation exception has been open (0 when none is).",
+        (),
+        _reconciliation_oldest_exception_age,
     ),
     DatabaseMetric(
         "vault_command_last_success_timestamp_seconds",

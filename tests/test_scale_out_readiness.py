@@ -30,6 +30,9 @@ GLOBAL_TABLES = {
     "transactions_ingestionpart",  # a part of an import, for its file's summary: spans merchants as its file does
     "vault_commandrun",  # when each scheduled command last ran well: the platform's, no merchant's
     "transactions_tracesequence",  # the originating DFI's trace sequence: its numbers span merchants' entries
+    # The bank statement of our settlement account and its reconciliation: one account, every merchant's money.
+    "reconciliation_statement", "reconciliation_statementline", "reconciliation_expectedpayment",
+    "reconciliation_match", "reconciliation_reconciliationexception",
     "auth_group", "auth_group_permissions", "auth_permission", "django_admin_log", "django_content_type",
     "django_migrations", "django_session", "vault_cache",
     "accounts_ratewindow",  # throttle counters: keyed by credential, company or address, like the cache

@@ -7,7 +7,7 @@ from backoffice.groups import staff_groups_sync
 
 
 def sync(apps, schema_editor):
-    staff_groups_sync(apps)
+    staff_groups_sync(apps, missing_ok=True)
 
 
 class Migration(migrations.Migration):

@@ -35,12 +35,12 @@ def _logged_in(email: str, password: str) -> Client:
     return client
 
 
-def test_the_migration_seeds_support_and_risk_with_their_action_permissions():
+def test_the_migration_seeds_support_risk_and_finance_with_their_action_permissions():
     granted = {
         group.name: set(group.permissions.values_list("codename", flat=True))
         for group in Group.objects.filter(name__in=STAFF_GROUPS)
     }
-    assert set(granted) == {"Support", "Risk"}
+    assert set(granted) == {"Support", "Risk", "Finance"}
     assert {"view_transaction", "view_customer", "view_paymentmethod", "release_hold"} <= granted["Support"]
     assert "reject_transaction" not in granted["Support"] and "manage_risk_controls" not in granted["Support"]
     assert {

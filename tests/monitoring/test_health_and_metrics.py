@@ -263,6 +263,7 @@ def test_a_holidays_settle_is_not_missed(settings):
 def test_every_scheduled_command_has_its_timer_and_its_days():
     project_apps = {"accounts", "bank", "config", "customers", "events", "mandates", "reporting"}
     project_apps |= {"schedules", "transactions", "backoffice", "sampledata", "monitoring", "vault", "payments"}
+    project_apps |= {"reconciliation"}
     scheduled = {
         name
         for name, app in get_commands().items()

@@ -1,4 +1,5 @@
-"""python manage.py bank_simulator --root DIR --port P [--password-file F] [--fault F] [--client-keys-file F]: an SFTP
+"""python manage.py bank_simulator --root DIR --port P [--password-file F] [--fault F] [--client-keys-file F]
+[--statement bai2|camt053|none] [--posting file|batch] [--statement-noise]: an SFTP
 server that plays the bank (bank/simulator.py) for tests, the sandbox and demos. Prints one JSON line when
 ready, then serves until stopped."""
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from bank.simulator import FAULTS, Bank, client_keys_read, host_key_load, ready_line, serve
+from bank.statements import FORMATS, POSTINGS
 
 
 class Command(BaseCommand):
@@ -28,6 +30,18 @@ class Command(BaseCommand):
         )
         parser.add_argument("--password", help="the password on the command line (seen in the process list: tests)")
         parser.add_argument("--fault", choices=FAULTS, help="make the first upload fail this way")
+        parser.add_argument(
+            "--statement", choices=FORMATS, default="bai2", help="the statement it writes for each file it takes"
+        )
+        parser.add_argument("--posting", choices=POSTINGS, default="file", help="a settlement line per file or batch")
+        parser.add_argument(
+            "--statement-noise",
+            action="store_true",
+            help="add fees, interest and other businesses' lines, and split one settlement over two lines",
+        )
+        parser.add_argument(
+            "--settlement-account", default="9876543210", help="the account number its statements are of"
+        )
         parser.add_argument("--slow-seconds", type=float, default=1.0, help="the delay of each answer under slow")
         parser.add_argument("--host-key-file", help="keep the server's key here (made when missing), so it stays")
         parser.add_argument(
@@ -41,7 +55,15 @@ class Command(BaseCommand):
             raise CommandError("--port must be 0 to 65535")
         root = Path(options["root"])
         try:
-            bank = Bank(root=root, password=password, slow_seconds=options["slow_seconds"])
+            bank = Bank(
+                root=root,
+                password=password,
+                slow_seconds=options["slow_seconds"],
+                statement=options["statement"],
+                posting=options["posting"],
+                statement_noise=options["statement_noise"],
+                settlement_account=options["settlement_account"],
+            )
             if options["client_keys_file"]:
                 bank.client_keys = client_keys_read(Path(options["client_keys_file"]))
             bank.arm(options["fault"])
