@@ -27,6 +27,7 @@ class Action(models.TextChoices):
     MANAGE_MANDATES = "ManageMandates"
     VIEW_MANDATES = "ViewMandates"
     MANAGE_SCHEDULES = "ManageSchedules"
+    VIEW_BALANCE = "ViewBalance"
 
 
 ALL_ACTIONS: tuple[str, ...] = tuple(Action.values)
@@ -102,6 +103,7 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("schedule-pause", "POST"): Action.MANAGE_SCHEDULES,
     ("schedule-resume", "POST"): Action.MANAGE_SCHEDULES,
     ("schedule-cancel", "POST"): Action.MANAGE_SCHEDULES,
+    ("balance", "GET"): Action.VIEW_BALANCE,
 }
 
 # Routes that need more than their own action (CONTRACT 14, 2026-12-07): a schedule makes debits, so making or resuming

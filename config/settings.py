@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc assets, served from our own static files (no CDN)
     "simple_history",
     "accounts",
+    "ledger",  # the books: entries, postings, balances (below transactions, which posts)
     "idempotency",  # the Idempotency-Key record every creating route replays (plumbing under the domain apps)
     "customers",
     "payments",

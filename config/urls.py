@@ -15,6 +15,7 @@ urlpatterns = [
     path("", include("transactions.sandbox.urls")),
     path("", include("transactions.mandates.urls")),
     path("", include("schedules.urls")),
+    path("", include("ledger.urls")),
     path("", include("reporting.urls")),
     path("", include("events.urls")),
     path("", include("monitoring.urls")),

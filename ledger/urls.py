@@ -1,0 +1,5 @@
+from django.urls import path
+
+from ledger.views import BalanceView
+
+urlpatterns = [path("balance", BalanceView.as_view(), name="balance")]
