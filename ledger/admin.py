@@ -6,19 +6,11 @@ from django.contrib import admin
 
 from ledger.models import JournalEntry, Posting
 from vault.admin_figures import LegibleFiguresMixin
+from vault.admin_scoping import ReadOnlyAdminMixin
 
 
-class ReadOnly(LegibleFiguresMixin, admin.ModelAdmin):
+class ReadOnly(ReadOnlyAdminMixin, LegibleFiguresMixin, admin.ModelAdmin):
     money_fields = ("amount",)
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 class PostingInline(LegibleFiguresMixin, admin.TabularInline):
