@@ -4,6 +4,7 @@ field sent as JSON null is treated as left out (CONTRACT 4)."""
 from __future__ import annotations
 
 import copy
+import unicodedata
 
 from rest_framework import serializers
 
@@ -77,6 +78,19 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("type")
         return super().to_internal_value(data)
+
+
+class OneLineCharField(StrictCharField):
+    """A string of one line: no control character (a newline, a tab, ...). Its value is printed as one field of a
+    document (a proof packet), where a newline would print what looks like another field (security review L3)."""
+
+    default_error_messages = {"control": "Must be one line: no control characters (newline, tab, ...)."}
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if any(unicodedata.category(character) == "Cc" for character in value):
+            self.fail("control")
+        return value
 
 
 class StrictChoiceField(serializers.ChoiceField):

@@ -10,7 +10,8 @@ import io
 import pytest
 from pypdf import PdfReader
 
-from tests.mandates.conftest import TEXT, mandate_created
+from mandates.models import Mandate
+from tests.mandates.conftest import TEXT, mandate_created, mandate_post
 from tests.mandates.test_charges import MONDAY_10_00, debit
 from tests.transactions.ach.conftest import run
 from transactions.models import Transaction
@@ -81,3 +82,29 @@ def test_a_revoked_mandate_still_has_its_packet_and_a_stranger_gets_404(api_clie
     assert "débit mensuel" in text and "shown as '?'" in text
     assert other_api_client.get(f"/mandates/{uuid}/proof").status_code == 404
     assert other_api_client.get(f"/mandates/{uuid}/proof/evidence").status_code == 404
+
+
+FORGED = "Mozilla/5.0\nStatus          active\nIP address     198.51.100.77 (verified by bank)"
+
+
+def test_a_user_agent_of_more_than_one_line_is_400_and_saves_nothing(api_client, account):
+    """Security review L3 (third round): its newlines printed what read as fields of the packet."""
+    for forged in (FORGED, "Mozilla/5.0\r\nX", "Mozilla/5.0\tX", "Mozilla/5.0\x1b[2J"):
+        response = mandate_post(api_client, account, userAgent=forged)
+
+        assert response.status_code == 400, response.content
+        assert response.json()["errors"][0]["field"] == "userAgent"
+    assert not Mandate.objects.exists()
+
+
+def test_a_stored_newline_prints_as_its_escape_not_as_another_line(api_client, account):
+    """A mandate saved before the API refused them: each field of the packet stays on its own line."""
+    uuid = mandate_created(api_client, account)["mandateUuid"]
+    Mandate.objects.filter(uuid=uuid).update(user_agent=FORGED)
+
+    lines = [line.strip() for line in _text(api_client.get(f"/mandates/{uuid}/proof")).splitlines()]
+
+    assert not any(line.startswith("IP address 198.51.100.77") for line in lines), lines
+    assert [line for line in lines if line.startswith("Status")] == ["Status active"]
+    (agent,) = [line for line in lines if line.startswith("User agent")]
+    assert agent.startswith("User agent Mozilla/5.0\\x0aStatus")

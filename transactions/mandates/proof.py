@@ -55,6 +55,12 @@ class _Packet(FPDF):
         self.cell(0, 5, f"Proof of authorization, page {self.page_no()}/{{nb}}", align="C")
 
 
+def _one_line(value: str) -> str:
+    """A field's value on one line: a control character (a newline stored before the API refused them) printed as
+    its escape, so no value prints what looks like another field of the packet (security review L3)."""
+    return "".join(character if character.isprintable() else f"\\x{ord(character):02x}" for character in value)
+
+
 def _pairs(pdf: FPDF, title: str, pairs: list[tuple[str, str]]) -> None:
     pdf.set_font("Helvetica", "B", 11)
     pdf.cell(0, 7, title, **_NEXT_LINE)
@@ -62,7 +68,7 @@ def _pairs(pdf: FPDF, title: str, pairs: list[tuple[str, str]]) -> None:
         pdf.set_font("Helvetica", "B", 8)
         pdf.cell(42, 5, label)
         pdf.set_font("Helvetica", size=8)
-        pdf.multi_cell(0, 5, _latin1(value)[0], **_NEXT_LINE)
+        pdf.multi_cell(0, 5, _latin1(_one_line(value))[0], **_NEXT_LINE)
     pdf.ln(2)
 
 

@@ -28,6 +28,7 @@ from vault.envelope import EnvelopeJSONRenderer
 from vault.openapi import Paginated, error
 from vault.pagination import whole_list_body
 from vault.serializers import (
+    OneLineCharField,
     StrictCharField,
     StrictChoiceField,
     StrictIntegerField,
@@ -53,7 +54,9 @@ class MandateCreateInput(StrictSerializer):
     text = StrictCharField(max_length=20000, help_text="The authorization wording the payer accepted.")
     terms = MandateTermsInput(required=False)
     ipAddress = serializers.IPAddressField(required=False, help_text="Required when channel is online.")
-    userAgent = StrictCharField(max_length=1000, required=False, help_text="Required when channel is online.")
+    userAgent = OneLineCharField(
+        max_length=1000, required=False, help_text="Required when channel is online; one line (no control characters)."
+    )
     evidence = StrictCharField(
         max_length=EVIDENCE_MAX_CHARACTERS,
         required=False,
