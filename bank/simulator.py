@@ -301,14 +301,13 @@ class _Session(asyncssh.SFTPServer):
         if target.exists():
             raise asyncssh.SFTPFailure(f"{target.name} already exists")
         taking = target.parent.name == TO_BANK and target.parent.parent == self.bank.root and target.suffix != ".part"
-        examined = None
         if taking:
             rejecting, self.rejecting = self.rejecting, False
             source = Path(self.map_path(oldpath).decode())
-            examined = self.bank.examine(target.name, source.read_bytes(), reject=rejecting)
+            # Journaled and answered, then renamed: a simulator killed once the name shows has answered it.
+            self.bank.answer(self.bank.examine(target.name, source.read_bytes(), reject=rejecting))
         super().rename(oldpath, newpath)
         if taking:
-            self.bank.answer(examined)
             if self.bank.takes_files_away:
                 (self.bank.root / TAKEN).mkdir(exist_ok=True)
                 os.replace(target, self.bank.root / TAKEN / target.name)
