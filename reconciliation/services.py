@@ -140,12 +140,24 @@ def _open_items() -> tuple[list[matching.Line], list[matching.Expected]]:
 
 
 def _items_point(model, pairs: list[tuple[int, int]]) -> None:
-    """Each (row, match) pair written in one statement run many times: Django's bulk_update builds a CASE of every
-    row per batch (O(rows^2) to compile: 100 lines a second on the benchmark), this is one short UPDATE a row."""
+    """Each (row, match) pair written set-based: Django's bulk_update builds a CASE of every row per batch (O(rows^2)
+    to compile: 277 lines a second on the benchmark). PostgreSQL: one UPDATE ... FROM (VALUES ...) a chunk; SQLite
+    (in process, no round trip): one short UPDATE a row, run many times."""
     table, quote = model._meta.db_table, connection.ops.quote_name
-    sql = f"UPDATE {quote(table)} SET {quote('match_id')} = %s, {quote('state')} = %s WHERE {quote('id')} = %s"  # noqa: S608 - names from the model, values bound
+    matched = ItemState.MATCHED.value
     with connection.cursor() as cursor:
-        cursor.executemany(sql, [(match_id, ItemState.MATCHED.value, pk) for pk, match_id in pairs])
+        if connection.vendor != "postgresql":
+            sql = f"UPDATE {quote(table)} SET match_id = %s, state = %s WHERE id = %s"  # noqa: S608 - model's names
+            cursor.executemany(sql, [(match_id, matched, pk) for pk, match_id in pairs])
+            return
+        for start in range(0, len(pairs), 2000):
+            chunk = pairs[start : start + 2000]
+            values = ", ".join(["(%s::bigint, %s::bigint)"] * len(chunk))
+            sql = (
+                f"UPDATE {quote(table)} AS t SET match_id = v.m, state = %s FROM (VALUES {values}) AS v(id, m) "  # noqa: S608 - model's names
+                "WHERE t.id = v.id"
+            )
+            cursor.execute(sql, [matched, *(value for pair in chunk for value in pair)])
 
 
 def _matches_insert(rules: list[str], at: datetime) -> list[int]:
