@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from reconciliation.formats import statement_read
 from tests.bank.conftest import command
 from tests.bank.test_key_login import key_pair
 from tests.bank.test_transmit import TRANSMIT_AT, _originated
@@ -35,6 +36,8 @@ def test_the_simulator_command_prints_its_port_and_host_key_and_serves(company, 
     env["BANK_SIMULATOR_PASSWORD"] = "pw"
     root = tmp_path / "bank"
     arguments = ["bank_simulator", "--root", str(root), "--port", "0"]
+    if login == "password":  # the statement of our settlement account as camt.053, a line a batch, with noise
+        arguments += ["--statement", "camt053", "--posting", "batch", "--statement-noise"]
     if login == "password-file":
         (tmp_path / "password").write_text("pw\n")
         env.pop("BANK_SIMULATOR_PASSWORD")
@@ -66,6 +69,16 @@ def test_the_simulator_command_prints_its_port_and_host_key_and_serves(company, 
         assert (ack["file"], ack["status"]) == (name, "rejected" if login == "password-file" else "accepted")
         (journal,) = (root / "journal.jsonl").read_text().splitlines()
         assert json.loads(journal)["name"] == name
+        written = sorted(path.name[len(name) :] for path in (root / "from-bank").glob(f"{name}.*"))
+        assert (
+            written
+            == {"password": [".ack", ".camt053.xml"], "password-file": [".ack"], "key": [".ack", ".bai2"]}[login]
+        )
+        if login != "password-file":
+            statement = statement_read((root / "from-bank" / f"{name}{written[1]}").read_bytes())
+            assert statement.account == "9876543210" and statement.lines
+            fees = [line for line in statement.lines if line.type_code in ("698", "ACMT/MDOP/CHRG")]
+            assert len(fees) == (1 if login == "password" else 0)  # the noise's fee
     finally:
         process.terminate()
         process.wait(30)
