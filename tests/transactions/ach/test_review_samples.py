@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from django.core.management.base import CommandError
 
+from mandates.models import Mandate
+from schedules.models import Schedule, ScheduledDebit
 from tests import factories
 from tests.transactions.ach.conftest import MONDAY_SETTLED, bank_txn, run
 from transactions.models import DishonoredReturn, ParkedReturnItem, Settlement, Transaction, TransactionReturn
@@ -382,3 +384,78 @@ def test_the_contested_sample_with_no_dishonor_of_ours_is_parked(company, tmp_pa
     assert [item["reason"] for item in summary["exceptions"]] == [
         "contested return with no dishonored return to answer"
     ]
+
+
+# The third ACH review's return files (2026-12-07; data/ach-samples-2026-12-07/README.md).
+SAMPLES_2026_12_07 = Path(__file__).parent / "data" / "ach-samples-2026-12-07"
+
+
+def _recurring_mandate(company, method) -> Mandate:
+    """The payer's recurring PPD authorization of the method, on paper."""
+    return Mandate.objects.create(
+        company=company,
+        customer=method.customer,
+        payment_method=method,
+        sec_code="PPD",
+        type="recurring",
+        channel="paper",
+        accepted_at=datetime(2026, 11, 2, tzinfo=UTC),
+        text="I authorize weekly debits.",
+        text_sha256="0" * 64,
+    )
+
+
+def test_2026_12_07_the_r11_sample_voids_the_debit_still_unsent_under_the_mandate_it_revokes(
+    company, tmp_path, ordinary_banking_day
+):
+    hal = factories.PaymentMethodFactory(customer=factories.CustomerFactory(company=company))
+    mandate = _recurring_mandate(company, hal)
+    path, txns = _adapted(
+        "ret_20261216_R01_R11_R02_C04.ach", company, tmp_path, methods={1: hal}, samples=SAMPLES_2026_12_07
+    )
+    later = bank_txn(
+        company, customer=hal.customer, payment_method=hal, mandate=mandate, effective_date=datetime(2026, 12, 28)
+    )
+
+    summary = _import(path)
+
+    assert (summary["returns"], summary["notices"]) == (3, 1)
+    mandate.refresh_from_db()
+    assert (mandate.status, mandate.revoked_reason[:8]) == ("revoked", "return R")
+    later.refresh_from_db()
+    assert (later.status, later.failure_reason) == ("Voided", f"mandate revoked: {mandate.revoked_reason}")
+    assert run("originate", "--at", "2026-12-24T15:00:00Z")["transactions"] == 0  # nothing sent on 12-24
+
+
+def test_2026_12_07_the_r01_sample_on_a_schedules_debit_does_not_stop_the_schedule(
+    company, api_client, tmp_path, ordinary_banking_day
+):
+    gil = factories.PaymentMethodFactory(customer=factories.CustomerFactory(company=company))
+    mandate = _recurring_mandate(company, gil)
+    schedule = Schedule.objects.create(
+        company=company,
+        customer=gil.customer,
+        payment_method=gil,
+        mandate=mandate,
+        amount=2500,
+        interval="weekly",
+        start_date=datetime(2026, 12, 7).date(),
+        count=3,
+        next_index=1,
+        next_notice_index=1,
+    )
+    path, (first,) = _adapted(
+        "ret_20261217_R01_schedule_debit.ach",
+        company,
+        tmp_path,
+        methods={0: gil},
+        samples=SAMPLES_2026_12_07,
+        mandate=mandate,
+    )
+    ScheduledDebit.objects.create(company=company, schedule=schedule, date=first.effective_date, transaction=first)
+    assert _import(path)["returns"] == 1
+
+    summary = run("run_schedules", "--at", "2026-12-10T15:00:00Z")
+
+    assert (summary["debits"], summary["stopped"], summary["refused"]) == (1, 0, [])
+    assert api_client.get(f"/schedules/{schedule.uuid}").json()["data"]["status"] == "active"
