@@ -2,9 +2,10 @@
 goes to the account as it is now. A notice of change since then corrects the entry (a saved method's account as
 the NOC left it; for a one-off charge, the latest NOC on an earlier entry to the same account), and a debit to an
 account a return has blocked since, or from a saved method blocked since, is declined instead of sent; a debit whose
-mandate is no longer active is voided (CONTRACT 14: its revocation voids it at once, this is the second line). Each
-correction and each refusal is a move of the entry's trail with its event (transaction.updated, transaction.declined,
-transaction.voided), and each refusal is listed in `originate`'s output."""
+mandate is no longer active is voided (CONTRACT 14: its revocation voids it at once, this is the second line); a
+re-presentment past day 180 of its first presentment is declined (the retry route's own limit, on the day it is
+sent). Each correction and each refusal is a move of the entry's trail with its event (transaction.updated,
+transaction.declined, transaction.voided), and each refusal is listed in `originate`'s output."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from datetime import datetime
 
 from mandates.models import Mandate
 from payments.models import PaymentMethod
+from transactions import calendar
+from transactions.charges.retry import RETRY_WINDOW
 from transactions.models import AccountBlock, ChangeNotice, Transaction, TransactionType
 from transactions.return_codes import Corrected
 from transactions.risk.account_rules import block_reason
@@ -143,13 +146,31 @@ def mandates_stopped(ids: Sequence[int]) -> dict[int, str]:
     return {pk: f"mandate {status}: {why}"[:255] for pk, status, why in stopped}
 
 
-def _refusals(due: Sequence[Transaction]) -> dict[int, tuple[str, str]]:
+def retry_windows_passed(debits: Sequence[Transaction], *, at: datetime) -> dict[int, str]:
+    """Re-presentments sent past day 180 of the first presentment's settlement date (Nacha 2.12.4; ACH review L4):
+    the retry route checks the day it makes one, and this the day its entry is sent, which may be a day later (made
+    after the cut-off) or more (future-dated, held). One query."""
+    sent_on = calendar.eastern_now(at).date()
+    firsts = Transaction.objects.filter(ids_in([txn.pk for txn in debits]), retry_of__isnull=False).values_list(
+        "pk", "retry_of__effective_date"
+    )
+    return {
+        pk: f"retry window passed: sent {sent_on}, more than 180 days after the first presentment settled {settled}"
+        for pk, settled in firsts
+        if sent_on > settled + RETRY_WINDOW
+    }
+
+
+def _refusals(due: Sequence[Transaction], *, at: datetime) -> dict[int, tuple[str, str]]:
     """Debits that may not go, (event, reason) each: their mandate is no longer active (voided), their account was
     blocked by a return, or their saved method was (declined)."""
     debits = [txn for txn in due if txn.type == TransactionType.DEBIT and txn.account_validation_id is None]
     if not debits:
         return {}
     refusals = {pk: (Event.MANDATE_REVOKED, why) for pk, why in mandates_stopped([txn.pk for txn in debits]).items()}
+    refusals |= {
+        pk: (Event.DECLINED, why) for pk, why in retry_windows_passed(debits, at=at).items() if pk not in refusals
+    }
     # Keyed as the debit rules key an account: its leading zeros ignored (CONTRACT 12).
     hashes = {_unpadded_key(txn)[2] for txn in debits}
     blocks = {
@@ -183,7 +204,7 @@ def entries_recheck(
     """Correct and refuse as the module says (inside the batching transaction, rows locked); the entries to send.
     Each refusal is added to `refused` ({uuid, status, reason}) for the run's output."""
     _correct(due, actor=actor, at=at)
-    refusals = _refusals(due)
+    refusals = _refusals(due, at=at)
     for txn in due:
         if txn.pk not in refusals:
             continue

@@ -4,7 +4,7 @@ blocked since is DECLINED, not sent. Read back from the file the way a bank woul
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -12,6 +12,7 @@ import pytest
 from events.models import Event
 from tests.transactions.ach import nacha_reader
 from tests.transactions.ach.conftest import MONDAY_MORNING, bank_txn, run, saved_method_txn
+from tests.transactions.risk.test_retry import returned_debit
 from transactions.models import Transaction, TransactionEvent
 from transactions.sandbox.bank_files import return_file_for
 
@@ -146,3 +147,27 @@ def test_an_entry_already_going_to_the_corrected_account_is_left_alone(method, t
     assert entry.account.strip() == "3141592653"
     assert [event for event, *_ in _trail(fresh)] == ["created", "originated"]
     assert not Transaction.objects.filter(status="DECLINED").exists()
+
+
+@pytest.mark.parametrize(("sent_after_days", "status"), [(0, "Processing"), (1, "DECLINED")])
+def test_a_re_presentment_is_sent_only_up_to_day_180_of_the_first_presentment(
+    ordinary_banking_day, api_client, method, sent_after_days, status
+):
+    """ACH review L4 (third round): the retry route checks day 180 the day it makes the re-presentment; one made on
+    day 180 after the cut-off would go out on day 181. `originate` checks the day it sends it."""
+    today = ordinary_banking_day.date()
+    first = returned_debit(method, "R01", effective_date=today - timedelta(days=180))
+    response = api_client.post(f"/transactions/{first.uuid}/retry")
+    assert response.status_code == 201, response.content  # day 180: the route makes it
+    again = Transaction.objects.get(uuid=response.json()["data"]["uuid"])
+
+    sent_on = today + timedelta(days=sent_after_days)
+    summary = run("originate", "--at", f"{sent_on.isoformat()}T15:00:00Z")
+
+    again.refresh_from_db()
+    assert again.status == status
+    if status == "DECLINED":
+        reason = f"retry window passed: sent {sent_on}, more than 180 days after the first presentment settled "
+        assert again.failure_reason.startswith(reason) and again.batch_id is None
+        assert summary["refused"] == [{"uuid": str(again.uuid), "status": "DECLINED", "reason": again.failure_reason}]
+        assert Event.objects.filter(type="transaction.declined", object_uuid=again.uuid).exists()
