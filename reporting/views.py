@@ -6,7 +6,7 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import connections
-from django.http import Http404, StreamingHttpResponse
+from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -21,10 +21,10 @@ from reporting.records import export_record
 from reporting.selectors import report_export_get
 from reporting.services import LeasedStream, csv_export_lease_acquire, report_export_create
 from reporting.stream import report_csv_chunks, report_csv_exceeds
-from vault.csv_export import CSVRenderer
+from vault.csv_export import CsvOrJsonView, CSVRenderer
 from vault.envelope import EnvelopeJSONRenderer
 from vault.error_codes import ErrorCode
-from vault.errors import ApiError, Conflict
+from vault.errors import Conflict
 from vault.openapi import ListKind, Paginated, error
 from vault.pagination import paginated_body
 from vault.serializers import body_refuse
@@ -33,15 +33,7 @@ CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
 REPORT_LIST = ListKind("ReportListMeta", cursor=True, lower_bound=True)
 
 
-class TransactionReportView(APIView):
-    renderer_classes = [EnvelopeJSONRenderer, CSVRenderer]
-
-    def perform_content_negotiation(self, request, force=False):
-        try:
-            return super().perform_content_negotiation(request, force)
-        except Http404:
-            raise ApiError("format must be json or csv", field="format", code=ErrorCode.INVALID) from None
-
+class TransactionReportView(CsvOrJsonView):
     @extend_schema(
         summary="Report on transactions: filter, choose columns, sort, page or export CSV",
         description="The company's transactions, except the micro-entries of account validations (their amounts are "
@@ -63,7 +55,7 @@ class TransactionReportView(APIView):
         },
     )
     def get(self, request):
-        if isinstance(request.accepted_renderer, CSVRenderer):  # format=csv, or Accept: text/csv
+        if self.wants_csv(request):  # format=csv, or Accept: text/csv
             return _csv_response(ReportQuery.for_csv(company=request.company, params=request.query_params))
         query = ReportQuery.for_page(company=request.company, params=request.query_params)
         result = report_page(query)

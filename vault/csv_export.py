@@ -8,9 +8,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Func, TextField
+from django.http import Http404
 from rest_framework.renderers import BaseRenderer
+from rest_framework.views import APIView
 
 from vault.envelope import EnvelopeJSONRenderer
+from vault.error_codes import ErrorCode
+from vault.errors import ApiError
 
 # A cell starting with one of these is a formula to Excel, LibreOffice or Sheets; a leading ' makes it text.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -73,3 +77,18 @@ class CSVRenderer(BaseRenderer):
             response["Content-Type"] = json_renderer.media_type
             return json_renderer.render(data, json_renderer.media_type, renderer_context)
         return data
+
+
+class CsvOrJsonView(APIView):
+    """A route that answers JSON, or CSV with `format=csv` (or `Accept: text/csv`); another format is a 400."""
+
+    renderer_classes = [EnvelopeJSONRenderer, CSVRenderer]
+
+    def perform_content_negotiation(self, request, force=False):
+        try:
+            return super().perform_content_negotiation(request, force)
+        except Http404:
+            raise ApiError("format must be json or csv", field="format", code=ErrorCode.INVALID) from None
+
+    def wants_csv(self, request) -> bool:
+        return request.accepted_renderer.format == "csv"

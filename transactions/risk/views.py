@@ -6,19 +6,16 @@ import re
 from collections.abc import Iterable
 from datetime import date, datetime
 
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from transactions.risk import report
 from transactions.risk import return_rates as rates
 from transactions.selectors import company_clock_now
-from vault.csv_export import CsvLineWriter, CSVRenderer
-from vault.envelope import EnvelopeJSONRenderer
-from vault.error_codes import ErrorCode
+from vault.csv_export import CsvLineWriter, CsvOrJsonView
 from vault.errors import ApiError, InvalidFilter
 
 MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])")
@@ -95,19 +92,6 @@ def _csv(header: Iterable[str], rows: Iterable[Iterable], filename: str) -> Http
     response = HttpResponse(body, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
-
-
-class CsvOrJsonView(APIView):
-    renderer_classes = [EnvelopeJSONRenderer, CSVRenderer]
-
-    def perform_content_negotiation(self, request, force=False):
-        try:
-            return super().perform_content_negotiation(request, force)
-        except Http404:
-            raise ApiError("format must be json or csv", field="format", code=ErrorCode.INVALID) from None
-
-    def wants_csv(self, request) -> bool:
-        return request.accepted_renderer.format == "csv"
 
 
 FORMAT_PARAM = OpenApiParameter("format", str, enum=["json", "csv"])
