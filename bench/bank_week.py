@@ -3,10 +3,12 @@ charges every day, and the bank played by the simulator over real SFTP on loopba
 
 Each day, driven by `--at`: the day's charges are made (Pending, next-day ACH, a few to the magic 000555NN and
 000666NN accounts), then `originate`, `transmit_files` (the simulator reads the file with achkit and writes its
-acknowledgement and return / NOC file at once), `fetch_bank_files` and `settle` (which settles the previous banking
-day's file). After the week one more `settle` settles the last file. It ends with a reconciliation table, a row a day:
+acknowledgement and return / NOC file at once), `fetch_bank_files`, `settle` (which settles the previous banking
+day's file) and `reconcile` (the simulator writes a BAI2 statement of our settlement account for each file it
+takes). After the week one more `settle` settles the last file. It ends with a reconciliation table, a row a day:
 what we sent and settled against what the bank received, acknowledged and returned, totals to the cent, and whether
-any file reached the bank twice; and how long each step took. Exits 1 when anything does not reconcile.
+any file reached the bank twice; whether every statement line matched and every expected payment was seen; and how
+long each step took. Exits 1 when anything does not reconcile.
 
 Uses its own database: a fresh SQLite file under a temporary VAR_DIR, or, with --database-url, that PostgreSQL
 database (dropped and recreated).
@@ -34,7 +36,7 @@ BANKING_DAYS = 5
 PASSWORD = "bank-week"  # noqa: S105 - the simulator's own
 RETURNED_EVERY, NOTICED_EVERY = 100, 200  # one entry in 100 to 00055501 (R01), one in 200 to 00066601 (C01)
 BANK_FIGURES = ("entries", "debitTotal", "creditTotal", "returns", "notices")
-STEPS = ("charges", "originate", "transmit_files", "fetch_bank_files", "settle")
+STEPS = ("charges", "originate", "transmit_files", "fetch_bank_files", "settle", "reconcile")
 
 
 @dataclass
@@ -137,14 +139,34 @@ def week(*, days: list[date], entries: int, companies: int) -> list[Day]:
         _timed(record, "transmit_files", lambda day=day: run("transmit_files", "--at", _et(day, 16, 10)))
         _timed(record, "fetch_bank_files", lambda day=day: run("fetch_bank_files", "--at", _et(day, 16, 25)))
         _timed(record, "settle", lambda day=day: run("settle", "--at", _et(day, 17, 15)))
+        _timed(record, "reconcile", lambda day=day: run("reconcile", "--at", _et(day, 17, 30)))
         records.append(record)
     from transactions import calendar
 
     after = calendar.next_business_day(days[-1], include_today=False)
     last = Day(after)
     _timed(last, "settle", lambda: run("settle", "--at", _et(after, 17, 15)))
+    _timed(last, "reconcile", lambda: run("reconcile", "--at", _et(after, 17, 30)))
     records.append(last)
     return records
+
+
+def statement_problems(records: list[Day]) -> list[str]:
+    """The bank's statements against what we expected (`reconcile` each day; a new exception fails the day's run
+    already): after the week, every line matched and every expectation seen, to the cent."""
+    from reconciliation.models import ExpectedPayment, ItemState, StatementLine
+
+    found = []
+    lines = StatementLine.objects.filter(state=ItemState.OPEN).count()
+    unseen = ExpectedPayment.objects.filter(state=ItemState.OPEN).count()
+    if lines:
+        found.append(f"{lines} statement line(s) not matched")
+    if unseen:
+        found.append(f"{unseen} expected payment(s) the bank has not shown")
+    matched = sum(record.outputs.get("reconcile", {}).get("matched", 0) for record in records)
+    if not matched and StatementLine.objects.exists():
+        found.append("no statement line matched")
+    return found
 
 
 @dataclass
@@ -275,7 +297,10 @@ def main() -> None:
         for n in range((days[-1] - days[0]).days)
         if (days[0] + timedelta(days=n)).weekday() < 5 and not calendar.is_business_day(days[0] + timedelta(days=n))
     ]
-    with bank_in_thread(Path(tempfile.mkdtemp(prefix="bank-week-sftp-")), password=PASSWORD) as running:
+    with bank_in_thread(
+        Path(tempfile.mkdtemp(prefix="bank-week-sftp-")), password=PASSWORD, statement="bai2"
+    ) as running:
+        settings.BANK_SETTLEMENT_ACCOUNT = running.bank.settlement_account
         settings.BANK_SFTP_URL = running.url()
         settings.BANK_SFTP_PASSWORD = PASSWORD
         settings.BANK_SFTP_HOST_KEY = running.host_key
@@ -283,8 +308,10 @@ def main() -> None:
         print(f"{options.entries:,} charges a day, {options.companies} merchants, VAR_DIR {var_dir}", flush=True)
         records = week(days=days, entries=options.entries, companies=options.companies)
         rows = reconcile(running.bank)
+        statement = statement_problems(records)
     print(report(records, rows, holidays))
-    if any(row.problems for row in rows):
+    print(f"\nthe bank's statements: {'; '.join(statement) or 'every line matched, every expected payment seen'}")
+    if any(row.problems for row in rows) or statement:
         sys.exit(1)
 
 
