@@ -37,7 +37,7 @@ class Leg:
 
     def postings(self, amount: int, holder: str | None = None) -> tuple[tuple[str, int], tuple[str, int]]:
         def account(name: str) -> str:
-            return holder if name == HOLDER else name
+            return holder if name == HOLDER and holder is not None else name
 
         return (account(self.source), -amount), (account(self.target), amount)
 

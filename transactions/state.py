@@ -14,18 +14,27 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, models, transaction
-from django.db.models import QuerySet
+from django.db.models import Case, Q, QuerySet, Value, When
 
 from accounts.authentication import ApiKeyPrincipal
 from events.types import EventType
+from ledger.models import Account, EntryType
+from ledger.postings import HOLDER, Leg, Template, template_post
 from transactions.events import (
     transaction_created_event,
     transaction_event,
     transaction_insert_announced,
     transactions_event,
 )
-from transactions.methods import method_kind
-from transactions.models import Status, Transaction, TransactionEvent, TransactionHold, TransactionType
+from transactions.methods import METHODS, method_kind
+from transactions.models import (
+    Finality,
+    Status,
+    Transaction,
+    TransactionEvent,
+    TransactionHold,
+    TransactionType,
+)
 from vault.commands import Progress, no_progress
 from vault.db import RowInsert, array_literal, ids_in, rows_update
 from vault.error_codes import ErrorCode
@@ -45,6 +54,7 @@ class Event(models.TextChoices):
     RETURNED = "returned"
     REVERSED = "reversed"
     CORRECTED = "corrected"
+    FUNDS_AVAILABLE = "funds_available"
     MANDATE_REVOKED = "mandate_revoked"
 
 
@@ -108,46 +118,156 @@ class Move:
     callers: frozenset[Caller]
     precondition: Callable[[Transaction], bool] | None = None
     why: str = ""
+    # Where the move takes the money (docs/ledger.md, "The journal templates"): a template per transaction type.
+    postings: tuple[tuple[str, Template], ...] = ()
+
+    def template(self, type: str) -> Template | None:
+        return dict(self.postings).get(type)
 
 
 API, ADMIN, COMMAND = Caller.API, Caller.ADMIN, Caller.COMMAND
 PENDING, HELD, DECLINED, SETTLED = Status.PENDING, Status.HELD, Status.DECLINED, Status.SETTLED
 
+DEBIT, CREDIT = TransactionType.DEBIT, TransactionType.CREDIT
+INCOMING, PENDING_FUNDS, AVAILABLE, OUTGOING = Account.INCOMING, Account.PENDING, Account.AVAILABLE, Account.OUTGOING
+BANK, CLEARING = Account.BANK, Account.CLEARING
+
+
+def _legs(type: str, *legs: tuple[str, str]) -> Template:
+    return Template(type, tuple(Leg(source, target) for source, target in legs))
+
+
+# The journal templates (docs/ledger.md has the same table). HOLDER is where a settled debit's money is: `pending`
+# until its funds are available, `available` after (RTP and cards settle straight into `available`).
+CREDIT_TAKEN = ((CREDIT, _legs(EntryType.CREDIT, (AVAILABLE, OUTGOING))),)
+CREDIT_GIVEN_BACK = ((CREDIT, _legs(EntryType.CREDIT, (OUTGOING, AVAILABLE))),)
+ORIGINATION = ((DEBIT, _legs(EntryType.CHARGE, (CLEARING, INCOMING))),)
+FILE_SETTLEMENT = (
+    (DEBIT, _legs(EntryType.SETTLEMENT, (INCOMING, HOLDER), (BANK, CLEARING))),
+    (CREDIT, _legs(EntryType.SETTLEMENT, (OUTGOING, BANK))),
+)
+OUTSIDE_SETTLEMENT = (
+    (DEBIT, _legs(EntryType.SETTLEMENT, (BANK, HOLDER))),
+    (CREDIT, _legs(EntryType.SETTLEMENT, (OUTGOING, BANK))),
+)
+BORN_SETTLED = (
+    (DEBIT, _legs(EntryType.SETTLEMENT, (BANK, HOLDER))),
+    (CREDIT, _legs(EntryType.SETTLEMENT, (AVAILABLE, BANK))),
+)
+RETURN = (
+    (DEBIT, _legs(EntryType.RETURN, (INCOMING, CLEARING))),
+    (CREDIT, _legs(EntryType.RETURN, (OUTGOING, AVAILABLE))),
+)
+LATE_RETURN = (
+    (DEBIT, _legs(EntryType.RETURN, (HOLDER, BANK))),
+    (CREDIT, _legs(EntryType.RETURN, (BANK, AVAILABLE))),
+)
+FUNDS_AVAILABLE = ((DEBIT, _legs(EntryType.FUNDS_AVAILABLE, (PENDING_FUNDS, AVAILABLE))),)
+
 MOVES: tuple[Move, ...] = (
     # Birth: a charge (PUT /transactions, or bootstrap_demo) or a reversal's credit.
-    Move(None, Event.CREATED, PENDING, frozenset({API, COMMAND}), why="accepted; ACH/RCC wait for originate"),
-    Move(None, Event.CREATED, HELD, frozenset({API, COMMAND}), why="risk hold"),
+    Move(
+        None,
+        Event.CREATED,
+        PENDING,
+        frozenset({API, COMMAND}),
+        why="accepted; ACH/RCC wait for originate",
+        postings=CREDIT_TAKEN,
+    ),
+    Move(None, Event.CREATED, HELD, frozenset({API, COMMAND}), why="risk hold", postings=CREDIT_TAKEN),
     Move(None, Event.CREATED, DECLINED, frozenset({API, COMMAND}), why="risk decline, or a card that has expired"),
-    Move(None, Event.CREATED, SETTLED, frozenset({API, COMMAND}), _settles_outside_file, why="RTP settles at once"),
+    Move(
+        None,
+        Event.CREATED,
+        SETTLED,
+        frozenset({API, COMMAND}),
+        _settles_outside_file,
+        why="RTP settles at once",
+        postings=BORN_SETTLED,
+    ),
     # release_holds, or the account validation a `prenote_first` debit waited for (settle, or a confirm route).
     Move(
         HELD, Event.RELEASED, PENDING, frozenset({COMMAND, ADMIN, API}), why="release_holds, or its account validated"
     ),
-    Move(HELD, Event.DECLINED, DECLINED, frozenset({COMMAND, API}), why="the account validation it waited for failed"),
-    Move(PENDING, Event.REJECTED, Status.REJECTED, frozenset({ADMIN}), why="not sent yet"),
-    Move(HELD, Event.REJECTED, Status.REJECTED, frozenset({ADMIN}), why="not sent yet"),
-    Move(Status.REJECTED, Event.RESTORED, PENDING, frozenset({ADMIN}), why="processed again as a new charge"),
+    Move(
+        HELD,
+        Event.DECLINED,
+        DECLINED,
+        frozenset({COMMAND, API}),
+        why="the account validation it waited for failed",
+        postings=CREDIT_GIVEN_BACK,
+    ),
+    Move(PENDING, Event.REJECTED, Status.REJECTED, frozenset({ADMIN}), why="not sent yet", postings=CREDIT_GIVEN_BACK),
+    Move(HELD, Event.REJECTED, Status.REJECTED, frozenset({ADMIN}), why="not sent yet", postings=CREDIT_GIVEN_BACK),
+    Move(
+        Status.REJECTED,
+        Event.RESTORED,
+        PENDING,
+        frozenset({ADMIN}),
+        why="processed again as a new charge",
+        postings=CREDIT_TAKEN,
+    ),
     # A void by the merchant, or import_returns voiding a reversal credit whose debit came back unsent.
-    Move(PENDING, Event.VOIDED, Status.VOIDED, frozenset({API, COMMAND})),
+    Move(PENDING, Event.VOIDED, Status.VOIDED, frozenset({API, COMMAND}), postings=CREDIT_GIVEN_BACK),
     # Its mandate revoked (by the merchant, support or a return: transactions.charges.revocation), a debit not yet in
     # a file is voided, held or not; `release_holds` voids a held one whose mandate is not active.
     *(
-        Move(source, Event.MANDATE_REVOKED, Status.VOIDED, frozenset({API, ADMIN, COMMAND}), why="its mandate revoked")
+        Move(
+            source,
+            Event.MANDATE_REVOKED,
+            Status.VOIDED,
+            frozenset({API, ADMIN, COMMAND}),
+            why="its mandate revoked",
+            postings=CREDIT_GIVEN_BACK,
+        )
         for source in (PENDING, HELD)
     ),
-    Move(PENDING, Event.ORIGINATED, Status.PROCESSING, frozenset({COMMAND}), _is_in_nacha_file, why="in a NACHA file"),
-    Move(Status.PROCESSING, Event.SETTLED, SETTLED, frozenset({COMMAND}), why="its file was sent and the day came"),
+    Move(
+        PENDING,
+        Event.ORIGINATED,
+        Status.PROCESSING,
+        frozenset({COMMAND}),
+        _is_in_nacha_file,
+        why="in a NACHA file",
+        postings=ORIGINATION,
+    ),
+    Move(
+        Status.PROCESSING,
+        Event.SETTLED,
+        SETTLED,
+        frozenset({COMMAND}),
+        why="its file was sent and the day came",
+        postings=FILE_SETTLEMENT,
+    ),
     # A card captured by settle; an RTP charge settling at once when its hold is released or it is restored.
-    Move(PENDING, Event.SETTLED, SETTLED, frozenset({COMMAND, ADMIN}), _settles_outside_file),
+    Move(
+        PENDING, Event.SETTLED, SETTLED, frozenset({COMMAND, ADMIN}), _settles_outside_file, postings=OUTSIDE_SETTLEMENT
+    ),
     # A card that expired before its hold was released or it was restored; an entry `originate` finds going to an
     # account a return has blocked since it was accepted.
-    Move(PENDING, Event.DECLINED, DECLINED, frozenset({COMMAND, ADMIN}), _declinable_when_pending),
+    Move(
+        PENDING,
+        Event.DECLINED,
+        DECLINED,
+        frozenset({COMMAND, ADMIN}),
+        _declinable_when_pending,
+        postings=CREDIT_GIVEN_BACK,
+    ),
     # `originate` sends it to the account a notice of change corrected since it was accepted.
     Move(PENDING, Event.CORRECTED, PENDING, frozenset({COMMAND}), _is_in_nacha_file, why="account corrected by a NOC"),
-    Move(Status.PROCESSING, Event.RETURNED, Status.RETURNED, frozenset({COMMAND})),
-    Move(SETTLED, Event.RETURNED, Status.RETURNED, frozenset({COMMAND}), why="a late return"),
-    Move(Status.REVERSED, Event.RETURNED, Status.RETURNED, frozenset({COMMAND}), why="a late return"),
+    Move(Status.PROCESSING, Event.RETURNED, Status.RETURNED, frozenset({COMMAND}), postings=RETURN),
+    Move(SETTLED, Event.RETURNED, Status.RETURNED, frozenset({COMMAND}), why="a late return", postings=LATE_RETURN),
+    Move(
+        Status.REVERSED,
+        Event.RETURNED,
+        Status.RETURNED,
+        frozenset({COMMAND}),
+        why="a late return",
+        postings=LATE_RETURN,
+    ),
     Move(SETTLED, Event.REVERSED, Status.REVERSED, frozenset({API}), _is_debit, why="an offsetting credit"),
+    # mark_final: a settled debit's funds become available; the status stays.
+    Move(SETTLED, Event.FUNDS_AVAILABLE, SETTLED, frozenset({COMMAND}), _is_debit, postings=FUNDS_AVAILABLE),
     # Acknowledging an exception records who saw it; the status stays.
     *(Move(status, Event.ACKNOWLEDGED, status, frozenset({ADMIN})) for status in Status.values),
 )
@@ -156,6 +276,38 @@ BIRTHS: dict[str, Move] = {move.target: move for move in MOVES if move.source is
 TABLE: dict[tuple[str, str], Move] = {(move.source, move.event): move for move in MOVES if move.source is not None}
 if len(BIRTHS) + len(TABLE) != len(MOVES):
     raise ImproperlyConfigured("two moves of transactions.state share a (source, event) or a birth status")
+
+# Where a transaction's money is in each status (per unit of its amount), from which every move's postings follow:
+# a move's template must move the money from its source's position to its target's (checked below, at import), so
+# no move that changes where money is can leave it unnamed. A status-keeping move (funds available) names its own.
+POSITIONS: dict[tuple[str, str], dict[str, int]] = {
+    (DEBIT, Status.PROCESSING): {INCOMING: 1, CLEARING: -1},
+    (DEBIT, SETTLED): {HOLDER: 1, BANK: -1},
+    (DEBIT, Status.REVERSED): {HOLDER: 1, BANK: -1},  # the reversal's credit is a transaction of its own
+    **{(CREDIT, status): {OUTGOING: 1, AVAILABLE: -1} for status in (PENDING, HELD, Status.PROCESSING)},
+    **{(CREDIT, status): {BANK: 1, AVAILABLE: -1} for status in (SETTLED, Status.REVERSED)},  # credits: never reversed
+}
+
+
+def _position_change(type: str, move: Move) -> dict[str, int]:
+    before, after = POSITIONS.get((type, move.source), {}), POSITIONS.get((type, move.target), {})
+    change = {account: after.get(account, 0) - before.get(account, 0) for account in {*before, *after}}
+    return {account: amount for account, amount in change.items() if amount}
+
+
+def _check_postings() -> None:
+    wrong = [
+        f"{move.source} -{move.event}-> {move.target} ({type})"
+        for move in MOVES
+        for type in TransactionType.values
+        if move.source != move.target
+        and (move.template(type).net() if move.template(type) else {}) != _position_change(type, move)
+    ]
+    if wrong:
+        raise ImproperlyConfigured(f"moves of transactions.state that move money without naming it rightly: {wrong}")
+
+
+_check_postings()
 
 # The 409 a refused move answers with, for the moves a client or operator asks for by name.
 REFUSALS: dict[str, tuple[str, str]] = {
@@ -178,6 +330,7 @@ WEBHOOKS: dict[str, str] = {
     Event.RETURNED: EventType.TRANSACTION_RETURNED,
     Event.REVERSED: EventType.TRANSACTION_REVERSED,
     Event.CORRECTED: EventType.TRANSACTION_UPDATED,
+    Event.FUNDS_AVAILABLE: EventType.TRANSACTION_FUNDS_AVAILABLE,
 }
 # A return of what had already settled is a late return.
 LATE_RETURN_SOURCES = (Status.SETTLED, Status.REVERSED)
@@ -248,6 +401,27 @@ def _append(events: Sequence[TransactionEvent]) -> None:
     TransactionEvent.objects.bulk_create(events, batch_size=1000)
 
 
+_SETTLE_INTO_AVAILABLE = [code for code, kind in METHODS.items() if kind.settles_outside_file or kind.pays_by_card]
+# The account HOLDER names for a settled debit: `available` once its funds are (or it settled outside a file).
+_HOLDER = Case(
+    When(
+        Q(method__in=_SETTLE_INTO_AVAILABLE) | Q(finality__in=(Finality.AVAILABLE, Finality.FINAL)),
+        then=Value(AVAILABLE),
+    ),
+    default=Value(PENDING_FUNDS),
+)
+# Account validations' micro-entries are the service's own, not the merchant's money.
+_POSTED = Q(account_validation__isnull=True)
+
+
+def _post(move: Move, ids: Sequence[int], *, at) -> None:
+    """The move's postings for the rows `ids` it just moved, in sets, in the same database transaction: the one
+    place a transaction's money is posted (tests/ledger/test_who_posts.py)."""
+    for type, template in move.postings:
+        rows = Transaction.objects.filter(ids_in(ids), _POSTED, type=type).annotate(holder=_HOLDER)
+        template_post(template, rows.values_list("company_id", "uuid", "amount", "effective_date", "holder"), at=at)
+
+
 _TRANSACTION_INSERT = RowInsert(Transaction)
 
 
@@ -263,7 +437,12 @@ def transaction_create(
     _check_caller(move, actor)
     txn.status = status
     txn.created_by_caller, txn.created_by = actor.caller, actor.id
-    if hold is None and connection.vendor == "postgresql" and _TRANSACTION_INSERT.prebuilt(txn):
+    if (
+        hold is None
+        and not move.template(txn.type)
+        and connection.vendor == "postgresql"
+        and _TRANSACTION_INSERT.prebuilt(txn)
+    ):
         transaction_insert_announced(txn, _TRANSACTION_INSERT)  # the row, its trail and its events: one statement
         return txn
     with transaction.atomic(savepoint=False):  # the caller's transaction, or one of its own (a charge without one)
@@ -273,6 +452,8 @@ def transaction_create(
             hold.save(force_insert=True)
             txn.hold = hold
         transaction_created_event(txn)
+        if move.template(txn.type):
+            _post(move, [txn.pk], at=txn.created_at)
     return txn
 
 
@@ -291,6 +472,7 @@ def transition(txn: Transaction, event: str, *, actor: Actor, at, reason: str = 
             setattr(txn, name, value)
         event_row = _event(locked, move, source=locked.status, actor=actor, at=at, reason=reason)
         _append([event_row])
+        _post(move, [txn.pk], at=at)
         if webhook := webhook_type(move):
             transaction_event(txn, webhook)
     return event_row
@@ -396,6 +578,7 @@ def locked_transition(
         _append_moved(
             move, [(values[0], values[1], whys.get(values[0], reason)) for values in members], actor=actor, at=at
         )
+        _post(move, ids, at=at)
         if webhook := webhook_type(move):
             transactions_event(ids, webhook)
     return [(values[0], *values[len(CHECKED_FIELDS) :]) for members in moved.values() for values in members]
@@ -428,6 +611,7 @@ def moves_announce(moved: Mapping[Move, list], *, actor: Actor, at, reasons: Map
     whys = reasons or {}
     for move, members in moved.items():
         _append_moved(move, [(txn.pk, txn.company_id, whys.get(txn.pk, "")) for txn in members], actor=actor, at=at)
+        _post(move, [txn.pk for txn in members], at=at)
         if webhook := webhook_type(move):
             transactions_event([txn.pk for txn in members], webhook)
 

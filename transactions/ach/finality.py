@@ -19,6 +19,7 @@ from transactions import calendar
 from transactions.events import transactions_event
 from transactions.methods import METHODS
 from transactions.models import NOT_SEEDED, Finality, Status, Transaction, TransactionType
+from transactions.state import Actor, Event, transition_many
 
 RETURNABLE = [code for code, kind in METHODS.items() if kind.returnable]
 FINAL_AT_SETTLEMENT = [code for code, kind in METHODS.items() if kind.settles_outside_file and not kind.pays_by_card]
@@ -82,11 +83,17 @@ def finality_mark(*, at: datetime, company_ids: Sequence[int] | None = None) -> 
     with transaction.atomic():
         run.stamped = windows_stamp(rows.filter(batch__isnull=False, returns_due_by__isnull=True))
     settled = rows.filter(DEBITS, status=Status.SETTLED)
-    run.available = _moved(
-        settled.filter(finality=Finality.PENDING, funds_available_at__lte=at),
-        type=EventType.TRANSACTION_FUNDS_AVAILABLE,
-        finality=Finality.AVAILABLE,
-    )
+    # Funds available is a move of the state owner (the status stays): it posts pending -> available.
+    with transaction.atomic():
+        available = transition_many(
+            settled.filter(finality=Finality.PENDING, funds_available_at__lte=at),
+            Event.FUNDS_AVAILABLE,
+            actor=Actor.command("mark_final"),
+            at=at,
+            changes={"finality": Finality.AVAILABLE},
+            skip_locked=True,
+        )
+    run.available = len(available)
     today = calendar.eastern_now(at).date()
     due = settled.filter(finality=Finality.AVAILABLE, unauthorized_returns_due_by__lt=today)
     for until in sorted(set(due.values_list("unauthorized_returns_due_by", flat=True))):
