@@ -210,7 +210,8 @@ def _second_answer(inbound: InboundFile, bank_file: BankFile, ack: Acknowledgeme
         batch__origination_file_id=bank_file.origination_file_id, settlement__isnull=False
     ).count()
     then = f"; {settled} of its entries settled before this answer" if settled else ""
-    result.contradicted.append(bank_file.name)
+    if bank_file.name not in result.contradicted:  # a third answer in the same run names the file once
+        result.contradicted.append(bank_file.name)
     result.exception(
         inbound.name,
         f"{text}{then}: ask the bank which holds, then say so in the admin (Bank files); the file's other entries wait",
