@@ -4,7 +4,9 @@
 # import_returns refuses (exit 3: not a return file of ours, damaged, a malformed CSV) moves to INBOX/quarantine/ with
 # its reason beside it (NAME.reason) and the next file is imported; the script then exits 1, so the unit shows failed.
 # Any other failure (the database is down) stops here and leaves the file in INBOX for the next run.
-# Run by deploy/systemd/vault-import-returns.service; docs/operations.md, "Returns and notices of change".
+# A run that imported every file (none is fine) is recorded for /metrics (vault_command_days_missed{command=
+# "import_returns"}). Run by deploy/systemd/vault-import-returns.service; docs/operations.md, "Returns and notices of
+# change".
 set -u
 inbox=${1:-${VAR_DIR:-var}/inbox}
 python=${VAULT_PYTHON:-.venv/bin/python}
@@ -28,4 +30,7 @@ while IFS= read -r -d '' entry; do
     exit "$status"
   fi
 done < <(find "$inbox" -mindepth 1 -maxdepth 1 -type f -printf '%T@ %p\0' | sort -z -n)
+if [ "$quarantined" -eq 0 ]; then
+  "$python" manage.py record_run import_returns >/dev/null || exit
+fi
 exit "$quarantined"

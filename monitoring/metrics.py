@@ -14,18 +14,21 @@ from datetime import date, timedelta
 import prometheus_client
 from django.conf import settings
 from django.db import DatabaseError
-from django.db.models import Count
+from django.db.migrations.recorder import MigrationRecorder
+from django.db.models import Count, Min
 from django.utils import timezone
 from prometheus_client import multiprocess
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from bank.models import BankFile, BankFileStatus, InboundFile
+from bank.selectors import bank_files_needing_attention
 from events.models import Delivery
 from events.tasks import tasks_stuck_count
 from monitoring.health import oldest_due_delivery
 from reconciliation.selectors import reconciliation_figures
 from transactions.calendar import eastern_now, is_business_day
-from transactions.models import Transaction
+from transactions.models import ParkedReturnItem, Transaction
 from vault.models import CommandRun
 
 Samples = Iterable[tuple[tuple[str, ...], float]]
@@ -41,6 +44,7 @@ class DatabaseMetric:
     help: str
     labels: tuple[str, ...]
     read: Callable[[], Samples]
+    counter: bool = False  # a count that only grows (exposed as NAME_total)
 
 
 def _charges_by_status() -> Samples:
@@ -84,8 +88,9 @@ def _every_day(day: date) -> bool:
     return True
 
 
-# The commands deploy/systemd's timers start on a schedule (vault.commands.ScheduledCommand), and the days a run is
-# due: Monday to Friday, where a Federal Reserve holiday's run (empty) is not missed, or every day.
+# What each of deploy/systemd's timers runs (a vault.commands.ScheduledCommand, or the import unit's script, which
+# records itself as import_returns through `record_run`), and the days a run is due: Monday to Friday, where a
+# Federal Reserve holiday's run (empty) is not missed, or every day. tests/monitoring/ holds it to the timers.
 SCHEDULED_COMMANDS: dict[str, Callable[[date], bool]] = {
     "originate": is_business_day,
     "transmit_files": is_business_day,
@@ -99,6 +104,9 @@ SCHEDULED_COMMANDS: dict[str, Callable[[date], bool]] = {
     "purge_events": _every_day,
     "purge_expired": _every_day,
     "purge_exports": _every_day,
+    "purge_sessions": _every_day,
+    "purge_refresh_tokens": _every_day,
+    "import_returns": is_business_day,
 }
 
 
@@ -114,11 +122,49 @@ def _days_missed(last: date, today: date, due: Callable[[date], bool]) -> int:
     return missed
 
 
+def _installed_on() -> date:
+    """The day the database was made (its first migration): a command that never ran has missed every day it was
+    due since then."""
+    first = MigrationRecorder.Migration.objects.aggregate(first=Min("applied"))["first"]
+    return eastern_now(first or timezone.now()).date()
+
+
 def _command_days_missed() -> Samples:
+    """Every scheduled command, one that never ran included (counted from the install day)."""
     today = eastern_now(timezone.now()).date()
-    runs = CommandRun.objects.filter(command__in=SCHEDULED_COMMANDS).values_list("command", "succeeded_at")
+    last_success = dict(
+        CommandRun.objects.filter(command__in=SCHEDULED_COMMANDS).values_list("command", "succeeded_at")
+    )
+    installed = None
+    samples = []
+    for command, due in SCHEDULED_COMMANDS.items():
+        if command in last_success:
+            since = eastern_now(last_success[command]).date()
+        else:
+            installed = installed or _installed_on()
+            since = installed - timedelta(days=1)  # the install day itself was due
+        samples.append(((command,), _days_missed(since, today, due)))
+    return samples
+
+
+def _bank_files_by_status() -> Samples:
+    counts = dict(BankFile.objects.order_by().values_list("status").annotate(count=Count("id")))
+    return [((status,), counts.get(status, 0)) for status in BankFileStatus.values]
+
+
+def _bank_files_needing_attention() -> Samples:
+    figures = bank_files_needing_attention()
+    return [(("rejected",), figures["rejected"]), (("unacknowledged",), figures["unacknowledged"])]
+
+
+def _bank_file_exceptions() -> Samples:
+    """What came back from the bank and was not applied: a file refused whole, a file applied with an error (an
+    acknowledgement of a file we never sent, or whose figures contradict ours), an item of a return file parked."""
+    inbound = InboundFile.objects.order_by()
     return [
-        ((command,), _days_missed(eastern_now(at).date(), today, SCHEDULED_COMMANDS[command])) for command, at in runs
+        (("refused_file",), inbound.filter(state=InboundFile.State.REFUSED).count()),
+        (("file_not_applied",), inbound.filter(state=InboundFile.State.APPLIED).exclude(error="").count()),
+        (("parked_return_item",), ParkedReturnItem.objects.count()),
     ]
 
 
@@ -170,6 +216,27 @@ DATABASE_METRICS: list[DatabaseMetric] = [
         ("command",),
         _command_days_missed,
     ),
+    DatabaseMetric(
+        "vault_bank_files",
+        "Live NACHA files by their status at the bank (bank/state.py): pending, transmitted, acknowledged, rejected, "
+        "unacknowledged, outside.",
+        ("status",),
+        _bank_files_by_status,
+    ),
+    DatabaseMetric(
+        "vault_bank_files_needing_attention",
+        "Files an operator must act on (/health's bankFiles): rejected and not yet sent again, or unacknowledged.",
+        ("reason",),
+        _bank_files_needing_attention,
+    ),
+    DatabaseMetric(
+        "vault_bank_file_exceptions",
+        "What came back from the bank and was not applied, counted since the install (alert on an increase): "
+        "files refused whole, files applied with an error, return and NOC items parked.",
+        ("kind",),
+        _bank_file_exceptions,
+        counter=True,
+    ),
 ]
 
 
@@ -194,8 +261,9 @@ class DatabaseCollector(Collector):
         yield from self._cached
 
     @staticmethod
-    def _read(metric: DatabaseMetric) -> GaugeMetricFamily:
-        family = GaugeMetricFamily(metric.name, metric.help, labels=list(metric.labels))
+    def _read(metric: DatabaseMetric) -> GaugeMetricFamily | CounterMetricFamily:
+        kind = CounterMetricFamily if metric.counter else GaugeMetricFamily
+        family = kind(metric.name, metric.help, labels=list(metric.labels))
         for label_values, value in metric.read():
             family.add_metric(list(label_values), value)
         return family

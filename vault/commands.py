@@ -65,11 +65,15 @@ class ScheduledCommand(BaseCommand):
 
     def execute(self, *args, **options):
         output = super().execute(*args, **options)
-        from vault.models import CommandRun  # not at the top: services import this module before the apps are ready
-
-        name = type(self).__module__.rsplit(".", 1)[-1]
-        CommandRun.objects.update_or_create(command=name, defaults={"succeeded_at": timezone.now()})
+        command_run_record(type(self).__module__.rsplit(".", 1)[-1])
         return output
+
+
+def command_run_record(name: str) -> None:
+    """A scheduled job's run ended well (its CommandRun row, one per job)."""
+    from vault.models import CommandRun  # not at the top: services import this module before the apps are ready
+
+    CommandRun.objects.update_or_create(command=name, defaults={"succeeded_at": timezone.now()})
 
 
 def emit(command: BaseCommand, payload: dict[str, Any]) -> None:
