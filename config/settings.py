@@ -63,6 +63,7 @@ MIDDLEWARE = [
     "vault.middleware.RequestIdMiddleware",
     "vault.middleware.DebugJsonNotFoundMiddleware",
     "vault.middleware.RequestBodyLimitMiddleware",
+    "monitoring.middleware.HealthProbeHostMiddleware",  # /health for a probe calling by 127.0.0.1 or its own host
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -368,6 +369,9 @@ EVENT_RETENTION_DAYS = 30
 # LOG_FORMAT=json: one JSON object per line (time, level, logger, message, and exc_info for errors).
 LOG_FORMAT = env_choice("LOG_FORMAT", ("plain", "json"), "plain")
 # /health and /metrics: the age past which a due webhook delivery means no worker runs (503); who may scrape.
+# Hosts a probe may call GET /health by besides ALLOWED_HOSTS and loopback (a load balancer that calls by the
+# machine's own address): monitoring/middleware.py.
+HEALTH_PROBE_HOSTS = env_list("HEALTH_PROBE_HOSTS")
 HEALTH_QUEUE_MAX_AGE_SECONDS = env_int("HEALTH_QUEUE_MAX_AGE_SECONDS", 600, minimum=1)
 METRICS_TOKEN = env_str("METRICS_TOKEN")
 # Without a token /metrics answers nobody, unless an operator opts in to loopback callers (a proxy or sidecar on the

@@ -14,6 +14,8 @@ from django.views.decorators.http import require_GET
 
 from monitoring.health import health_report
 from monitoring.metrics import metrics_page
+from vault.error_codes import ErrorCode
+from vault.views import error_response
 
 
 @never_cache
@@ -46,13 +48,10 @@ def _metrics_allowed(request) -> bool:
 @require_GET
 def metrics(request):
     if not _metrics_allowed(request):
-        return JsonResponse(
-            {
-                "status": "error",
-                "message": "metrics need METRICS_TOKEN as a Bearer token "
-                "(or METRICS_ALLOW_LOOPBACK=1 and a loopback caller)",
-            },
-            status=403,
+        return error_response(  # the error envelope, as every other refusal (newcomer review 2026-12-07 O11)
+            403,
+            ErrorCode.FORBIDDEN,
+            "metrics need METRICS_TOKEN as a Bearer token (or METRICS_ALLOW_LOOPBACK=1 and a loopback caller)",
         )
     body, content_type = metrics_page()
     return HttpResponse(body, content_type=content_type)

@@ -24,6 +24,7 @@ class ErrorCode(StrEnum):
     UNSAFE_URL = "unsafe_url"
     PARSE_ERROR = "parse_error"
     BAD_REQUEST = "bad_request"
+    HOST_NOT_ALLOWED = "host_not_allowed"
     REQUEST_TOO_LARGE = "request_too_large"
     URI_TOO_LONG = "uri_too_long"
     HEADER_TOO_LARGE = "header_too_large"

@@ -8,7 +8,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import DisallowedHost
 from django.http import HttpResponse
+from django.http.request import split_domain_port
 
 from vault.envelope import error_body
 from vault.error_codes import ErrorCode
@@ -28,6 +30,13 @@ def server_error(request):
 
 
 def bad_request(request, exception=None):
+    if isinstance(exception, DisallowedHost):  # newcomer review 2026-12-07 O1: only the log said why
+        domain, _ = split_domain_port(request.META.get("HTTP_HOST") or request.META.get("SERVER_NAME", ""))
+        return error_response(
+            400,
+            ErrorCode.HOST_NOT_ALLOWED,
+            f"The host {domain[:100]!r} is not one this service answers (its ALLOWED_HOSTS setting does not list it).",
+        )
     return error_response(400, ErrorCode.BAD_REQUEST, "Bad request.")
 
 

@@ -294,3 +294,35 @@ def test_every_timers_job_is_counted_by_days_missed_on_the_days_its_timer_runs()
     for job, calendar in jobs.items():
         weekdays_only = all(line.startswith("Mon..Fri ") for line in calendar)
         assert (SCHEDULED_COMMANDS[job] is is_business_day) == weekdays_only, job
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("host", ["127.0.0.1:8000", "[::1]:8000", "localhost", "10.0.0.7:8000"])
+def test_health_answers_a_probe_by_loopback_or_probe_host_that_allowed_hosts_leaves_out(settings, host):
+    """Newcomer review 2026-12-07 O1: the runbook's env file (ALLOWED_HOSTS=api.example.com) and its own
+    `curl -fsS http://127.0.0.1:8000/health` answered a bare 400."""
+    settings.ALLOWED_HOSTS, settings.HEALTH_PROBE_HOSTS = ["api.example.com"], ["10.0.0.7"]
+    response = Client(HTTP_HOST=host).get("/health")
+    assert response.status_code == 200, response.content
+    assert response.json()["status"] == "ok"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("path", "host"), [("/health", "203.0.113.9"), ("/customers", "127.0.0.1:8000")])
+def test_a_host_allowed_hosts_leaves_out_is_a_400_that_says_so(settings, path, host):
+    """Only /health makes the exception, and only for a probe's host; every other answer names the host."""
+    settings.ALLOWED_HOSTS, settings.HEALTH_PROBE_HOSTS = ["api.example.com"], ["10.0.0.7"]
+    response = Client(HTTP_HOST=host).get(path)
+    assert response.status_code == 400
+    body = response.json()
+    assert body["errors"][0]["code"] == "host_not_allowed" and "data" in body
+    assert host.split(":")[0] in body["message"] and "ALLOWED_HOSTS" in body["message"]
+    assert Client(HTTP_HOST="api.example.com").get("/health").status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_refused_metrics_scrape_answers_in_the_error_envelope(settings):
+    """Newcomer review 2026-12-07 O11: the 403 had no `data` and `errors`."""
+    settings.METRICS_TOKEN = TOKEN
+    body = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").json()
+    assert body["data"] is None and body["errors"][0]["code"] == "forbidden"
