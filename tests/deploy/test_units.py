@@ -22,7 +22,9 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from bank.simulator import FROM_BANK, TO_BANK, RunningBank, bank_in_thread
 from tests.transactions.ach.conftest import return_csv
+from vault.envfile import env_file_parse
 
 ROOT = Path(settings.BASE_DIR)
 UNITS = ROOT / "deploy" / "systemd"
@@ -30,9 +32,7 @@ RUNBOOK = ROOT / "docs" / "operations.md"
 INSTALLED_AT = PurePosixPath("/srv/vault")  # WorkingDirectory of every unit: this checkout in the test
 # What a unit may write besides its ReadWritePaths: systemd makes these for it (RuntimeDirectory=, PrivateTmp=).
 RUN = PurePosixPath("/run")
-# A command that needs a service outside this machine (the bank's SFTP server) may refuse in one line naming the
-# setting the runbook's file leaves unset; every other command must succeed.
-UNSET_OUTSIDE_SERVICE = re.compile(r"^CommandError: .*\b[A-Z][A-Z0-9_]+ is not set\b")
+BANK_PASSWORD = "the-bank-gave-us-this"  # noqa: S105 - the simulator's, in the test's secrets folder
 
 
 def unit_file(path: Path) -> dict[str, dict[str, list[str]]]:
@@ -51,11 +51,23 @@ def unit_file(path: Path) -> dict[str, dict[str, list[str]]]:
     return sections
 
 
-def runbook_env_lines() -> list[str]:
-    """The lines of the runbook's environment file: its one ```env block."""
+def _env_blocks() -> list[list[str]]:
     blocks = re.findall(r"```env\n(.*?)```", RUNBOOK.read_text(), flags=re.S)
-    assert len(blocks) == 1, "docs/operations.md must show /etc/vault/env once, as an ```env block"
-    return [line.strip() for line in blocks[0].splitlines() if line.strip() and not line.strip().startswith("#")]
+    assert len(blocks) == 2, "docs/operations.md shows /etc/vault/env as an ```env block, and section 9 its bank lines"
+    return [
+        [line.strip() for line in block.splitlines() if line.strip() and not line.strip().startswith("#")]
+        for block in blocks
+    ]
+
+
+def runbook_env_lines() -> list[str]:
+    """The lines of the runbook's environment file: its install's ```env block."""
+    return _env_blocks()[0]
+
+
+def runbook_bank_lines() -> list[str]:
+    """The lines section 9 adds to the file for the bank connection (the host key's line holds a space)."""
+    return _env_blocks()[1]
 
 
 def services() -> list[Path]:
@@ -100,11 +112,13 @@ def units_to_run() -> list[UnitRun]:
     return [UnitRun(name, _unit_path(name)) for name in sorted(names)]
 
 
-def test_the_runbooks_env_file_is_key_value_lines_systemd_and_a_shell_both_read():
-    lines = runbook_env_lines()
-    assert lines and all(re.fullmatch(r"[A-Z][A-Z0-9_]*=\S*", line) for line in lines), lines
+def test_the_runbooks_env_file_is_key_value_lines_with_the_bank_lines_of_section_9():
+    lines = runbook_env_lines() + runbook_bank_lines()
+    assert lines and all(re.fullmatch(r"[A-Z][A-Z0-9_]*=\S.*", line) for line in lines), lines
     names = [line.split("=", 1)[0] for line in lines]
     assert {"DEBUG", "DATABASE_URL", "VAR_DIR", "ALLOWED_HOSTS"} <= set(names) and len(names) == len(set(names))
+    assert {"BANK_SFTP_URL", "BANK_SFTP_HOST_KEY"} <= set(names)
+    assert " " in dict(line.split("=", 1) for line in lines)["BANK_SFTP_HOST_KEY"]  # as ssh-keyscan shows it
     for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         text = doc.read_text()
         assert "export DEBUG=0" not in text and ". /etc/vault/env" not in text, f"{doc.name}: another env format"
@@ -167,15 +181,28 @@ class Machine:
             return str(self.root / value.lstrip("/"))
         return str(ROOT / PurePosixPath(value).relative_to(INSTALLED_AT))
 
-    def env(self, unit: UnitRun, secrets: Path) -> dict[str, str]:
-        env = {"PATH": os.environ.get("PATH", ""), "PYTHONDONTWRITEBYTECODE": "1"}
-        for line in runbook_env_lines():
+    def env_file(self, secrets: Path, bank: RunningBank | None = None) -> str:
+        """The runbook's /etc/vault/env for this machine (section 9's bank lines pointed at `bank`), as written."""
+        lines = []
+        for line in runbook_env_lines() + (runbook_bank_lines() if bank else []):
             name, _, value = line.partition("=")
-            env[name] = self.path(value) if value.startswith("/") else value
             if name.endswith("_FILE"):
-                env[name] = str(secrets / Path(value).name)
-        env["DATABASE_URL"] = _test_database_url()
-        env["DATABASE_POOL_MODE"] = settings.DATABASE_POOL_MODE  # behind pgbouncer (CI) the command must know it
+                value = str(secrets / Path(value).name)
+            elif value.startswith("/"):
+                value = self.path(value)
+            value = {"BANK_SFTP_URL": bank and bank.url(), "BANK_SFTP_HOST_KEY": bank and bank.host_key}.get(
+                name
+            ) or value
+            lines.append(f"{name}={value}")
+        lines.append(f"DATABASE_URL={_test_database_url()}")
+        lines.append(f"DATABASE_POOL_MODE={settings.DATABASE_POOL_MODE}")  # behind pgbouncer (CI) the command must know
+        return "".join(f"{line}\n" for line in lines)
+
+    def env(self, unit: UnitRun, secrets: Path, bank: RunningBank | None = None) -> dict[str, str]:
+        """What systemd gives the unit: the env file read as manage.sh reads it (vault/envfile.py), then its
+        Environment= lines."""
+        env = {"PATH": os.environ.get("PATH", ""), "PYTHONDONTWRITEBYTECODE": "1"}
+        env.update(env_file_parse(self.env_file(secrets, bank)))
         for assignment in unit_file(unit.path)["Service"].get("Environment", []):
             name, _, value = assignment.partition("=")
             env[name] = self.path(value) if value.startswith("/") else value
@@ -192,10 +219,11 @@ def _secrets(directory: Path) -> Path:
     from cryptography.fernet import Fernet
 
     directory.mkdir()
-    for line in runbook_env_lines():
+    for line in runbook_env_lines() + runbook_bank_lines():
         name, _, value = line.partition("=")
         if name.endswith("_FILE"):
             key = Fernet.generate_key().decode() if name.startswith("FIELD_ENCRYPTION") else "s" * 64
+            key = BANK_PASSWORD if name == "BANK_SFTP_PASSWORD_FILE" else key
             (directory / Path(value).name).write_text(key + "\n")
     return directory
 
@@ -228,11 +256,11 @@ def _argv(unit: UnitRun, machine: Machine) -> list[str]:
     return [program, *words[1:]]
 
 
-def _run(unit: UnitRun, root: Path, secrets: Path) -> tuple[UnitRun, int, str, list[str]]:
+def _run(unit: UnitRun, root: Path, secrets: Path, bank: RunningBank) -> tuple[UnitRun, int, str, list[str]]:
     """Runs the unit's command as systemd would (its user, env file, working directory), returns its exit status, its
     stderr and every path it added or changed outside what the unit may write."""
     machine = Machine(root)
-    env = machine.env(unit, secrets)
+    env = machine.env(unit, secrets, bank)
     for directory in machine.writable(unit):
         directory.mkdir(parents=True, exist_ok=True)  # the installer makes /srv/vault/var; systemd the runtime ones
     inbox = Path(env["VAR_DIR"]) / "inbox"
@@ -263,41 +291,61 @@ def _run(unit: UnitRun, root: Path, secrets: Path) -> tuple[UnitRun, int, str, l
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_every_unit_runs_its_command_with_the_runbooks_env_file_and_writes_only_where_it_may(tmp_path):
+    """With section 9's bank lines too (the bank: the simulator), so fetch_bank_files logs in with the host key
+    the file gives unquoted (newcomer review 2026-12-07 O2)."""
     runs = units_to_run()
     assert {"vault-web.service", "vault-worker@1.service", "vault-command@settle.service"} <= {r.name for r in runs}
     secrets = _secrets(tmp_path / "secrets")
-    with ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(lambda run: _run(run, tmp_path / run.name, secrets), runs))
+    with bank_in_thread(tmp_path / "bank", password=BANK_PASSWORD) as bank, ThreadPoolExecutor(2) as pool:
+        for folder in (TO_BANK, FROM_BANK):
+            (tmp_path / "bank" / folder).mkdir(parents=True, exist_ok=True)
+        results = list(pool.map(lambda run: _run(run, tmp_path / run.name, secrets, bank), runs))
 
-    failed = {
-        unit.name: stderr.strip()[-600:]
-        for unit, status, stderr, _ in results
-        if status != 0 and not (len(stderr.strip().splitlines()) == 1 and UNSET_OUTSIDE_SERVICE.match(stderr.strip()))
-    }
+    failed = {unit.name: stderr.strip()[-600:] for unit, status, stderr, _ in results if status != 0}
     assert failed == {}
     wrote_outside = {unit.name: outside for unit, _, _, outside in results if outside}
     assert wrote_outside == {}, "a unit wrote outside its ReadWritePaths/RuntimeDirectory"
 
 
-def test_manage_sh_runs_a_command_with_the_env_file_as_the_units_read_it(tmp_path):
-    """deploy/manage.sh, the runbook's way to run a command by hand, reads the same KEY=value file (the README's
-    cron read it with `.`, which sets the variables without exporting them: every job failed)."""
-    machine = Machine(tmp_path / "machine")
-    secrets = _secrets(tmp_path / "secrets")
-    unit = UnitRun("vault-command@check.service", UNITS / "vault-command@.service")
-    env_file = tmp_path / "env"
-    values = machine.env(unit, secrets)
-    names = [line.split("=", 1)[0] for line in runbook_env_lines()]
-    env_file.write_text("".join(f"{name}={values[name]}\n" for name in names))
-    result = subprocess.run(  # noqa: S603 - our own script
-        [str(ROOT / "deploy" / "manage.sh"), "check", "--deploy", "--fail-level", "ERROR"],
+def _manage_sh(env_file: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(  # noqa: S603 - our own script
+        [str(ROOT / "deploy" / "manage.sh"), *args],
         env={"PATH": os.environ.get("PATH", ""), "VAULT_ENV_FILE": str(env_file), "VAULT_PYTHON": sys.executable},
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def test_manage_sh_runs_a_command_with_the_env_file_as_the_units_read_it(tmp_path):
+    """deploy/manage.sh, the runbook's way to run a command by hand, reads the same KEY=value file as systemd does,
+    section 9's bank lines included: the host key's unquoted space made the shell that sourced it run the key as a
+    command (exit 127, newcomer review 2026-12-07 O2); quoted, systemd takes the quotes off, and so does manage.sh."""
+    machine = Machine(tmp_path / "machine")
+    secrets = _secrets(tmp_path / "secrets")
+    bank = RunningBank(bank=None, port=2222, host_key="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOnlyATestKey")
+    env_file = tmp_path / "env"
+    written = machine.env_file(secrets, bank)
+    assert f"BANK_SFTP_HOST_KEY={bank.host_key}\n" in written  # unquoted, as the runbook writes it
+    show = "from django.conf import settings as s; print(s.BANK_SFTP_HOST_KEY); print(s.BANK_SFTP_PASSWORD)"
+    for text in (written, written.replace(f"={bank.host_key}", f'="{bank.host_key}"')):
+        env_file.write_text(text)
+        result = _manage_sh(env_file, "shell", "--no-imports", "-c", show)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.splitlines() == [bank.host_key, BANK_PASSWORD]
+    result = _manage_sh(env_file, "check", "--deploy", "--fail-level", "ERROR")
     assert result.returncode == 0, result.stderr
     assert "System check identified" in result.stdout + result.stderr
+
+
+def test_manage_sh_evaluates_nothing_in_the_file(tmp_path):
+    """No shell reads the file: a `$(...)` in a value is text, never a command."""
+    marker = tmp_path / "ran"
+    env_file = tmp_path / "env"
+    env_file.write_text(f"DEBUG=1\nVAR_DIR={tmp_path / 'var'}\nSECRET_KEY=$(touch {marker}) `touch {marker}`\n")
+    result = _manage_sh(env_file, "shell", "--no-imports", "-c", "from django.conf import settings as s; print(s.SECRET_KEY)")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"$(touch {marker}) `touch {marker}`" and not marker.exists()
 
 
 # What a first deployment needs, in the order the install does it (review N7: collectstatic, the database and its
