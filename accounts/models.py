@@ -169,6 +169,15 @@ class MerchantSettings(models.Model):
     hold_debits_on_breach = models.BooleanField(
         default=True, help_text="A return rate over its threshold holds the company's new debits (holdCode RTN)."
     )
+    # Nacha's smallest threshold, unauthorized returns at 0.5%, is one return in 200 debits: below 200 debits in the
+    # window one return alone crosses it, and one R01 crosses the overall 15% below 7 (newcomer review 2026-12-07
+    # D2/O4: a merchant's first R01 held every new debit, its own re-presentment included).
+    return_rate_minimum_debits = models.PositiveIntegerField(
+        default=200,
+        help_text="A breach holds the company's new debits only once its window holds at least this many debits "
+        "(below it the alert is still written). Default 200: at Nacha's 0.5% unauthorized threshold, the volume "
+        "at which one return no longer breaches by itself.",
+    )
     # A sandbox's POST /sandbox/risk/reset: its return rates count only debits sent and returns received after it.
     return_rates_since = models.DateTimeField(null=True, blank=True, editable=False)
     # Kept by the return program's hold services: a charge reads its debit holds only when one may be active, so
@@ -208,6 +217,13 @@ class MerchantSettings(models.Model):
 
 # The fields a settings row is made with (accounts.services.merchant_settings_create, the tests' CompanyFactory).
 MERCHANT_SETTINGS_FIELDS = tuple(f.name for f in MerchantSettings._meta.concrete_fields if not f.primary_key)
+# Where a sandbox company's settings start apart from a live one's: one magic return shows the return-rate program
+# at work (docs/sandbox.md's walk-through), where a live company's first returns hold nothing below 200 debits.
+SANDBOX_SETTINGS = {"return_rate_minimum_debits": 0}
+
+
+def merchant_settings_defaults(*, sandbox: bool) -> dict:
+    return dict(SANDBOX_SETTINGS) if sandbox else {}
 
 
 class UserManager(BaseUserManager):

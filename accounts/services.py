@@ -24,7 +24,16 @@ from rest_framework_simplejwt.token_blacklist.models import BlacklistedToken, Ou
 from rest_framework_simplejwt.tokens import RefreshToken
 
 from accounts.actions import ALL_ACTIONS, DEFAULT_ROLES
-from accounts.models import MERCHANT_SETTINGS_FIELDS, ApiKey, Company, Membership, MerchantSettings, Role, User
+from accounts.models import (
+    MERCHANT_SETTINGS_FIELDS,
+    ApiKey,
+    Company,
+    Membership,
+    MerchantSettings,
+    Role,
+    User,
+    merchant_settings_defaults,
+)
 
 API_KEY_PREFIX_BYTES = 6
 API_KEY_SECRET_BYTES = 32
@@ -99,7 +108,9 @@ def merchant_settings_create(*, company: Company, **fields) -> MerchantSettings:
     unknown = sorted(set(fields) - set(MERCHANT_SETTINGS_FIELDS))
     if unknown:
         raise TypeError(f"not merchant settings: {', '.join(unknown)}")
-    merchant_settings = MerchantSettings(company=company, **fields)
+    merchant_settings = MerchantSettings(
+        company=company, **{**merchant_settings_defaults(sandbox=company.is_sandbox), **fields}
+    )
     # The field checks give the message; the database keeps the check constraints (no query spent on them here).
     merchant_settings.full_clean(exclude=["company"], validate_unique=False, validate_constraints=False)
     merchant_settings.save(force_insert=True)

@@ -36,6 +36,7 @@ class MerchantSettingsRiskInline(MerchantSettingsInline):
         *MerchantSettingsInline.fields,
         "return_rate_warning_percent",
         "hold_debits_on_breach",
+        "return_rate_minimum_debits",
         *credit_monitoring_fields,
     )
     risk_control_fields = fields

@@ -28,6 +28,7 @@ from transactions.calendar import add_business_days, eastern_now, next_business_
 from transactions.charges.services import ChargeRequest, transaction_charge
 from transactions.methods import ACH
 from transactions.models import RetryAttempt, Status, Transaction, TransactionType
+from transactions.records import held_line
 from transactions.state import Actor
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict
@@ -166,6 +167,7 @@ class RunSummary:
     stopped: int = 0
     completed: int = 0
     refused: list[dict] = field(default_factory=list)
+    held: list[dict] = field(default_factory=list)  # the debits it made HELD, each with its hold's code and reason
 
     def as_json(self) -> dict:
         return {
@@ -174,6 +176,7 @@ class RunSummary:
             "stopped": self.stopped,
             "completed": self.completed,
             "refused": self.refused,
+            "held": self.held,
         }
 
 
@@ -222,7 +225,7 @@ def installment_date(schedule: Schedule, day: date, *, at: datetime) -> date:
     return effective
 
 
-def _debit(schedule: Schedule, day: date, *, at: datetime) -> Transaction:
+def _debit(schedule: Schedule, day: date, *, at: datetime, summary: RunSummary) -> Transaction:
     charge = ChargeRequest(
         company=schedule.company,
         method=ACH.code,
@@ -241,6 +244,8 @@ def _debit(schedule: Schedule, day: date, *, at: datetime) -> Transaction:
         purpose=schedule.purpose,
     )
     result = transaction_charge(charge)
+    if held := held_line(result.record):
+        summary.held.append({**held, "schedule": str(schedule.uuid), "date": day.isoformat()})
     return Transaction.objects.get(company=schedule.company, uuid=result.record["uuid"])
 
 
@@ -268,7 +273,7 @@ def _schedule_run(schedule: Schedule, *, at: datetime, summary: RunSummary) -> N
                 break
             try:
                 with transaction.atomic():
-                    txn = _debit(locked, day, at=at)
+                    txn = _debit(locked, day, at=at, summary=summary)
                     ScheduledDebit.objects.create(company=locked.company, schedule=locked, date=day, transaction=txn)
             except ApiError as refused:
                 summary.refused.append({"schedule": str(locked.uuid), "date": day.isoformat(), "code": refused.code})

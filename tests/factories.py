@@ -6,7 +6,16 @@ import factory
 from django.utils import timezone
 
 from accounts.actions import ALL_ACTIONS, LIVE_API_KEY_GROUP
-from accounts.models import MERCHANT_SETTINGS_FIELDS, ActionGroup, Company, Membership, MerchantSettings, Role, User
+from accounts.models import (
+    MERCHANT_SETTINGS_FIELDS,
+    ActionGroup,
+    Company,
+    Membership,
+    MerchantSettings,
+    Role,
+    User,
+    merchant_settings_defaults,
+)
 from accounts.services import IssuedApiKey, api_key_create, role_get_or_create_default
 from vault import crypto
 
@@ -23,7 +32,9 @@ class CompanyFactory(factory.django.DjangoModelFactory):
         made with it as every company's is."""
         settings = {name: kwargs.pop(name) for name in MERCHANT_SETTINGS_FIELDS if name in kwargs}
         company = super()._create(model_class, *args, **kwargs)
-        MerchantSettings.objects.create(company=company, **settings)
+        MerchantSettings.objects.create(
+            company=company, **{**merchant_settings_defaults(sandbox=company.is_sandbox), **settings}
+        )
         return company
 
 

@@ -147,6 +147,14 @@ def transaction_record(txn: Transaction, *, hold_code: str = "", hold_reason: st
     return record
 
 
+def held_line(record: dict[str, Any]) -> dict[str, Any] | None:
+    """What a scheduled run (run_retries, run_schedules) prints of a debit it made HELD: which, and why (newcomer
+    review 2026-12-07 O4: `created: 1` said nothing of the hold); None for a debit not held."""
+    if record["status"] != Status.HELD:
+        return None
+    return {"transaction": record["uuid"], "holdCode": record.get("holdCode"), "holdReason": record.get("holdReason")}
+
+
 def schedule_uuid(txn: Transaction) -> str | None:
     """The schedule that made the debit (CONTRACT 14). A schedule's debit always goes under its mandate, so a
     transaction under none reads nothing; a charge being made has no link yet (run_schedules adds it next)."""

@@ -74,6 +74,7 @@ def _add_form(**settings) -> dict:
         "merchant_settings-0-same_day_windows": "10:30,14:45,16:45",
         "merchant_settings-0-return_rate_warning_percent": "80",
         "merchant_settings-0-hold_debits_on_breach": "on",
+        "merchant_settings-0-return_rate_minimum_debits": "200",
         "merchant_settings-0-credit_velocity_days": "1",
         "merchant_settings-0-funds_hold_banking_days": "2",
         **{
@@ -114,7 +115,12 @@ def test_the_risk_report_shows_the_settings_as_before(api_client, company):
     company.merchant_settings.account_validation = "prenote_first"
     company.merchant_settings.save(update_fields=["account_validation"])
     settings = api_client.get("/risk/report").json()["data"]["settings"]
-    assert settings == {"warningPercent": 80, "holdDebitsOnBreach": True, "accountValidation": "prenote_first"}
+    assert settings == {
+        "warningPercent": 80,
+        "holdDebitsOnBreach": True,
+        "minimumDebitsForHold": 200,
+        "accountValidation": "prenote_first",
+    }
 
 
 def _company_creations(tree: ast.AST) -> list[tuple[int, str]]:

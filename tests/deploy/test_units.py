@@ -32,7 +32,7 @@ RUNBOOK = ROOT / "docs" / "operations.md"
 INSTALLED_AT = PurePosixPath("/srv/vault")  # WorkingDirectory of every unit: this checkout in the test
 # What a unit may write besides its ReadWritePaths: systemd makes these for it (RuntimeDirectory=, PrivateTmp=).
 RUN = PurePosixPath("/run")
-BANK_PASSWORD = "the-bank-gave-us-this"  # noqa: S105 - the simulator's, in the test's secrets folder
+BANK_PASSWORD = "the-bank-gave-us-this"
 
 
 def unit_file(path: Path) -> dict[str, dict[str, list[str]]]:
@@ -343,7 +343,9 @@ def test_manage_sh_evaluates_nothing_in_the_file(tmp_path):
     marker = tmp_path / "ran"
     env_file = tmp_path / "env"
     env_file.write_text(f"DEBUG=1\nVAR_DIR={tmp_path / 'var'}\nSECRET_KEY=$(touch {marker}) `touch {marker}`\n")
-    result = _manage_sh(env_file, "shell", "--no-imports", "-c", "from django.conf import settings as s; print(s.SECRET_KEY)")
+    result = _manage_sh(
+        env_file, "shell", "--no-imports", "-c", "from django.conf import settings as s; print(s.SECRET_KEY)"
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"$(touch {marker}) `touch {marker}`" and not marker.exists()
 

@@ -149,7 +149,11 @@ def test_what_the_bank_sent_and_was_not_applied_fires_for_the_hour_it_came(healt
     before = scrape()
     InboundFile.objects.create(name="ack-1.json", sha256="a" * 64, kind="acknowledgement", state="refused", error="x")
     InboundFile.objects.create(
-        name="ack-2.json", sha256="b" * 64, kind="acknowledgement", state="applied", error="acknowledges a file we never sent"
+        name="ack-2.json",
+        sha256="b" * 64,
+        kind="acknowledgement",
+        state="applied",
+        error="acknowledges a file we never sent",
     )
     after = scrape()
     assert fired_alerts(before, after) == {

@@ -30,10 +30,10 @@ from events.outbox import events_fan_out
 from events.services import endpoint_create
 from events.tasks import deliver_webhooks
 from monitoring.metrics import SCHEDULED_COMMANDS
-from transactions.calendar import is_business_day
 from tests.events.conftest import customer_event
 from tests.monitoring.throwaway_postgres import ThrowawayCluster
 from tests.transactions.ach.conftest import bank_txn
+from transactions.calendar import is_business_day
 from vault.commands import ScheduledCommand
 
 TOKEN = "m" * 40

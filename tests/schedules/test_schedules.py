@@ -20,11 +20,13 @@ from tests.mandates.test_charges import debit
 from tests.transactions.ach.conftest import run
 from tests.transactions.charges.test_automatic_retries import policy_on, returned_through_a_file
 from transactions.models import RetryAttempt, Transaction
+from transactions.risk.policies import company_debit_hold_place
 
 pytestmark = pytest.mark.django_db
 
 # Monthly on the 1st from Saturday 2031-02-01: Mon 02-03, Mon 03-03, Tue 04-01, Thu 05-01, Mon 06-02, ...
 FIRST, SECOND = "2031-02-03", "2031-03-03"
+NOW = datetime(2031, 1, 29, 15, tzinfo=UTC)
 
 
 def at(day: str) -> str:
@@ -264,3 +266,23 @@ def test_a_schedule_that_opted_out_gets_no_retry_of_its_r01(
 
     assert RetryAttempt.objects.filter(original=txn).count() == attempts
     assert api_client.get(f"/transactions/{txn.uuid}").json()["data"]["retry"]["willAttemptRetry"] is bool(attempts)
+
+
+def test_run_schedules_names_each_debit_it_made_held_and_why(api_client, account, mandate, company):
+    """Newcomer review 2026-12-07 O4: a run said `debits: 1` of a debit the company's debit hold made HELD."""
+    schedule = schedule_created(api_client, account, mandate)
+    company_debit_hold_place(company_id=company.pk, reason="overall return rate 3/4 is over the threshold", at=NOW)
+
+    made = run("run_schedules", "--at", at("2031-01-30"))
+
+    txn = ScheduledDebit.objects.get().transaction
+    assert (made["debits"], txn.status) == (1, "HELD")
+    assert made["held"] == [
+        {
+            "transaction": str(txn.uuid),
+            "holdCode": "RTN",
+            "holdReason": "overall return rate 3/4 is over the threshold",
+            "schedule": schedule["uuid"],
+            "date": FIRST,
+        }
+    ]

@@ -21,6 +21,7 @@ from transactions.charges.retry_policy import next_attempt_date
 from transactions.events import transactions_event
 from transactions.methods import method_kind
 from transactions.models import AccountBlock, RetryAttempt, RetryPolicy, Status, Transaction, TransactionType
+from transactions.records import held_line
 from transactions.return_codes import REINITIATION_CODES
 from transactions.state import Actor
 from vault.errors import ApiError
@@ -193,9 +194,10 @@ class RetryRun:
     created: int = 0
     cancelled: int = 0
     skipped: int = 0
+    held: list[dict] = field(default_factory=list)  # the debits it created HELD, each with its hold's code and reason
 
-    def as_json(self) -> dict[str, int]:
-        return {"created": self.created, "cancelled": self.cancelled, "skipped": self.skipped}
+    def as_json(self) -> dict:
+        return {"created": self.created, "cancelled": self.cancelled, "skipped": self.skipped, "held": self.held}
 
 
 def _attempt_make(attempt: RetryAttempt, *, at: datetime, run: RetryRun) -> None:
@@ -225,6 +227,8 @@ def _attempt_make(attempt: RetryAttempt, *, at: datetime, run: RetryRun) -> None
             run.cancelled += closed
         return
     run.created += made is not None
+    if made is not None and (held := held_line(made.record)):
+        run.held.append(held)
 
 
 def retries_run(*, at: datetime, company_ids: Sequence[int] | None = None) -> RetryRun:

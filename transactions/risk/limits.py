@@ -15,7 +15,7 @@ from customers.models import Customer
 from transactions.calendar import EASTERN
 from transactions.methods import PaymentMethodKind
 from transactions.models import DailyVolume, DebitHold, Status, Transaction, TransactionType
-from transactions.risk import credit_monitoring
+from transactions.risk import credit_monitoring, policies
 from vault.db import drift_rechecked
 
 # Charges that never move money do not count towards the daily volume; nor do account validations' entries (the
@@ -61,7 +61,7 @@ RISK_RULES: tuple[RiskRule, ...] = (
     ),
     RiskRule(
         Status.HELD,
-        "RTN",
+        policies.HOLD_CODE,
         lambda r: r.debit_hold is not None,
         lambda r: r.debit_hold,
     ),

@@ -24,6 +24,9 @@ from transactions.risk.return_rates import CATEGORIES, THRESHOLDS, Counts, retur
 from vault.db import rows_insert, unsaved_instance
 from vault.records import iso_utc
 
+# The hold code of a debit held by a debit hold (a breached return rate's, or a return policy's on one customer).
+HOLD_CODE = "RTN"
+
 POLICY_FIELDS: dict[PolicyAction, str] = {
     PolicyAction.BLOCK_METHOD: "block_method",
     PolicyAction.DEACTIVATE_CUSTOMER: "deactivate_customer",
@@ -275,8 +278,14 @@ def alert_data(alert: RiskAlert, *, company: Company, debits_held: bool) -> dict
 def _lifted_by(company: Company) -> str:
     """Who lifts a company's debit hold, as its reason (and every held debit's holdReason) says."""
     if company.is_sandbox:
-        return "POST /sandbox/risk/reset clears it (sandbox), or the platform's risk staff lift it"
+        return "the sandbox's risk reset (POST /sandbox/risk/reset) lifts the hold and releases them, or risk staff do"
     return "the platform's risk staff lift it (back office: Debit holds) after a review with you"
+
+
+def breach_holds(merchant_settings: MerchantSettings, *, debits: int) -> bool:
+    """Whether a breach holds the company's new debits: its policy says so and the window holds enough debits for a
+    rate to mean something (`return_rate_minimum_debits`)."""
+    return merchant_settings.hold_debits_on_breach and debits >= merchant_settings.return_rate_minimum_debits
 
 
 def _category_alert(*, company: Company, category: RateCategory, counts: Counts, at: datetime) -> RiskAlert | None:
@@ -301,7 +310,7 @@ def _category_alert(*, company: Company, category: RateCategory, counts: Counts,
         created_at=at,
     )
     held = False
-    if level == RiskAlert.Level.BREACHED and company.merchant_settings.hold_debits_on_breach:
+    if level == RiskAlert.Level.BREACHED and breach_holds(company.merchant_settings, debits=counts.debits):
         hold = company_debit_hold_place(
             company_id=company.pk,
             reason=f"{category.value} return rate {counts.returns[category]}/{counts.debits} is over the "

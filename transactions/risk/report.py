@@ -115,6 +115,7 @@ def risk_report(*, company: Company, now: datetime) -> dict:
         "settings": {
             "warningPercent": percent,
             "holdDebitsOnBreach": company.merchant_settings.hold_debits_on_breach,
+            "minimumDebitsForHold": company.merchant_settings.return_rate_minimum_debits,
             "accountValidation": company.merchant_settings.account_validation,
         },
         "thresholds": {
@@ -154,6 +155,7 @@ def risk_report_rows(report: dict) -> Iterator[tuple]:
     yield ("company", "name", report["companyName"], report["companyUuid"], report["generatedAt"])
     yield ("setting", "warningPercent", report["settings"]["warningPercent"], "", "")
     yield ("setting", "holdDebitsOnBreach", report["settings"]["holdDebitsOnBreach"], "", "")
+    yield ("setting", "minimumDebitsForHold", report["settings"]["minimumDebitsForHold"], "", "")
     yield ("setting", "accountValidation", report["settings"]["accountValidation"], "", "")
     for category, levels in report["thresholds"].items():
         yield ("threshold", category, levels["threshold"], f"warning at {levels['warningLevel']}", "")

@@ -20,6 +20,7 @@ from django.dispatch import Signal
 from accounts.models import Company, MerchantSettings
 from transactions import calendar
 from transactions.ach.finality import finality_mark
+from transactions.ach.holds import transaction_hold_release
 from transactions.ach.origination import transactions_originate
 from transactions.ach.return_files import ReturnFileSource
 from transactions.ach.returns import returns_import
@@ -27,12 +28,14 @@ from transactions.ach.settlement import transactions_settle
 from transactions.charges.retry_attempts import retries_run
 from transactions.models import DebitHold, RiskAlert, Status, Transaction
 from transactions.return_codes import CHANGE_CODES
+from transactions.risk.policies import HOLD_CODE as RETURN_HOLD_CODE
 from transactions.risk.policies import current_level, debit_holds_lift
 from transactions.risk.return_rates import CATEGORIES, THRESHOLDS, today_eastern
 from transactions.sandbox import magic
 from transactions.sandbox.bank_files import Returned, in_file_order, return_file_for
 from transactions.sandbox.magic import Outcome
 from transactions.selectors import company_clock_now, transaction_get
+from transactions.state import Actor
 from vault.error_codes import ErrorCode
 from vault.errors import ApiError, Conflict, NotFound
 from vault.records import iso_utc
@@ -225,12 +228,21 @@ def sandbox_clock_advance(*, company: Company, days: int) -> dict:
 
 
 @transaction.atomic
-def sandbox_risk_reset(*, company: Company) -> dict:
+def sandbox_risk_reset(*, company: Company, actor: Actor) -> dict:
     """A sandbox company starts the return-rate program afresh (CONTRACT 13): every debit hold of it (company and
-    customers) lifted, its rates counting only what is sent and returned from its clock's now on, and each rate's
-    level back to none, so the next breach is announced and held again as the first was."""
+    customers) lifted, the debits they held released (as the holds' reasons say: newcomer review 2026-12-07 D2, a
+    re-presentment held by its own return stayed HELD), its rates counting only what is sent and returned from its
+    clock's now on, and each rate's level back to none, so the next breach is announced and held again as the first
+    was."""
     at = sandbox_clock_now(company)
     lifted = debit_holds_lift(holds=DebitHold.objects.filter(company=company), at=at)
+    held = Transaction.objects.filter(
+        company=company, status=Status.HELD, hold__hold_code=RETURN_HOLD_CODE, hold__released_at__isnull=True
+    )
+    released = sum(
+        transaction_hold_release(txn=txn, actor=actor, at=at, reason="the sandbox's risk reset lifted its debit hold")
+        for txn in held.order_by("pk")
+    )
     MerchantSettings.objects.filter(pk=company.pk).update(return_rates_since=at)
     for category in CATEGORIES:
         if current_level(company_id=company.pk, category=category.value) is not None:
@@ -245,4 +257,4 @@ def sandbox_risk_reset(*, company: Company) -> dict:
                 as_of=today_eastern(at),
                 created_at=at,
             )
-    return {"holdsLifted": lifted, "returnRatesSince": iso_utc(at)}
+    return {"holdsLifted": lifted, "debitsReleased": released, "returnRatesSince": iso_utc(at)}

@@ -21,6 +21,7 @@ from transactions.sandbox.services import (
     sandbox_return_simulate,
     sandbox_risk_reset,
 )
+from transactions.state import Actor
 from vault.openapi import error
 from vault.serializers import StrictCharField, StrictIntegerField, StrictSerializer
 
@@ -145,6 +146,10 @@ class SandboxClockAdvanceView(APIView):
 
 class RiskResetOutput(serializers.Serializer):
     holdsLifted = serializers.IntegerField(help_text="Debit holds lifted: the company's and its customers'.")
+    debitsReleased = serializers.IntegerField(
+        help_text="Debits those holds had made HELD (holdCode RTN), released: each goes on as an unheld debit "
+        "(Pending for the next file), with a transaction.released event."
+    )
     returnRatesSince = serializers.DateTimeField(
         help_text="The company's return rates count debits sent and returns received from this time on."
     )
@@ -157,10 +162,11 @@ class SandboxRiskResetView(APIView):
         request=None,
         responses={200: RiskResetOutput, 404: error(SANDBOX_ONLY)},
         description="Lifts every debit hold of the company (a breached return rate's, a return policy's on one "
-        "customer) and starts its return rates afresh at the sandbox clock's now, so that a developer whose magic "
-        "returns tripped the return-rate program can go on; the next breach holds debits again. The holds and rates "
-        "themselves: GET /risk/report and GET /risk/return-rates. " + SANDBOX_ONLY,
+        "customer), releases the debits they held (holdCode RTN) and starts its return rates afresh at the "
+        "sandbox clock's now, so that a developer whose magic returns tripped the return-rate program can go on; "
+        "the next breach holds debits again. The holds and rates themselves: GET /risk/report and "
+        "GET /risk/return-rates. " + SANDBOX_ONLY,
     )
     def post(self, request):
         sandbox_company(request.company)
-        return Response(sandbox_risk_reset(company=request.company))
+        return Response(sandbox_risk_reset(company=request.company, actor=Actor.of_request(request)))

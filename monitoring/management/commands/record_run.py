@@ -5,6 +5,7 @@ deploy/import-returns.sh, as `import_returns`) ended well, as a ScheduledCommand
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
+
 from monitoring.metrics import SCHEDULED_COMMANDS
 from vault.commands import LIFECYCLE_SYSTEM_CHECKS, command_run_record, emit
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+import time_machine
 from django.utils import timezone
 
 from events.account_changes import company_suspend
@@ -76,7 +77,12 @@ def test_an_r01_is_scheduled_made_by_run_retries_and_read_back_from_the_nacha_fi
     types = [(event.type, event.data["retry"]) for event in events_of(original)][-2:]
     assert types == [("transaction.returned", retry), ("transaction.retry_scheduled", retry)]
 
-    assert run("run_retries", "--at", "2026-12-09T14:00:00Z") == {"created": 0, "cancelled": 0, "skipped": 0}
+    assert run("run_retries", "--at", "2026-12-09T14:00:00Z") == {
+        "created": 0,
+        "cancelled": 0,
+        "skipped": 0,
+        "held": [],
+    }
     assert run("run_retries", "--at", "2026-12-10T14:00:00Z")["created"] == 1
     assert run("run_retries", "--at", "2026-12-10T14:30:00Z")["created"] == 0  # rerun: nothing twice
     (attempt,) = original.retries.all()
@@ -155,7 +161,12 @@ def test_the_180_day_edge_day_180_is_scheduled_day_181_is_skipped_never_moved_ea
     skipped = RetryAttempt.objects.get(returned=past_it)
     assert (skipped.state, skipped.reason, skipped.scheduled_for) == ("skipped", "window_closed", date(2026, 12, 10))
     assert [event.type for event in events_of(past_it)][-1] == "transaction.retries_exhausted"
-    assert run("run_retries", "--at", "2026-12-10T14:00:00Z") == {"created": 1, "cancelled": 0, "skipped": 0}
+    assert run("run_retries", "--at", "2026-12-10T14:00:00Z") == {
+        "created": 1,
+        "cancelled": 0,
+        "skipped": 0,
+        "held": [],
+    }
     assert on_the_edge.retries.count() == 1 and past_it.retries.count() == 0
 
 
@@ -264,7 +275,7 @@ def test_each_cancellation_reason(method, act, reason):
     act(method, original)
     result = run("run_retries", "--at", "2026-12-09T14:00:00Z")  # before its day: cancelled the day it is seen
 
-    assert result == {"created": 0, "cancelled": 1, "skipped": 0}
+    assert result == {"created": 0, "cancelled": 1, "skipped": 0, "held": []}
     attempt = RetryAttempt.objects.get(returned=original)
     assert (attempt.state, attempt.reason) == ("cancelled", reason)
     event = events_of(original)[-1]
@@ -302,6 +313,7 @@ def test_run_retries_late_past_day_180_skips_what_the_route_refuses(method):
         "created": 0,
         "cancelled": 0,
         "skipped": 1,
+        "held": [],
     }
     assert RetryAttempt.objects.get(returned=original).reason == "window_closed"
 
@@ -335,7 +347,12 @@ def test_a_revoked_mandate_cancels_the_scheduled_attempt(api_client, method):
     response = api_client.post(f"/mandates/{mandate.uuid}/revoke", {"reason": "payer asked"}, format="json")
     assert response.status_code == 200, response.content
     # Cancelled by the revocation itself (CONTRACT 14, 2026-12-07), not by the next run.
-    assert run("run_retries", "--at", "2026-12-09T14:00:00Z") == {"created": 0, "cancelled": 0, "skipped": 0}
+    assert run("run_retries", "--at", "2026-12-09T14:00:00Z") == {
+        "created": 0,
+        "cancelled": 0,
+        "skipped": 0,
+        "held": [],
+    }
 
     retry = {
         "willAttemptRetry": False,
@@ -350,3 +367,33 @@ def test_a_revoked_mandate_cancels_the_scheduled_attempt(api_client, method):
     assert (event.type, event.data["retry"]) == ("transaction.retry_cancelled", retry)
     assert run("run_retries", "--at", "2026-12-10T14:00:00Z")["created"] == 0
     assert original.retries.count() == 0
+
+
+@pytest.mark.parametrize("floor", [None, 4], ids=["default-floor", "floor-of-4"])
+def test_a_small_merchants_first_r01_holds_nothing_and_run_retries_names_what_it_made_held(company, tmp_path, floor):
+    """Newcomer review 2026-12-07 O4: four debits and one R01 (overall 1/4 over 15%) held every new debit, the
+    re-presentment included, and run_retries printed `created: 1` with no word of it. Below
+    return_rate_minimum_debits (default 200) a breach holds nothing; at the floor it holds, and run_retries says so."""
+    if floor is not None:
+        type(company.merchant_settings).objects.filter(pk=company.pk).update(return_rate_minimum_debits=floor)
+    customer = factories.CustomerFactory(company=company)
+    method = factories.PaymentMethodFactory(
+        customer=customer, account_number="000123456789", routing_number="021000021", account_type="Checking"
+    )
+    policy_on(company)
+    with time_machine.travel(datetime(2026, 12, 7, 14, tzinfo=UTC), tick=False):
+        debits = [saved_method_txn(method, amount=1000 + n) for n in range(4)]
+        run("originate", "--at", MONDAY_MORNING)
+    returned_through_a_file(Transaction.objects.get(pk=debits[0].pk), "R01", TUESDAY, tmp_path)
+
+    made = run("run_retries", "--at", "2026-12-10T14:00:00Z")
+
+    retry = debits[0].retries.get()
+    if floor is None:
+        assert made == {"created": 1, "cancelled": 0, "skipped": 0, "held": []}
+        assert retry.status == "Pending"
+    else:
+        assert retry.status == "HELD"
+        (held,) = made["held"]
+        assert (held["transaction"], held["holdCode"]) == (str(retry.uuid), "RTN")
+        assert "return rate 1/4" in held["holdReason"]

@@ -42,7 +42,12 @@ def test_report_json_has_policy_thresholds_rates_alerts_actions_holds_and_review
     assert response.status_code == 200, response.content
     data = response.json()["data"]
     assert data["companyUuid"] == str(company.uuid)
-    assert data["settings"] == {"warningPercent": 80, "holdDebitsOnBreach": True, "accountValidation": "off"}
+    assert data["settings"] == {
+        "warningPercent": 80,
+        "holdDebitsOnBreach": True,
+        "minimumDebitsForHold": 200,
+        "accountValidation": "off",
+    }
     assert data["thresholds"]["unauthorized"] == {"threshold": 0.005, "warningLevel": 0.005 * 80 / 100}
     policy = {row["returnCode"]: row for row in data["policy"]}
     assert policy["R01"] == {

@@ -58,3 +58,27 @@ def test_a_good_debit_turns_available_then_final_as_the_clock_moves(sandbox_clie
     record = status_of(sandbox_client, paid["uuid"])
     assert (record["finality"], later["final"]) == ("final", 1)
     assert record["finalAt"] is not None
+
+
+def test_the_risk_reset_releases_the_re_presentment_its_own_return_held(sandbox_client, sandbox_company):
+    """Newcomer review 2026-12-07 D2: the R01 the retry policy exists for tripped the return-rate program, the
+    re-presentment was made HELD, and POST /sandbox/risk/reset, which its reason named, left it HELD."""
+    sandbox_company.merchant_settings.hold_debits_on_breach = True
+    sandbox_company.merchant_settings.save(update_fields=["hold_debits_on_breach"])
+    policy = {"enabled": True, "attempts": 1, "schedule": {"type": "after_banking_days", "days": 1}}
+    ok(sandbox_client.put("/settings/retry-policy", policy, format="json"))
+    first = charge(sandbox_client, *saved_account(sandbox_client, "00055501"))
+    for _day in range(4):
+        advance(sandbox_client, 1)
+        if Transaction.objects.filter(retry_of__uuid=first["uuid"]).exists():
+            break
+    retry = Transaction.objects.get(retry_of__uuid=first["uuid"])
+    held = status_of(sandbox_client, str(retry.uuid))
+    assert (held["status"], held["holdCode"]) == ("HELD", "RTN")
+    assert "releases them" in held["holdReason"]
+
+    reset = ok(sandbox_client.post("/sandbox/risk/reset"))
+
+    assert (reset["holdsLifted"], reset["debitsReleased"]) == (1, 1)
+    assert status_of(sandbox_client, str(retry.uuid))["status"] == "Pending"
+    assert Event.objects.filter(object_uuid=retry.uuid, type="transaction.released").count() == 1

@@ -91,7 +91,8 @@ def test_the_walk_through_ends_with_the_developer_going_on(sandbox_client, setti
 
     # 7: the reset lifts every hold and starts the rates afresh; the developer goes on
     reset = ok(sandbox_client.post("/sandbox/risk/reset"))
-    assert reset["holdsLifted"] == 1 and reset["returnRatesSince"]
+    assert reset["holdsLifted"] == 1 and reset["debitsReleased"] == 1 and reset["returnRatesSince"]
+    assert ok(sandbox_client.get(f"/transactions/{held['uuid']}"))["status"] == "Pending"
     assert not DebitHold.objects.filter(lifted_at__isnull=True).exists()
     rates = ok(sandbox_client.get("/risk/return-rates"))
     assert (rates["debits"], rates["overall"]["returns"]) == (0, 0)
@@ -143,5 +144,5 @@ def test_the_docs_curl_lines_run_as_written_against_a_live_server(live_server, s
     assert held["holdCode"] == "RTN" and "POST /sandbox/risk/reset" in held["holdReason"]
     assert '"scope": "company"' in out  # the report's debit holds
     reset = json.loads(out[out.rindex('{\n  "holdsLifted"') :])  # step 7
-    assert reset["holdsLifted"] == 1 and reset["returnRatesSince"]
+    assert reset["holdsLifted"] == 1 and reset["debitsReleased"] == 1 and reset["returnRatesSince"]
     assert not DebitHold.objects.filter(lifted_at__isnull=True).exists()
