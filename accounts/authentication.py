@@ -58,6 +58,21 @@ def _touch_last_used(api_key: ApiKey) -> None:
         api_key_used(api_key)
 
 
+# The key itself after `Basic`, not base64 of it (newcomer review 2026-12-07 D4: a bare "Invalid API key." for a
+# key that works everywhere else). Said without checking the key, as API_KEY_AS_BEARER.
+API_KEY_NOT_ENCODED = (
+    "Invalid API key: Basic takes base64(<apiKey>:), the key as the user name with an empty password, not the key "
+    'itself (curl -u "$KEY:" encodes it).'
+)
+
+
+def _looks_like_api_key(token: bytes) -> bool:
+    try:
+        return split_api_key(token.decode()) is not None
+    except UnicodeDecodeError:
+        return False
+
+
 class ApiKeyAuthentication(BaseAuthentication):
     keyword = b"basic"
     failure = "Invalid API key."
@@ -71,6 +86,8 @@ class ApiKeyAuthentication(BaseAuthentication):
         raw_key = _decode_basic(auth[1])
         parts = split_api_key(raw_key) if raw_key else None
         if parts is None:
+            if raw_key is None and _looks_like_api_key(auth[1]):
+                raise exceptions.AuthenticationFailed(API_KEY_NOT_ENCODED)
             raise exceptions.AuthenticationFailed(self.failure)
         api_key = api_key_authenticated(parts[0], hash_api_key(raw_key))
         if api_key is None:

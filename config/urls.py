@@ -4,9 +4,10 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from vault.views import api_guide, redoc_bundle
+from vault.views import api_guide, redoc_bundle, service_index
 
 urlpatterns = [
+    path("", service_index, name="service-index"),
     path("auth/", include("accounts.urls")),
     path("", include("customers.urls")),
     path("", include("payments.urls")),

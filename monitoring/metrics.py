@@ -153,8 +153,8 @@ def _bank_files_by_status() -> Samples:
 
 
 def _bank_files_needing_attention() -> Samples:
-    figures = bank_files_needing_attention()
-    return [(("rejected",), figures["rejected"]), (("unacknowledged",), figures["unacknowledged"])]
+    figures = bank_files_needing_attention()  # {"rejected": n, "rejectedFiles": [names], ...}
+    return [((reason,), count) for reason, count in figures.items() if not reason.endswith("Files")]
 
 
 def _bank_file_exceptions() -> Samples:
@@ -219,13 +219,14 @@ DATABASE_METRICS: list[DatabaseMetric] = [
     DatabaseMetric(
         "vault_bank_files",
         "Live NACHA files by their status at the bank (bank/state.py): pending, transmitted, acknowledged, rejected, "
-        "unacknowledged, outside.",
+        "unacknowledged, outside, exception.",
         ("status",),
         _bank_files_by_status,
     ),
     DatabaseMetric(
         "vault_bank_files_needing_attention",
-        "Files an operator must act on (/health's bankFiles): rejected and not yet sent again, or unacknowledged.",
+        "Files an operator must act on (/health's bankFiles): rejected and not yet sent again, unacknowledged, or "
+        "whose answers from the bank contradict each other (exception).",
         ("reason",),
         _bank_files_needing_attention,
     ),

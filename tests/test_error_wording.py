@@ -40,6 +40,16 @@ def test_an_unknown_filter_like_nothing_known_gets_no_suggestion(api_client):
     assert error == {"field": "colour", "code": "invalid_filter", "message": "unknown filter colour"}
 
 
+def test_an_api_key_sent_after_basic_without_base64_is_told_to_encode_it(anonymous_client, issued_key):
+    """Newcomer review 2026-12-07 D4: `-H "Authorization: Basic $KEY"` answered a bare "Invalid API key."."""
+    anonymous_client.credentials(HTTP_AUTHORIZATION=f"Basic {issued_key.raw_key}")
+    response = anonymous_client.get("/customers")
+    assert response.status_code == 401
+    assert "base64(<apiKey>:)" in response.json()["message"] and '-u "$KEY:"' in response.json()["message"]
+    anonymous_client.credentials(HTTP_AUTHORIZATION="Basic not-a-key")
+    assert anonymous_client.get("/customers").json()["message"] == "Invalid API key."
+
+
 def test_an_api_key_sent_as_bearer_is_told_to_use_basic(anonymous_client, issued_key):
     anonymous_client.credentials(HTTP_AUTHORIZATION=f"Bearer {issued_key.raw_key}")
     response = anonymous_client.get("/customers")

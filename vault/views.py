@@ -12,7 +12,7 @@ from django.core.exceptions import DisallowedHost
 from django.http import HttpResponse
 from django.http.request import split_domain_port
 
-from vault.envelope import error_body
+from vault.envelope import error_body, success_body
 from vault.error_codes import ErrorCode
 
 
@@ -65,6 +65,25 @@ def _guide_html(name: str) -> str:
     file_name, title = GUIDES[name]
     text = (Path(settings.BASE_DIR) / "docs" / file_name).read_text()
     return GUIDE_PAGE.format(title=title, body=MarkdownIt("commonmark", {"html": False}).enable("table").render(text))
+
+
+# What GET / answers: where a newcomer who tried the bare address goes next (newcomer review 2026-12-07 D13: a JSON
+# 404 there told them nothing).
+SERVICE_INDEX = {
+    "message": "Vault payments API: the routes are documented at /api/docs/ (Swagger UI) and /api/redoc/; the guides "
+    "at /api/guide/.",
+    "docs": "/api/docs/",
+    "redoc": "/api/redoc/",
+    "guide": "/api/guide/",
+    "schema": "/api/schema/",
+    "health": "/health",
+}
+
+
+def service_index(request):
+    if request.method not in ("GET", "HEAD"):
+        return error_response(405, ErrorCode.METHOD_NOT_ALLOWED, f'Method "{request.method}" not allowed.')
+    return HttpResponse(json.dumps(success_body(SERVICE_INDEX)), content_type="application/json")
 
 
 def api_guide(request, name: str = ""):

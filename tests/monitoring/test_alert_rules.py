@@ -127,21 +127,27 @@ def test_a_healthy_service_fires_no_rule(healthy):
     assert fired_alerts(text, text) == {}
 
 
-def test_a_rejected_and_an_unacknowledged_file_fire_until_sent_again(healthy):
+def test_a_rejected_an_unacknowledged_and_a_contradicted_file_fire_the_first_until_sent_again(healthy):
     _bank_file(BankFileStatus.ACKNOWLEDGED, "a.ach")
     rejected = _bank_file(BankFileStatus.REJECTED, "bb.ach")
     _bank_file(BankFileStatus.UNACKNOWLEDGED, "ccc.ach")
+    _bank_file(BankFileStatus.EXCEPTION, "eeeee.ach")
     after = scrape()
     assert after[("vault_bank_files", frozenset({("status", "rejected")}))] == 1
     assert after[("vault_bank_files", frozenset({("status", "acknowledged")}))] == 1
     assert after[("vault_bank_files", frozenset({("status", "pending")}))] == 0
     assert fired_alerts(after, after) == {
-        "VaultBankFileNeedsAttention": {frozenset({("reason", "rejected")}), frozenset({("reason", "unacknowledged")})}
+        "VaultBankFileNeedsAttention": {
+            frozenset({("reason", "rejected")}),
+            frozenset({("reason", "unacknowledged")}),
+            frozenset({("reason", "exception")}),
+        }
     }
     rejected.resent_as = _bank_file(BankFileStatus.PENDING, "dddd.ach")
     rejected.save(update_fields=["resent_as"])
     assert set(fired_alerts(after, scrape())["VaultBankFileNeedsAttention"]) == {
-        frozenset({("reason", "unacknowledged")})
+        frozenset({("reason", "unacknowledged")}),
+        frozenset({("reason", "exception")}),
     }
 
 

@@ -6,6 +6,7 @@ import uuid
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
+import pytest
 from django.utils.translation import gettext_lazy
 from rest_framework.renderers import JSONRenderer
 
@@ -26,3 +27,16 @@ def test_values_render_as_drf_renders_them():
     ours = EnvelopeJSONRenderer().render(payload)
     assert ours == JSONRenderer().render(success_body(payload))
     assert b'"createdAt":"2026-03-04T05:06:07.890123Z"' in ours and b"\\u2028" in ours
+
+
+@pytest.mark.django_db
+def test_the_bare_address_points_at_the_docs():
+    """Newcomer review 2026-12-07 D13: GET / was a JSON 404."""
+    from django.test import Client
+
+    response = Client().get("/")
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    body = response.json()
+    assert body["status"] == "success" and body["data"]["docs"] == "/api/docs/"
+    assert Client().get(body["data"]["guide"]).status_code == 200
+    assert Client().post("/").status_code == 405
