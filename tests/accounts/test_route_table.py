@@ -10,8 +10,10 @@ from accounts.actions import ROUTE_ACTIONS
 from tests import factories
 from tests.accounts.conftest import bearer_client, walk_urlpatterns
 
-# auth, the admin and the API documents; /health and /metrics are the operator's (their own access rules).
+# auth, the admin and the API documents (GET /, the index pointing at them, too); /health and /metrics are the
+# operator's (their own access rules).
 UNGUARDED_PREFIXES = ("auth/", "admin/", "api/", "health", "metrics")
+UNGUARDED_ROUTES = {""}
 NOT_ROUTED_BY_TABLE = {"HEAD", "OPTIONS"}  # not in the table, so refused like any unlisted method
 
 
@@ -29,7 +31,11 @@ def _handled_methods(callback) -> set[str]:
 
 
 def _api_routes():
-    return [(route, entry) for route, entry in walk_urlpatterns() if not route.startswith(UNGUARDED_PREFIXES)]
+    return [
+        (route, entry)
+        for route, entry in walk_urlpatterns()
+        if not route.startswith(UNGUARDED_PREFIXES) and route not in UNGUARDED_ROUTES
+    ]
 
 
 def test_every_api_route_and_method_has_an_action():
