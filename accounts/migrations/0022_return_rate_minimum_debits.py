@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0020_ach_company_id_label'),
+        ('accounts', '0021_balance_actions'),
     ]
 
     operations = [
