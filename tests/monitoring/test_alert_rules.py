@@ -25,6 +25,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from bank.models import BankFile, BankFileStatus, InboundFile
 from events.tasks import deliver_webhooks
 from monitoring.metrics import DATABASE_METRICS, SCHEDULED_COMMANDS
+from reconciliation.models import ExpectedPayment, ReconciliationException
 from tests.monitoring.test_health_and_metrics import _due_delivery
 from transactions.models import OriginationFile
 from vault.models import CommandRun
@@ -166,6 +167,24 @@ def test_what_the_bank_sent_and_was_not_applied_fires_for_the_hour_it_came(healt
         "VaultBankFileException": {frozenset({("kind", "refused_file")}), frozenset({("kind", "file_not_applied")})}
     }
     assert fired_alerts(after, scrape()) == {}  # an hour later, nothing new: quiet
+
+
+def test_an_open_reconciliation_break_fires_until_it_is_closed(healthy):
+    expected = ExpectedPayment.objects.create(
+        source_key="file:1",
+        kind="file_settlement",
+        direction="debit",
+        amount=100,
+        expected_on=NOW.date(),
+        reference="x",
+    )
+    opened = ReconciliationException.objects.create(
+        kind="unseen_expected", expected=expected, opened_at=NOW, due_on=NOW.date()
+    )
+    after = scrape()
+    assert fired_alerts(after, after) == {"VaultReconciliationException": {frozenset({("kind", "unseen_expected")})}}
+    ReconciliationException.objects.filter(pk=opened.pk).update(state="matched", closed_at=NOW)
+    assert fired_alerts(after, scrape()) == {}
 
 
 def test_a_timer_that_never_ran_and_one_that_missed_a_day_fire(healthy):
