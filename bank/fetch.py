@@ -150,7 +150,8 @@ def _acknowledgement_apply(inbound: InboundFile, data: bytes, at: datetime, resu
     if bank_file.status == BankFileStatus.PENDING and bank_file.renamed_at is not None:
         # A run renamed it into place and stopped before recording it, and the bank took it away (reliability B4):
         # its answer proves the bank has it.
-        bank_file = bank_file_move(bank_file=bank_file, event=BankFileEvent.TRANSMIT, transmitted_at=at) or bank_file
+        moved = bank_file_move(bank_file=bank_file, event=BankFileEvent.TRANSMIT, transmitted_at=at, last_error="")
+        bank_file = moved or bank_file
     if bank_file.status == BankFileStatus.PENDING:
         # The bank has it, but the run that sent it stopped before recording it: the next transmit_files reads it
         # back and records it, and the next fetch applies this acknowledgement then.
