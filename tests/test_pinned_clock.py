@@ -17,7 +17,13 @@ DATE_TEXT = re.compile(r"\b20\d\d-[01]\d-[0-3]\d")
 
 
 def _names_a_date(node: ast.AST, date_constants: frozenset[str]) -> bool:
+    """A date the code uses: a docstring (a string standing alone as a statement) only tells, so it is not one."""
+    told = {
+        id(sub.value) for sub in ast.walk(node) if isinstance(sub, ast.Expr) and isinstance(sub.value, ast.Constant)
+    }
     for sub in ast.walk(node):
+        if id(sub) in told:
+            continue
         if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and DATE_TEXT.search(sub.value):
             return True
         if isinstance(sub, ast.Call) and _called(sub) in {"date", "datetime"} and sub.args:
@@ -49,16 +55,19 @@ def _functions(tree: ast.AST):
 
 
 def unpinned_dated_tests(root: Path) -> set[str]:
-    """`path::test` for each test under `root` that names a literal date (or a module constant holding one) and
-    whose clock nothing pins."""
+    """`path::test` for each test under `root` that names a literal date (or a constant holding one, of its own
+    module or imported from another test module) and whose clock nothing pins."""
     trees = {path: ast.parse(path.read_text()) for path in sorted(root.rglob("*.py"))}
-    date_constants, pinning = set(), set()
-    for tree in trees.values():
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and _names_a_date(node.value, frozenset()):
-                date_constants |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    constants, pinning = {}, set()
+    for path, tree in trees.items():
+        constants[_module_name(root, path)] = {
+            target.id
+            for node in tree.body
+            if isinstance(node, ast.Assign) and _names_a_date(node.value, frozenset())
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
         pinning |= {function.name for function in _functions(tree) if _is_fixture(function) and _travels(function)}
-    date_constants -= pinning
     found = set()
     for path, tree in trees.items():
         if not path.name.startswith("test_"):
@@ -66,8 +75,9 @@ def unpinned_dated_tests(root: Path) -> set[str]:
         marks = " ".join(ast.unparse(node) for node in ast.walk(tree) if _assigns(node, "pytestmark"))
         if any(re.search(rf"\b{name}\b", marks) for name in pinning):
             continue
+        date_constants = frozenset(_visible_constants(tree, constants, _module_name(root, path)) - pinning)
         for function in _functions(tree):
-            if not function.name.startswith("test_") or not _names_a_date(function, frozenset(date_constants)):
+            if not function.name.startswith("test_") or not _names_a_date(function, date_constants):
                 continue
             used = {argument.arg for argument in function.args.args}
             decorators = " ".join(ast.unparse(decorator) for decorator in function.decorator_list)
@@ -75,6 +85,20 @@ def unpinned_dated_tests(root: Path) -> set[str]:
                 continue
             found.add(f"{path.relative_to(root).as_posix()}::{function.name}")
     return found
+
+
+def _module_name(root: Path, path: Path) -> str:
+    return ".".join(path.relative_to(root).with_suffix("").parts)
+
+
+def _visible_constants(tree: ast.Module, constants: dict[str, set[str]], own: str) -> set[str]:
+    """The module's own date constants and those it imports from another test module (`from tests.x import NAME`)."""
+    visible = set(constants.get(own, ()))
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            source = constants.get(node.module.removeprefix("tests."), set())
+            visible |= {alias.asname or alias.name for alias in node.names if alias.name in source}
+    return visible
 
 
 def _assigns(node: ast.AST, name: str) -> bool:
@@ -100,7 +124,7 @@ def test_the_scan_sees_an_unpinned_date_and_each_way_of_pinning(tmp_path):
         "def test_constant():\n    run('settle', '--at', START)\n"
         "def test_by_fixture(pinned):\n    assert date(2026, 12, 7)\n"
         "def test_by_travel():\n    with time_machine.travel(START):\n        assert date(2026, 12, 7)\n"
-        "def test_no_date():\n    assert 1\n"
+        "def test_no_date():\n    '''Review 2026-12-07 D1.'''\n    assert 1\n"
     )
     (tmp_path / "test_b.py").write_text(
         "import pytest\npytestmark = pytest.mark.usefixtures('pinned')\n"

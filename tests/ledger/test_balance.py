@@ -12,7 +12,8 @@ from ledger.selectors import balance_get
 from tests import factories
 from tests.ledger.conftest import T0, post, settle_into_pending
 
-pytestmark = pytest.mark.django_db
+# The postings are dated at fixed instants and read as of others: the clock is pinned so "now" falls after them.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("ordinary_banking_day")]
 
 
 def test_balance_is_the_sum_of_the_company_postings(api_client, books):

@@ -9,7 +9,11 @@ from django.core.management import call_command
 
 from tests.migration_steps import latest_migrations_after, migrate
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.one_transaction]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.one_transaction,
+    pytest.mark.usefixtures("ordinary_banking_day"),
+]
 
 BEFORE = [("transactions", "0035_return_reauthorized_by"), ("ledger", "0002_keys_and_promises")]
 AFTER = [("transactions", "0036_ledger_opening_entries")]

@@ -10,7 +10,8 @@ from ledger.models import Account, JournalEntry, Posting
 from ledger.postings import Leg, Template, UnbalancedEntry, template_post
 from tests.ledger.conftest import T0, post
 
-pytestmark = pytest.mark.django_db
+# The postings are dated at fixed instants and read as of others: the clock is pinned so "now" falls after them.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("ordinary_banking_day")]
 
 
 def test_an_entry_is_its_postings_summing_to_zero(company):

@@ -13,7 +13,8 @@ from django.db import transaction
 from ledger.models import Account, BalanceCheckpoint, Posting
 from tests.ledger.conftest import T0, post
 
-pytestmark = pytest.mark.django_db
+# The postings are dated at fixed instants and read as of others: the clock is pinned so "now" falls after them.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("ordinary_banking_day")]
 
 
 def _verify() -> tuple[dict, bool]:

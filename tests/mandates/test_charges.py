@@ -4,11 +4,13 @@ NACHA file carries for WEB and TEL entries under a recurring mandate, read back 
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import MerchantSettings
@@ -244,6 +246,7 @@ def test_a_retry_goes_under_the_first_presentments_mandate_even_a_used_single_on
         assert response.status_code == 201, response.content
     made = {name: Transaction.objects.get(uuid=response.json()["data"]["uuid"]) for name, response in retries.items()}
     assert {name: str(txn.mandate.uuid) for name, txn in made.items()} == {"single": single, "recurring": recurring}
-    found = _payment_types(MONDAY_10_00)
+    # Sent within the 180 days a re-presentment may be sent in (Nacha 2.12.4), counted from the clock's today.
+    found = _payment_types((timezone.now() + timedelta(days=5)).isoformat())
     assert found[str(made["recurring"].pk)] == ("WEB", "R")  # a recurring WEB debit's retry is recurring too
     assert api_client.get(f"/mandates/{single}").json()["data"]["status"] == "active"

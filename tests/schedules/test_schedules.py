@@ -268,7 +268,9 @@ def test_a_schedule_that_opted_out_gets_no_retry_of_its_r01(
     assert api_client.get(f"/transactions/{txn.uuid}").json()["data"]["retry"]["willAttemptRetry"] is bool(attempts)
 
 
-def test_run_schedules_names_each_debit_it_made_held_and_why(api_client, account, mandate, company):
+def test_run_schedules_names_each_debit_it_made_held_and_why(
+    ordinary_banking_day, api_client, account, mandate, company
+):
     """Newcomer review 2026-12-07 O4: a run said `debits: 1` of a debit the company's debit hold made HELD."""
     schedule = schedule_created(api_client, account, mandate)
     company_debit_hold_place(company_id=company.pk, reason="overall return rate 3/4 is over the threshold", at=NOW)

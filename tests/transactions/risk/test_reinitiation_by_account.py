@@ -68,7 +68,7 @@ def test_after_r01_only_the_retry_goes_out(api_client, company, tmp_path):
     # One debit, one return: under return_rate_minimum_debits the return-rate program holds nothing.
     assert retry.json()["data"]["status"] == "Pending"
 
-    (entry,) = _sent()
+    (entry,) = _sent("2026-12-10T15:00:00Z")  # within the 180 days a re-presentment may be sent in
 
     assert (entry.amount, entry.account.strip()) == (12345, ONE_OFF["accountNumber"])
 
