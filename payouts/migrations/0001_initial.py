@@ -6,6 +6,22 @@ import uuid
 import vault.fields
 from django.db import migrations, models
 
+from vault.company_keys import company_foreign_key
+
+
+def validation(*, db_constraint: bool) -> models.ForeignKey:
+    # A foreign key between two merchant-owned rows: FOREIGN KEY (validation_id, company_id), made by
+    # company_foreign_key (the account validation's key is (id, company_id) on PostgreSQL, so a plain one is refused).
+    return models.ForeignKey(
+        blank=True,
+        db_constraint=db_constraint,
+        db_index=False,
+        null=True,
+        on_delete=django.db.models.deletion.PROTECT,
+        related_name='+',
+        to='transactions.accountvalidation',
+    )
+
 
 class Migration(migrations.Migration):
 
@@ -36,11 +52,19 @@ class Migration(migrations.Migration):
                 ('created_by', models.CharField(blank=True, help_text='The API key or user that set it.', max_length=64)),
                 ('replaced_at', models.DateTimeField(blank=True, null=True)),
                 ('company', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='payout_accounts', to='accounts.company')),
-                ('validation', models.ForeignKey(blank=True, db_index=False, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='transactions.accountvalidation')),
             ],
             options={
                 'indexes': [models.Index(fields=['company', 'created_at'], name='payout_account_company_created')],
                 'constraints': [models.UniqueConstraint(condition=models.Q(('replaced_at__isnull', True)), fields=('company',), name='payout_account_one_current'), models.CheckConstraint(condition=models.Q(('account_hash', ''), _negated=True), name='payout_account_hash_set')],
             },
         ),
+        migrations.SeparateDatabaseAndState(
+            state_operations=[
+                migrations.AddField(model_name='payoutaccount', name='validation', field=validation(db_constraint=True))
+            ],
+            database_operations=[
+                migrations.AddField(model_name='payoutaccount', name='validation', field=validation(db_constraint=False))
+            ],
+        ),
+        company_foreign_key('payouts.PayoutAccount', 'validation'),
     ]
