@@ -28,7 +28,6 @@ class Action(models.TextChoices):
     VIEW_MANDATES = "ViewMandates"
     MANAGE_SCHEDULES = "ManageSchedules"
     VIEW_BALANCE = "ViewBalance"
-    MANAGE_PAYOUTS = "ManagePayouts"
 
 
 ALL_ACTIONS: tuple[str, ...] = tuple(Action.values)
@@ -105,8 +104,6 @@ ROUTE_ACTIONS: dict[tuple[str, str], str] = {
     ("schedule-resume", "POST"): Action.MANAGE_SCHEDULES,
     ("schedule-cancel", "POST"): Action.MANAGE_SCHEDULES,
     ("balance", "GET"): Action.VIEW_BALANCE,
-    ("payout-account", "GET"): Action.MANAGE_PAYOUTS,
-    ("payout-account", "PUT"): Action.MANAGE_PAYOUTS,
 }
 
 # Routes that need more than their own action (CONTRACT 14, 2026-12-07): a schedule makes debits, so making or resuming

@@ -7,9 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # Every model of these apps is viewable by every back-office group: customers, saved methods, transactions and
-# their trail, batches, settlements, holds, alerts, events and deliveries, the payers' mandates and their schedules,
-# the companies' payout accounts (masked).
-VIEWED_APPS = ("customers", "payments", "transactions", "events", "mandates", "schedules", "payouts")
+# their trail, batches, settlements, holds, alerts, events and deliveries, the payers' mandates and their schedules.
+VIEWED_APPS = ("customers", "payments", "transactions", "events", "mandates", "schedules")
 
 
 @dataclass(frozen=True)

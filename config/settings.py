@@ -44,7 +44,6 @@ INSTALLED_APPS = [
     "mandates",
     "transactions",
     "schedules",
-    "payouts",  # the merchant is paid: its payout account and payouts (CONTRACT 18)
     "reporting",
     "sampledata",  # seed_transactions: sample rows for the demo, the benches and tests
     "events",

@@ -17,7 +17,6 @@ urlpatterns = [
     path("", include("transactions.mandates.urls")),
     path("", include("schedules.urls")),
     path("", include("ledger.urls")),
-    path("", include("payouts.urls")),
     path("", include("reporting.urls")),
     path("", include("events.urls")),
     path("", include("monitoring.urls")),

@@ -50,7 +50,6 @@ class EventType(models.TextChoices):
     SCHEDULE_PAYMENT_UPCOMING = "schedule.payment_upcoming"
     SCHEDULE_STOPPED = "schedule.stopped"
     SCHEDULE_COMPLETED = "schedule.completed"
-    PAYOUT_ACCOUNT_UPDATED = "payout_account.updated"
 
 
 ALL_TYPES = "*"

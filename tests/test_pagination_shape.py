@@ -51,7 +51,6 @@ NOT_LISTS = {
     "risk_return_rates_get",
     "retry_policy_get",
     "balance_get",  # the company's balances, one object
-    "payout_account_get",  # the company's one payout account
     "mandate_proof",
     "mandate_proof_evidence",
 }

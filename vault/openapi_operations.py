@@ -161,11 +161,6 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "schedule_pause": ("Pause a schedule", "No debit is made while paused; 409 unless active."),
     "schedule_resume": ("Resume a schedule", "Dates that passed while it was paused are skipped; 409 unless paused."),
     "schedule_cancel": ("Cancel a schedule", "For good: no more debits; 409 once stopped, completed or cancelled."),
-    "payout_account_get": ("Get the payout account", "Masked, with whether a payout may go to it now and why not."),
-    "payout_account_put": (
-        "Set the payout account",
-        "Prenoted and usable once validated; a change cools down for 3 banking days; sends `payout_account.updated`.",
-    ),
 }
 
 

@@ -106,20 +106,14 @@ class Account:
 
 
 def _entry(
-    validation: AccountValidation,
-    customer: Customer | None,
-    account: Account,
-    *,
-    micro: bool,
-    sec_code: str | None = None,
-    **fields,
+    validation: AccountValidation, customer: Customer | None, account: Account, *, micro: bool, **fields
 ) -> Transaction:
     return Transaction(
         company_id=validation.company_id,
         customer=customer,
         payment_method_id=validation.payment_method_id,
         method=ACH.code,
-        standard_entry_class_code=sec_code or _sec_code(customer, micro=micro),
+        standard_entry_class_code=_sec_code(customer, micro=micro),
         effective_date=validation.effective_date,
         created_at=validation.created_at,
         account_validation=validation,
@@ -143,11 +137,10 @@ def _validation_create(
     kind: str,
     actor: Actor,
     now: datetime,
-    sec_code: str | None = None,
 ) -> tuple[AccountValidation, list[int]]:
     """The validation and its entries, for the next `originate`, with the micro-deposit amounts (none for a
     prenote): they leave this function only for a sandbox company. The method's row, when there is one, is locked
-    by the caller. `sec_code` overrides the entries' class (a prenote of an account the company holds itself)."""
+    by the caller."""
     if method is not None and method.blocked_at is not None:
         raise PaymentMethodBlocked(f"payment method is blocked: {method.blocked_reason or 'blocked'}", status=409)
     if method is not None and kind == Kind.MICRODEPOSITS:
@@ -173,9 +166,7 @@ def _validation_create(
         ) from None
     credits: list[int] = []
     if kind == Kind.PRENOTE:
-        entries = [
-            _entry(validation, customer, account, micro=False, sec_code=sec_code, type=TransactionType.DEBIT, amount=0)
-        ]
+        entries = [_entry(validation, customer, account, micro=False, type=TransactionType.DEBIT, amount=0)]
     else:
         credits = [secrets.randbelow(MICRODEPOSIT_MAX_CENTS) + 1 for _ in range(2)]
         validation.amounts_hash = _amounts_hash(validation.uuid, credits)
@@ -232,31 +223,6 @@ def account_validation_start(
         company=company, customer=customer, method=method, account=account, kind=kind, actor=actor, now=now
     )
     return ValidationStarted(method, sorted(amounts) if company.is_sandbox and amounts else None)
-
-
-def own_account_prenote(
-    *, company: Company, account: Account, sec_code: str, actor: Actor, now: datetime
-) -> AccountValidation | None:
-    """A prenote of an account the company holds itself (its payout account, CONTRACT 18), for the next `originate`,
-    in the caller's transaction; none when the company validated the account already or a validation of it is in
-    flight (what that one finds, holds). The account is then keyed like any other: `account_state` reads it."""
-    if account_state(company=company, account_hash=account.hash) in (AccountState.VALIDATED, AccountState.PENDING):
-        return None
-    try:
-        with transaction.atomic():
-            validation, _amounts = _validation_create(
-                company=company,
-                customer=None,
-                method=None,
-                account=account,
-                kind=Kind.PRENOTE,
-                actor=actor,
-                now=now,
-                sec_code=sec_code,
-            )
-    except Conflict:
-        return None  # a concurrent request started it first
-    return validation
 
 
 @dataclass(frozen=True)
